@@ -1,0 +1,19 @@
+package dev.itersnap.core;
+
+/** The kind of an {@link ItersnapException}; stable, so applications can branch on it. */
+public enum ErrorCode {
+    /** A model setting is missing or invalid; nothing was written. */
+    INVALID_SETTING,
+    /** No dialect on the class path handles the database. */
+    NO_DIALECT,
+    /** Another run of the same model held the lock longer than {@code lock_timeout}. */
+    LOCK_TIMEOUT,
+    /** The source query cannot be used (fails, lacks a configured column, or has an unorderable sequence type). */
+    INVALID_SOURCE,
+    /** A source column changed type in a way the database cannot widen. */
+    INCOMPATIBLE_SCHEMA_CHANGE,
+    /** A sequence given to {@code replayFrom} cannot be read as the model's sequence type. */
+    INVALID_SEQUENCE,
+    /** The database rejected a statement; the exception carries the step, the statement and the SQLState. */
+    DATABASE_ERROR
+}

@@ -1,0 +1,118 @@
+package dev.itersnap.core;
+
+import dev.itersnap.core.engine.SnapshotEngine;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.Dialects;
+
+import javax.sql.DataSource;
+import java.util.Objects;
+
+/**
+ * The entry point: keeps SCD Type 2 history tables correct when batches arrive late, twice or out of order.
+ *
+ * <pre>{@code
+ * IterativeSnapshot snapshots = IterativeSnapshot.builder().dataSource(ds).build();
+ * RunResult result = snapshots.run(settings);
+ * }</pre>
+ *
+ * <p>Immutable and thread-safe: one instance can run many models from many threads; runs of the same model are
+ * serialised by the model lock in the database, so they are also safe across processes. A run uses two connections
+ * of the data source at once (one holds the model lock), so a pool needs at least two.
+ */
+public final class IterativeSnapshot {
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final SnapshotListener listener;
+
+    private IterativeSnapshot(DataSource dataSource, Dialect dialect, SnapshotListener listener) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.listener = listener;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** The dialect in use (found from the data source unless named in the builder). */
+    public Dialect dialect() {
+        return dialect;
+    }
+
+    /**
+     * Applies every batch of the source that the ledger does not hold, in business order; a late batch rolls the
+     * history back and replays. A run with nothing new is a cheap no-op.
+     *
+     * @throws ItersnapException when the run fails; the history is then as after the last batch in the ledger
+     */
+    public RunResult run(ModelSettings model) {
+        return engine(model).run();
+    }
+
+    /**
+     * Rebuilds the history from the batches the source still holds, keeping the history that came from batches no
+     * longer in the source. Never runs implicitly.
+     */
+    public RunResult fullRefresh(ModelSettings model) {
+        return engine(model).fullRefresh();
+    }
+
+    /**
+     * Rolls the history back to {@code sequence} (inclusive) and replays every batch from there, then applies new
+     * ones. {@code sequence} is a value of the sequence column's Java type (LocalDate, LocalDateTime, Long, String...)
+     * or its text form ({@code 2024-03-01}, {@code 42}).
+     */
+    public RunResult replayFrom(ModelSettings model, Object sequence) {
+        Objects.requireNonNull(sequence, "sequence");
+        return engine(model).replayFrom(sequence);
+    }
+
+    private SnapshotEngine engine(ModelSettings model) {
+        Objects.requireNonNull(model, "model");
+        return new SnapshotEngine(dataSource, dialect, listener, model);
+    }
+
+    /** Builds an {@link IterativeSnapshot}; {@link #dataSource(DataSource)} is required. */
+    public static final class Builder {
+        private DataSource dataSource;
+        private Dialect dialect;
+        private String dialectName;
+        private SnapshotListener listener = SnapshotListener.logging();
+
+        private Builder() {
+        }
+
+        /** Where the source, the history table and the metadata live. Required. */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = dataSource;
+            return this;
+        }
+
+        /** Names the dialect ({@code h2}, {@code postgres}, ...) instead of detecting it from the database. */
+        public Builder dialect(String name) {
+            this.dialectName = name;
+            return this;
+        }
+
+        /** Uses this dialect instance instead of detecting one. */
+        public Builder dialect(Dialect dialect) {
+            this.dialect = dialect;
+            return this;
+        }
+
+        /** Receives run events; default {@link SnapshotListener#logging()}. */
+        public Builder listener(SnapshotListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        public IterativeSnapshot build() {
+            if (dataSource == null) {
+                throw Settings.invalid("dataSource", "is required");
+            }
+            Dialect d = dialect != null ? dialect
+                    : dialectName != null ? Dialects.named(dialectName) : Dialects.detect(dataSource);
+            return new IterativeSnapshot(dataSource, d, listener);
+        }
+    }
+}

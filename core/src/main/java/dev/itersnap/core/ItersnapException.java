@@ -1,0 +1,50 @@
+package dev.itersnap.core;
+
+import java.sql.SQLException;
+
+/**
+ * The one exception itersnap throws. Unchecked; {@link #code()} says what kind of failure it is. Database failures
+ * keep the step of the run, the statement and the SQLState.
+ */
+public class ItersnapException extends RuntimeException {
+    private final ErrorCode code;
+    private final String step;
+    private final String sql;
+    private final String sqlState;
+
+    public ItersnapException(ErrorCode code, String message) {
+        this(code, message, null, null, null);
+    }
+
+    public ItersnapException(ErrorCode code, String message, Throwable cause) {
+        this(code, message, null, null, cause);
+    }
+
+    public ItersnapException(ErrorCode code, String message, String step, String sql, Throwable cause) {
+        super(message, cause);
+        this.code = code;
+        this.step = step;
+        this.sql = sql;
+        this.sqlState = cause instanceof SQLException e ? e.getSQLState() : null;
+    }
+
+    /** The kind of failure. */
+    public ErrorCode code() {
+        return code;
+    }
+
+    /** The step of the run that failed (for example {@code apply}), or null. */
+    public String step() {
+        return step;
+    }
+
+    /** The statement that failed, or null. */
+    public String sql() {
+        return sql;
+    }
+
+    /** The SQLState of the underlying {@link SQLException}, or null. */
+    public String sqlState() {
+        return sqlState;
+    }
+}

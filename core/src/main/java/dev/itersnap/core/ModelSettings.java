@@ -1,0 +1,206 @@
+package dev.itersnap.core;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The settings of one model (SPEC §1). Immutable and thread-safe; built and validated by {@link #builder(String)}.
+ * Every setting is checked in {@link Builder#build()}, before any SQL runs, and an invalid one fails with an
+ * {@link ItersnapException} of code {@link ErrorCode#INVALID_SETTING} whose message names the setting.
+ */
+public final class ModelSettings {
+    /** Default of {@code lock_timeout}. */
+    public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMinutes(10);
+    /** Default of {@code metadata_schema}. */
+    public static final String DEFAULT_METADATA_SCHEMA = "itersnap_metadata";
+
+    private final String name;
+    private final TableName target;
+    private final String source;
+    private final List<String> uniqueKey;
+    private final String updatedAt;
+    private final String sequenceBy;
+    private final Strategy strategy;
+    private final List<String> checkCols;
+    private final HardDeletes hardDeletes;
+    private final String deleteWhen;
+    private final ColumnNames columnNames;
+    private final String metadataSchema;
+    private final Duration lockTimeout;
+
+    private ModelSettings(Builder b) {
+        this.name = b.name;
+        this.target = b.target;
+        this.source = b.source;
+        this.uniqueKey = b.uniqueKey;
+        this.updatedAt = b.updatedAt;
+        this.sequenceBy = b.sequenceBy;
+        this.strategy = b.strategy;
+        this.checkCols = b.checkCols;
+        this.hardDeletes = b.hardDeletes;
+        this.deleteWhen = b.deleteWhen;
+        this.columnNames = b.columnNames;
+        this.metadataSchema = b.metadataSchema;
+        this.lockTimeout = b.lockTimeout;
+    }
+
+    /** Starts the settings of the model called {@code name} (the key of its ledger, lock and run log). */
+    public static Builder builder(String name) {
+        return new Builder(name);
+    }
+
+    public String name() { return name; }
+    public TableName target() { return target; }
+    public String source() { return source; }
+    public List<String> uniqueKey() { return uniqueKey; }
+    public String updatedAt() { return updatedAt; }
+    public String sequenceBy() { return sequenceBy; }
+    public Strategy strategy() { return strategy; }
+    /** The tracked columns, or null for {@code all} (every source column but key, updated_at and sequence_by). */
+    public List<String> checkCols() { return checkCols; }
+    public HardDeletes hardDeletes() { return hardDeletes; }
+    /** The SQL predicate marking explicit deletes, or null. */
+    public String deleteWhen() { return deleteWhen; }
+    public ColumnNames columnNames() { return columnNames; }
+    public String metadataSchema() { return metadataSchema; }
+    public Duration lockTimeout() { return lockTimeout; }
+
+    @Override
+    public String toString() {
+        return "ModelSettings[name=" + name + ", target=" + target + ", unique_key=" + uniqueKey + ", updated_at="
+                + updatedAt + ", sequence_by=" + sequenceBy + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
+                + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
+                + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen + "]";
+    }
+
+    /** Collects settings; {@link #build()} validates them all. Not thread-safe; the result is. */
+    public static final class Builder {
+        private String name;
+        private TableName target;
+        private String targetText;
+        private String source;
+        private List<String> uniqueKey;
+        private String updatedAt;
+        private String sequenceBy;
+        private Strategy strategy = Strategy.CHECK;
+        private List<String> checkCols;
+        private HardDeletes hardDeletes = HardDeletes.IGNORE;
+        private String deleteWhen;
+        private Map<String, String> columnNameOverrides;
+        private ColumnNames columnNames;
+        private String metadataSchema = DEFAULT_METADATA_SCHEMA;
+        private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+
+        private Builder(String name) {
+            this.name = name;
+        }
+
+        /** History table: {@code table}, {@code schema.table} or {@code catalog.schema.table}. Required. */
+        public Builder target(String target) { this.targetText = target; return this; }
+        /** A SELECT over the raw batches, every retained batch. Required. */
+        public Builder source(String selectSql) { this.source = selectSql; return this; }
+        /** One key column or several (composite key). Required. */
+        public Builder uniqueKey(String... columns) { this.uniqueKey = columns == null ? null : List.of(columns); return this; }
+        /** One key column or several (composite key). Required. */
+        public Builder uniqueKey(List<String> columns) { this.uniqueKey = columns == null ? null : new ArrayList<>(columns); return this; }
+        /** Business modification time of a record; becomes {@code dbt_valid_from}. Required. */
+        public Builder updatedAt(String column) { this.updatedAt = column; return this; }
+        /** The batch a row belongs to (DATE, TIMESTAMP, integer or string). Required. */
+        public Builder sequenceBy(String column) { this.sequenceBy = column; return this; }
+        /** {@code check} (default) or {@code timestamp}. */
+        public Builder strategy(Strategy strategy) { this.strategy = strategy; return this; }
+        /** Tracked columns; null or never called means {@code all}. */
+        public Builder checkCols(List<String> columns) { this.checkCols = columns == null ? null : new ArrayList<>(columns); return this; }
+        /** Tracked columns. */
+        public Builder checkCols(String... columns) { return checkCols(columns == null ? null : List.of(columns)); }
+        /** {@code ignore} (default), {@code invalidate} or {@code new_record}. */
+        public Builder hardDeletes(HardDeletes hardDeletes) { this.hardDeletes = hardDeletes; return this; }
+        /** SQL predicate over a source row marking an explicit delete, e.g. {@code op = 'D'}. */
+        public Builder deleteWhen(String predicate) { this.deleteWhen = predicate; return this; }
+        /** Overrides of meta column names, keyed by default name ({@code dbt_valid_to}, ...). */
+        public Builder columnNames(Map<String, String> overrides) { this.columnNameOverrides = overrides; return this; }
+        /** Schema of the ledger, run log and error log; default {@code itersnap_metadata}. */
+        public Builder metadataSchema(String schema) { this.metadataSchema = schema; return this; }
+        /** How long a run waits for another run of the same model; default 10 minutes. */
+        public Builder lockTimeout(Duration timeout) { this.lockTimeout = timeout; return this; }
+
+        /** Validates every setting and returns the immutable settings. */
+        public ModelSettings build() {
+            Settings.identifier("name", name);
+            target = TableName.parse("target", targetText);
+            if (source == null || source.isBlank()) {
+                throw Settings.invalid("source", "is required (a SELECT over the raw batches)");
+            }
+            source = source.strip();
+            while (source.endsWith(";")) {
+                source = source.substring(0, source.length() - 1).strip();
+            }
+            if (source.contains(";")) {
+                throw Settings.invalid("source", "must be a single SELECT without ';'");
+            }
+            uniqueKey = Settings.identifiers("unique_key", uniqueKey);
+            Settings.identifier("updated_at", updatedAt);
+            Settings.identifier("sequence_by", sequenceBy);
+            if (strategy == null) {
+                throw Settings.invalid("strategy", "is required: check or timestamp");
+            }
+            if (hardDeletes == null) {
+                throw Settings.invalid("hard_deletes", "is required: ignore, invalidate or new_record");
+            }
+            for (String k : uniqueKey) {
+                if (k.equalsIgnoreCase(updatedAt) || k.equalsIgnoreCase(sequenceBy)) {
+                    throw Settings.invalid("unique_key", "must not contain the updated_at or sequence_by column '" + k + "'");
+                }
+            }
+            if (updatedAt.equalsIgnoreCase(sequenceBy)) {
+                throw Settings.invalid("sequence_by", "must differ from updated_at ('" + updatedAt + "')");
+            }
+            if (checkCols != null) {
+                if (checkCols.size() == 1 && "all".equalsIgnoreCase(checkCols.get(0))) {
+                    checkCols = null;
+                } else {
+                    checkCols = Settings.identifiers("check_cols", checkCols);
+                    for (String c : checkCols) {
+                        if (uniqueKey.stream().anyMatch(c::equalsIgnoreCase) || c.equalsIgnoreCase(updatedAt)
+                                || c.equalsIgnoreCase(sequenceBy)) {
+                            throw Settings.invalid("check_cols", "must not list the key, updated_at or sequence_by column '" + c + "'");
+                        }
+                    }
+                }
+            }
+            if (deleteWhen != null) {
+                deleteWhen = deleteWhen.strip();
+                if (deleteWhen.isEmpty()) {
+                    deleteWhen = null;
+                } else if (deleteWhen.contains(";")) {
+                    throw Settings.invalid("delete_when", "must be a single SQL predicate without ';'");
+                }
+            }
+            columnNames = ColumnNames.withOverrides(columnNameOverrides);
+            Settings.identifier("metadata_schema", metadataSchema);
+            if (lockTimeout == null || lockTimeout.isNegative()) {
+                throw Settings.invalid("lock_timeout", "expected a duration of zero or more, got " + lockTimeout);
+            }
+            for (String meta : columnNames.asMap().values()) {
+                List<String> user = new ArrayList<>(uniqueKey);
+                user.add(updatedAt);
+                user.add(sequenceBy);
+                if (checkCols != null) {
+                    user.addAll(checkCols);
+                }
+                for (String u : user) {
+                    if (u.equalsIgnoreCase(meta)) {
+                        throw Settings.invalid("column_names", "meta column '" + meta
+                                + "' collides with a source column; rename it through column_names");
+                    }
+                }
+            }
+            Objects.requireNonNull(columnNames);
+            return new ModelSettings(this);
+        }
+    }
+}

@@ -1,0 +1,28 @@
+package dev.itersnap.core;
+
+import java.time.Duration;
+import java.util.List;
+
+/**
+ * The outcome of a successful run, full refresh or replay.
+ *
+ * @param runId          id of the run, as in the run log, ledger and error log
+ * @param model          model name
+ * @param batches        the batches applied, in business order (replayed ones included)
+ * @param lateBatchFound true when a batch arrived with a sequence lower than one already applied
+ * @param replayPoint    the sequence the history was rolled back to (inclusive), or null when nothing was rolled back
+ * @param timelineViolations keys whose timeline failed the check after the run (0 when healthy)
+ * @param duration       wall time of the run
+ */
+public record RunResult(String runId, String model, List<BatchResult> batches, boolean lateBatchFound,
+                        Object replayPoint, long timelineViolations, Duration duration) {
+    public RunResult {
+        batches = List.copyOf(batches);
+    }
+
+    public int batchesApplied() { return batches.size(); }
+    public long inserted() { return batches.stream().mapToLong(BatchResult::inserted).sum(); }
+    public long updated() { return batches.stream().mapToLong(BatchResult::updated).sum(); }
+    public long deleted() { return batches.stream().mapToLong(BatchResult::deleted).sum(); }
+    public long rejected() { return batches.stream().mapToLong(BatchResult::rejected).sum(); }
+}

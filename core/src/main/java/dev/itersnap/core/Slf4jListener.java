@@ -1,0 +1,43 @@
+package dev.itersnap.core;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Logs events through SLF4J with the model name in every line. */
+final class Slf4jListener implements SnapshotListener {
+    static final Slf4jListener INSTANCE = new Slf4jListener();
+    private static final Logger LOG = LoggerFactory.getLogger("dev.itersnap");
+
+    private Slf4jListener() {
+    }
+
+    @Override
+    public void onEvent(SnapshotEvent event) {
+        if (event instanceof SnapshotEvent.RunStarted e) {
+            LOG.info("[{}] {} started (run {})", e.model(), e.operation(), e.runId());
+        } else if (event instanceof SnapshotEvent.RunFinished e) {
+            RunResult r = e.result();
+            LOG.info("[{}] run {} finished: {} batches, +{} inserted, {} updated, {} deleted, {} rejected in {} ms",
+                    e.model(), e.runId(), r.batchesApplied(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
+                    r.duration().toMillis());
+        } else if (event instanceof SnapshotEvent.RunFailed e) {
+            LOG.error("[{}] run {} failed: {}", e.model(), e.runId(), e.error().getMessage());
+        } else if (event instanceof SnapshotEvent.BatchApplied e) {
+            BatchResult b = e.batch();
+            LOG.info("[{}] batch {}{}: {} rows, {} inserted, {} updated, {} deleted, {} rejected", e.model(),
+                    b.sequence(), b.reproduced() ? " (reproduced from history)" : "", b.sourceRows(), b.inserted(),
+                    b.updated(), b.deleted(), b.rejected());
+        } else if (event instanceof SnapshotEvent.OutOfOrder e) {
+            LOG.warn("[{}] out of order: incoming {} below greatest applied {}; replaying from {}", e.model(),
+                    e.incoming(), e.greatestApplied(), e.replayPoint());
+        } else if (event instanceof SnapshotEvent.DuplicateRecords e) {
+            LOG.warn("[{}] batch {}: {} rows share a key with another row; set aside", e.model(), e.sequence(), e.rows());
+        } else if (event instanceof SnapshotEvent.RowsRejected e) {
+            LOG.warn("[{}] batch {}: rows set aside in the error log: {}", e.model(), e.sequence(), e.reasons());
+        } else if (event instanceof SnapshotEvent.SchemaChange e) {
+            LOG.warn("[{}] schema change: added {}, missing from source {}", e.model(), e.added(), e.missing());
+        } else if (event instanceof SnapshotEvent.TimelineViolation e) {
+            LOG.error("[{}] timeline check failed for {} keys, e.g. {}", e.model(), e.keys(), e.examples());
+        }
+    }
+}

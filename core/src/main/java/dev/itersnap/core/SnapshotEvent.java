@@ -1,0 +1,43 @@
+package dev.itersnap.core;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Everything a run reports to its {@link SnapshotListener}. Each event carries the model name and the run id. */
+public sealed interface SnapshotEvent {
+    String model();
+
+    String runId();
+
+    /** A run took the lock and started. {@code operation} is run, full_refresh or replay. */
+    record RunStarted(String model, String runId, String operation) implements SnapshotEvent { }
+
+    /** A run finished successfully. */
+    record RunFinished(String model, String runId, RunResult result) implements SnapshotEvent { }
+
+    /** A run failed; the history is as it was after the last batch recorded in the ledger. */
+    record RunFailed(String model, String runId, ItersnapException error, Duration after) implements SnapshotEvent { }
+
+    /** One batch was applied and recorded in the ledger. */
+    record BatchApplied(String model, String runId, BatchResult batch) implements SnapshotEvent { }
+
+    /**
+     * Batches arrived with sequences lower than the greatest applied one; the history is rolled back to
+     * {@code replayPoint} and replayed.
+     */
+    record OutOfOrder(String model, String runId, List<Object> incoming, Object greatestApplied, Object replayPoint)
+            implements SnapshotEvent { }
+
+    /** Rows of one batch shared a key; all of them were set aside. */
+    record DuplicateRecords(String model, String runId, Object sequence, long rows) implements SnapshotEvent { }
+
+    /** Rows of one batch were set aside in the error log; {@code reasons} counts them by reason. */
+    record RowsRejected(String model, String runId, Object sequence, java.util.Map<String, Long> reasons)
+            implements SnapshotEvent { }
+
+    /** Source columns were added to the history table, or became missing from the source (kept, NULL from now on). */
+    record SchemaChange(String model, String runId, List<String> added, List<String> missing) implements SnapshotEvent { }
+
+    /** The timeline check after the run found keys breaking the SCD2 invariants. */
+    record TimelineViolation(String model, String runId, long keys, List<String> examples) implements SnapshotEvent { }
+}

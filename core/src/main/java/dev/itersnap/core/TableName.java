@@ -1,0 +1,46 @@
+package dev.itersnap.core;
+
+import java.util.List;
+
+/**
+ * A table name of one, two or three parts ({@code table}, {@code schema.table}, {@code catalog.schema.table}).
+ * Each part is a plain identifier; the dialect quotes it.
+ */
+public record TableName(List<String> parts) {
+    public TableName {
+        if (parts == null || parts.isEmpty() || parts.size() > 3) {
+            throw new IllegalArgumentException("a table name has one to three parts");
+        }
+        parts = List.copyOf(parts);
+    }
+
+    /** Parses {@code a}, {@code a.b} or {@code a.b.c}; {@code setting} names the setting in error messages. */
+    public static TableName parse(String setting, String value) {
+        if (value == null || value.isBlank()) {
+            throw Settings.invalid(setting, "is required");
+        }
+        String[] split = value.trim().split("\\.", -1);
+        if (split.length > 3) {
+            throw Settings.invalid(setting, "expected table, schema.table or catalog.schema.table, got '" + value + "'");
+        }
+        for (String part : split) {
+            Settings.identifier(setting, part);
+        }
+        return new TableName(List.of(split));
+    }
+
+    /** The last part. */
+    public String table() {
+        return parts.get(parts.size() - 1);
+    }
+
+    /** The schema part, or null when the name has one part. */
+    public String schema() {
+        return parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
+    }
+
+    @Override
+    public String toString() {
+        return String.join(".", parts);
+    }
+}
