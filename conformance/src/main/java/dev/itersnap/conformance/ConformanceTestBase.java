@@ -1,0 +1,107 @@
+package dev.itersnap.conformance;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+import dev.itersnap.core.ModelSettings;
+
+import javax.sql.DataSource;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Base of the conformance suite's abstract test classes. A dialect module runs the suite by subclassing each test
+ * class and supplying a fresh, empty database per test through {@link #newDatabase()}.
+ *
+ * <p>Every test gets {@link #fixture}, a {@link SnapshotFixture} over its own database. Tests that need more
+ * databases (fault injection builds one per fault point) call {@link #newFixture()} and may {@link #release} it early;
+ * whatever is left is discarded after the test.
+ */
+public abstract class ConformanceTestBase {
+    /** The database of the running test. */
+    protected SnapshotFixture fixture;
+
+    private final List<DataSource> open = new ArrayList<>();
+
+    /**
+     * A fresh, empty database (no tables, no itersnap metadata). Its data source must hand out independent
+     * connections to the same database: a run holds one for the model lock while it works on another. Identifiers
+     * are used unquoted, so the database folds them its usual way.
+     */
+    protected abstract DataSource newDatabase();
+
+    /** Releases a database made by {@link #newDatabase()} (drop, shut down). Default: nothing. */
+    protected void discard(DataSource database) {
+    }
+
+    /**
+     * The database's spelling of an ANSI column type used by the raw tables ({@code INT}, {@code BIGINT},
+     * {@code VARCHAR(20)}, {@code DATE}, {@code TIMESTAMP}, {@code DECIMAL(10,2)}, {@code DOUBLE PRECISION},
+     * {@code BOOLEAN}). Default: unchanged.
+     */
+    protected String type(String ansiType) {
+        return ansiType;
+    }
+
+    // ------------------------------------------------------------------ the suite's usual model
+
+    /** Model name used by the scenarios. */
+    protected static final String MODEL = "customers";
+    /** History table used by the scenarios. */
+    protected static final String TARGET = "snap_customers";
+
+    /**
+     * The usual raw table: {@code raw_customers (id INT, status VARCHAR(20), tier VARCHAR(20), updated_at TIMESTAMP,
+     * file_date DATE)}, one daily file per {@code file_date}.
+     */
+    protected static RawTable customers(SnapshotFixture f) {
+        return f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "tier VARCHAR(20)", "updated_at TIMESTAMP",
+                "file_date DATE");
+    }
+
+    /** The usual model over a raw table: key {@code id}, {@code updated_at}, sequence {@code file_date}. */
+    protected static ModelSettings.Builder model(RawTable raw) {
+        return model(raw, "file_date");
+    }
+
+    /** The usual model over a raw table with another sequence column. */
+    protected static ModelSettings.Builder model(RawTable raw, String sequenceBy) {
+        return ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy(sequenceBy);
+    }
+
+    @BeforeEach
+    final void openDatabase() {
+        fixture = newFixture();
+    }
+
+    @AfterEach
+    final void discardDatabases() {
+        for (DataSource ds : List.copyOf(open)) {
+            discardQuietly(ds);
+        }
+        open.clear();
+    }
+
+    /** A fixture over one more fresh database, discarded after the test at the latest. */
+    protected final SnapshotFixture newFixture() {
+        DataSource ds = newDatabase();
+        open.add(ds);
+        return new SnapshotFixture(ds, this::type);
+    }
+
+    /** Discards a fixture's database now (for tests that make many). */
+    protected final void release(SnapshotFixture f) {
+        if (open.remove(f.dataSource())) {
+            discardQuietly(f.dataSource());
+        }
+    }
+
+    private void discardQuietly(DataSource ds) {
+        try {
+            discard(ds);
+        } catch (RuntimeException ignored) {
+            // a database that cannot be discarded must not fail the test that used it
+        }
+    }
+}

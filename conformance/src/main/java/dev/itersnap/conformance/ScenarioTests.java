@@ -1,0 +1,694 @@
+package dev.itersnap.conformance;
+
+import dev.itersnap.conformance.SnapshotFixture.Counts;
+import dev.itersnap.conformance.SnapshotFixture.ErrorEntry;
+import dev.itersnap.conformance.SnapshotFixture.Version;
+import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.core.Strategy;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.math.BigDecimal;
+import java.time.LocalDateTime;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Stream;
+
+import static dev.itersnap.conformance.SnapshotFixture.date;
+import static dev.itersnap.conformance.SnapshotFixture.ts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * Scenarios for the rules of applying one batch (SPEC §3, docs/semantics.md "Applying a batch"): new, changed and
+ * unchanged keys under both strategies, sequence types and their order, composite keys, the three hard-delete modes,
+ * explicit deletes, and every reason a row is set aside. Each test states the user-visible behaviour it protects.
+ */
+public abstract class ScenarioTests extends ConformanceTestBase {
+
+    // ================================================================== the Alice story
+
+    /**
+     * Alice is Active on Monday, Premium on Tuesday, Gold on Wednesday; Tuesday's file arrives after Wednesday's.
+     * The history must read Active -> Premium -> Gold with Gold current, as if the files had arrived in order.
+     */
+    @ParameterizedTest(name = "strategy {0}")
+    @EnumSource(Strategy.class)
+    void aliceStoryTuesdayArrivingAfterWednesdayIsReplayedInBusinessOrder(Strategy strategy) {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).strategy(strategy).build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        RunResult monday = snap.run(m);
+        raw.insert(1, "Gold", "B", ts("2024-01-03 09:00"), date("2024-01-03"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-03"));
+        RunResult wednesday = snap.run(m);
+        raw.insert(1, "Premium", "B", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-02"));
+        RunResult late = snap.run(m);
+
+        assertThat(monday.lateBatchFound()).isFalse();
+        assertThat(wednesday.lateBatchFound()).isFalse();
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(late.replayPoint()).isEqualTo(date("2024-01-02"));
+        assertThat(late.batches()).extracting(BatchResult::sequence)
+                .containsExactly(date("2024-01-02"), date("2024-01-03"));
+
+        List<Version> alice = fixture.versions(TARGET, "id", 1);
+        assertThat(alice).extracting(v -> v.get("status"), v -> v.get("tier"), Version::validFrom, Version::validTo,
+                Version::changeType, Version::changed).containsExactly(
+                tuple("Active", "A", ts("2024-01-01 09:00"), ts("2024-01-02 09:00"), "update", "[\"status\",\"tier\"]"),
+                tuple("Premium", "B", ts("2024-01-02 09:00"), ts("2024-01-03 09:00"), "update", "[\"status\"]"),
+                tuple("Gold", "B", ts("2024-01-03 09:00"), null, "insert", null));
+        assertThat(alice).extracting(Version::updatedAt).containsExactly(ts("2024-01-01 09:00"),
+                ts("2024-01-02 09:00"), ts("2024-01-03 09:00"));
+        assertThat(alice).extracting(Version::scdId).doesNotContainNull().doesNotHaveDuplicates();
+        List<Version> bob = fixture.versions(TARGET, "id", 2);
+        assertThat(bob).extracting(v -> v.get("status"), Version::validTo, Version::changeType)
+                .containsExactly(tuple("Active", null, "insert"));
+
+        List<SnapshotEvent.OutOfOrder> ooo = events.of(SnapshotEvent.OutOfOrder.class);
+        assertThat(ooo).hasSize(1);
+        assertThat(ooo.get(0).incoming()).containsExactly(date("2024-01-02"));
+        assertThat(ooo.get(0).greatestApplied()).isEqualTo(date("2024-01-03"));
+        assertThat(ooo.get(0).replayPoint()).isEqualTo(date("2024-01-02"));
+        assertThat(ooo.get(0).runId()).isEqualTo(late.runId());
+
+        assertThat(fixture.ledgerCounts(MODEL)).containsExactly(
+                new Counts("2024-01-01", 2, 2, 0, 0, 0, false),
+                new Counts("2024-01-02", 2, 1, 1, 0, 0, false),
+                new Counts("2024-01-03", 2, 1, 1, 0, 0, false));
+
+        SnapshotFixture inOrder = newFixture();
+        RawTable clean = customers(inOrder);
+        clean.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        clean.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        clean.insert(1, "Premium", "B", ts("2024-01-02 09:00"), date("2024-01-02"));
+        clean.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-02"));
+        clean.insert(1, "Gold", "B", ts("2024-01-03 09:00"), date("2024-01-03"));
+        clean.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-03"));
+        inOrder.run(m);
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder.essence(TARGET));
+    }
+
+    // ================================================================== sequences
+
+    /**
+     * The 9-before-10 trap: integer batch ids are compared as numbers. Batch 10 after batch 2 is not late (as text,
+     * "10" < "2"); batch 9 after batch 10 is late (as text, "9" > "10").
+     */
+    @Test
+    void integerSequencesOrderNumericallyAcrossRuns() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        ModelSettings m = model(raw, "batch_id").build();
+        IterativeSnapshot snap = fixture.engine(null);
+
+        raw.insert(1, "Active", ts("2024-01-02 09:00"), 2);
+        snap.run(m);
+        raw.insert(1, "Gold", ts("2024-01-10 09:00"), 10);
+        RunResult ten = snap.run(m);
+        raw.insert(1, "Premium", ts("2024-01-09 09:00"), 9);
+        RunResult nine = snap.run(m);
+
+        assertThat(ten.lateBatchFound()).as("10 after 2 is in order").isFalse();
+        assertThat(nine.lateBatchFound()).as("9 after 10 is late").isTrue();
+        assertThat(nine.replayPoint()).isEqualTo(9L);
+        assertThat(nine.batches()).extracting(BatchResult::sequence).containsExactly(9L, 10L);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo)
+                .containsExactly(tuple("Active", ts("2024-01-09 09:00")), tuple("Premium", ts("2024-01-10 09:00")),
+                        tuple("Gold", null));
+        assertThat(fixture.ledgerCounts(MODEL)).extracting(Counts::sequence).containsExactlyInAnyOrder("2", "9", "10");
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    /** Batches 9 and 10 arriving together are applied 9 first: Gold (batch 10) ends current, nothing rejected. */
+    @Test
+    void integerSequencesOrderNumericallyWithinOneRun() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        ModelSettings m = model(raw, "batch_id").build();
+        raw.insert(1, "Premium", ts("2024-01-09 09:00"), 9);
+        raw.insert(1, "Gold", ts("2024-01-10 09:00"), 10);
+        RunResult r = fixture.run(m);
+
+        assertThat(r.batches()).extracting(BatchResult::sequence).containsExactly(9L, 10L);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo)
+                .containsExactly(tuple("Premium", ts("2024-01-10 09:00")), tuple("Gold", null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    static Stream<Arguments> stringSequencePairs() {
+        return Stream.of(
+                Arguments.of("9", "10", "digits compare as text: \"10\" < \"9\""),
+                Arguments.of("a", "B", "binary order: \"B\" (U+0042) < \"a\" (U+0061), whatever the collation"),
+                Arguments.of("\uD835\uDC00", "\uFF21",
+                        "code point order: U+FF21 < U+1D400 although UTF-16 orders the surrogate pair first"));
+    }
+
+    /**
+     * String sequences compare as strings, by code point (semantics: "Strings compare by Unicode code point
+     * (binary), whatever the database's collation, so that the database and the engine agree on order"). The batch
+     * delivered second is lower as a string, so it is late and is applied first.
+     */
+    @ParameterizedTest(name = "{2}")
+    @MethodSource("stringSequencePairs")
+    void stringSequencesCompareAsStringsByCodePoint(String appliedFirst, String lowerArrivingLater, String why) {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_code VARCHAR(20)");
+        ModelSettings m = model(raw, "batch_code").build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Gold", ts("2024-01-05 09:00"), appliedFirst);
+        raw.insert(2, "Gold", ts("2024-01-05 09:00"), appliedFirst);
+        snap.run(m);
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), lowerArrivingLater);
+        RunResult r = snap.run(m);
+
+        assertThat(r.lateBatchFound()).as(why).isTrue();
+        assertThat(r.replayPoint()).isEqualTo(lowerArrivingLater);
+        assertThat(r.batches()).extracting(BatchResult::sequence).containsExactly(lowerArrivingLater, appliedFirst);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo,
+                Version::changeType).containsExactly(tuple("Active", ts("2024-01-05 09:00"), "update"),
+                tuple("Gold", null, "insert"));
+        assertThat(fixture.versions(TARGET, "id", 2)).as("key 2 of the replayed batch %s must survive the replay",
+                appliedFirst).extracting(v -> v.get("status"), Version::validTo).containsExactly(tuple("Gold", null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    static Stream<Arguments> sequenceTypes() {
+        return Stream.of(
+                Arguments.of("DATE", List.of(date("2024-01-01"), date("2024-01-02"), date("2024-01-03")),
+                        List.of("2024-01-01", "2024-01-02", "2024-01-03")),
+                Arguments.of("TIMESTAMP", List.of(ts("2024-01-01 06:00"), ts("2024-01-01 18:30"),
+                        ts("2024-01-02 06:00:30")), List.of("2024-01-01T06:00", "2024-01-01T18:30",
+                        "2024-01-02T06:00:30")),
+                Arguments.of("INT", List.of(8, 9, 10), List.of("8", "9", "10")),
+                Arguments.of("BIGINT", List.of(99L, 100L, 10_000_000_000L), List.of("99", "100", "10000000000")),
+                Arguments.of("DECIMAL(12,2)", List.of(new BigDecimal("1.50"), new BigDecimal("2.25"),
+                        new BigDecimal("10.00")), List.of("1.5", "2.25", "10")),
+                Arguments.of("VARCHAR(20)", List.of("b1", "b2", "b3"), List.of("b1", "b2", "b3")));
+    }
+
+    /**
+     * Every sequence type orders and replays: batches 1 and 3 applied, batch 2 late. The ledger stores canonical text
+     * (ISO-8601, plain digits) and the run reports values of the column's Java type.
+     */
+    @ParameterizedTest(name = "sequence_by {0}")
+    @MethodSource("sequenceTypes")
+    void everySequenceTypeOrdersAndReplays(String sqlType, List<Object> seqs, List<String> canonical) {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_seq " + sqlType);
+        ModelSettings m = model(raw, "batch_seq").build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), seqs.get(0));
+        snap.run(m);
+        raw.insert(1, "Gold", ts("2024-01-03 09:00"), seqs.get(2));
+        snap.run(m);
+        raw.insert(1, "Premium", ts("2024-01-02 09:00"), seqs.get(1));
+        RunResult r = snap.run(m);
+
+        assertThat(r.lateBatchFound()).isTrue();
+        assertThat(r.batches()).hasSize(2);
+        assertThat(SnapshotFixture.normalize(r.replayPoint())).as("replay point")
+                .isEqualTo(SnapshotFixture.normalize(seqs.get(1)));
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo)
+                .containsExactly(tuple("Active", ts("2024-01-02 09:00")), tuple("Premium", ts("2024-01-03 09:00")),
+                        tuple("Gold", null));
+        assertThat(fixture.ledgerCounts(MODEL)).extracting(Counts::sequence)
+                .containsExactlyInAnyOrderElementsOf(canonical);
+        assertThat(fixture.errors(MODEL)).isEmpty();
+        assertThat(snap.run(m).batchesApplied()).as("rerun is a no-op").isZero();
+    }
+
+    // ================================================================== keys
+
+    /**
+     * A composite key: (EU, 1) and (US, 1) are different customers; duplicates are found per whole key; a full batch
+     * deletes (EU, 2) only.
+     */
+    @Test
+    void compositeKeysIdentifyCustomersByAllTheirColumns() {
+        RawTable raw = fixture.rawTable("raw_customers", "region VARCHAR(2)", "id INT", "status VARCHAR(20)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).uniqueKey("region", "id").hardDeletes(HardDeletes.INVALIDATE).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert("EU", 1, "Active", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert("US", 1, "Active", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert("EU", 2, "Active", ts("2024-01-01 09:00"), date("2024-01-01"));
+        snap.run(m);
+        raw.insert("EU", 1, "Gold", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert("US", 1, "Active", ts("2024-01-01 09:00"), date("2024-01-02"));
+        raw.insert("US", 2, "Silver", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert("US", 2, "Bronze", ts("2024-01-02 09:00"), date("2024-01-02"));
+        snap.run(m);
+
+        List<Version> h = fixture.history(TARGET);
+        assertThat(h).extracting(v -> v.get("region"), v -> v.get("id"), v -> v.get("status"), Version::validTo,
+                Version::changeType).containsExactlyInAnyOrder(
+                tuple("EU", 1L, "Active", ts("2024-01-02 09:00"), "update"),
+                tuple("EU", 1L, "Gold", null, "insert"),
+                tuple("US", 1L, "Active", null, "insert"),
+                tuple("EU", 2L, "Active", date("2024-01-02").atStartOfDay(), "delete"));
+        assertThat(fixture.errors(MODEL)).extracting(ErrorEntry::reason, ErrorEntry::sequence)
+                .containsExactly(tuple("duplicate_key", "2024-01-02"), tuple("duplicate_key", "2024-01-02"));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-02")).isEqualTo(
+                new Counts("2024-01-02", 4, 1, 1, 1, 2, false));
+    }
+
+    // ================================================================== hard deletes
+
+    /** hard_deletes ignore (default): a batch may hold part of the source, so absent keys stay current. */
+    @Test
+    void hardDeletesIgnoreLeavesAbsentKeysCurrent() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        raw.insert(1, "Active", null, ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", null, ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Gold", null, ts("2024-01-02 09:00"), date("2024-01-02"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(Version::validTo, Version::changeType)
+                .containsExactly(tuple(null, "insert"));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-02").deleted()).isZero();
+    }
+
+    /**
+     * hard_deletes invalidate with a DATE sequence: absent keys close at the batch date (midnight, since updated_at is
+     * a TIMESTAMP). A key returning starts at the later of its updated_at and the deletion time.
+     */
+    @Test
+    void hardDeletesInvalidateClosesAbsentKeysAtTheBatchDateAndReturningKeysNeverOverlap() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", null, ts("2024-01-01 09:00"), date("2024-01-01"));
+        }
+        snap.run(m);
+        raw.insert(1, "Active", null, ts("2024-01-01 09:00"), date("2024-01-02"));
+        snap.run(m);
+        raw.insert(1, "Active", null, ts("2024-01-01 09:00"), date("2024-01-03"));
+        raw.insert(2, "Active", null, ts("2024-01-01 12:00"), date("2024-01-03"));
+        raw.insert(3, "Gold", null, ts("2024-01-02 15:00"), date("2024-01-03"));
+        snap.run(m);
+
+        LocalDateTime deletion = ts("2024-01-02 00:00");
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(1).allMatch(Version::current);
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(Version::validFrom, Version::validTo,
+                Version::changeType, Version::changed, Version::updatedAt).containsExactly(
+                tuple(ts("2024-01-01 09:00"), deletion, "delete", null, ts("2024-01-01 09:00")),
+                tuple(deletion, null, "insert", null, ts("2024-01-01 12:00")));
+        assertThat(fixture.versions(TARGET, "id", 3)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo, Version::changeType).containsExactly(
+                tuple("Active", ts("2024-01-01 09:00"), deletion, "delete"),
+                tuple("Gold", ts("2024-01-02 15:00"), null, "insert"));
+        assertThat(fixture.ledgerCounts(MODEL)).containsExactly(
+                new Counts("2024-01-01", 3, 3, 0, 0, 0, false),
+                new Counts("2024-01-02", 1, 0, 0, 2, 0, false),
+                new Counts("2024-01-03", 3, 2, 0, 0, 0, false));
+        assertThat(fixture.deletionTime(MODEL, "2024-01-02")).isEqualTo("2024-01-02T00:00");
+        assertThat(fixture.errors(MODEL)).as("a returning key is never a regression").isEmpty();
+    }
+
+    /**
+     * hard_deletes invalidate with an integer sequence: the deletion time is the greatest updated_at of the batch,
+     * counting every row, set-aside ones included (semantics).
+     */
+    @Test
+    void hardDeletesInvalidateWithIntegerSequenceClosesAtTheGreatestUpdatedAtOfTheBatch() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        ModelSettings m = model(raw, "batch_id").hardDeletes(HardDeletes.INVALIDATE).build();
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), 1);
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), 1);
+        fixture.run(m);
+        raw.insert(1, "Gold", ts("2024-01-05 10:00"), 2);
+        raw.insert(3, "Active", ts("2024-01-04 08:00"), 2);
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(Version::validTo, Version::changeType)
+                .containsExactly(tuple(ts("2024-01-05 10:00"), "delete"));
+        assertThat(fixture.ledgerEntry(MODEL, "2")).isEqualTo(new Counts("2", 2, 2, 1, 1, 0, false));
+        assertThat(fixture.deletionTime(MODEL, "2")).isEqualTo("2024-01-05T10:00");
+
+        raw.insert(1, "Gold", ts("2024-01-05 10:00"), 3);
+        raw.insert(3, "Silver", ts("2024-01-06 07:00"), 3);
+        raw.insert(3, "Bronze", ts("2024-01-06 07:00"), 3);
+        raw.insert(4, "Active", ts("2024-01-05 12:00"), 3);
+        fixture.run(m);
+        assertThat(fixture.versions(TARGET, "id", 3)).as("a key whose rows were set aside is not deleted")
+                .extracting(Version::validTo).containsExactly((Object) null);
+        assertThat(fixture.deletionTime(MODEL, "3")).as("deletion time counts the set-aside rows' updated_at")
+                .isEqualTo("2024-01-06T07:00");
+    }
+
+    /**
+     * hard_deletes new_record: a deleted key gets a deletion record (the closed version's values, dbt_is_deleted
+     * true, from the deletion time, open, 'insert'); a returning key closes it as an update with changed_attributes.
+     */
+    @Test
+    void hardDeletesNewRecordAddsDeletionRecordsThatAReturningKeyCloses() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        snap.run(m);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-02"));
+        snap.run(m);
+
+        List<Version> two = fixture.versions(TARGET, "id", 2);
+        assertThat(two).extracting(v -> v.get("status"), v -> v.get("tier"), Version::updatedAt, Version::validFrom,
+                Version::validTo, Version::changeType, Version::deleted).containsExactly(
+                tuple("Active", "A", ts("2024-01-01 09:00"), ts("2024-01-01 09:00"), ts("2024-01-02 00:00"), "delete",
+                        false),
+                tuple("Active", "A", ts("2024-01-02 00:00"), ts("2024-01-02 00:00"), null, "insert", true));
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(Version::deleted).containsExactly(false);
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-02")).isEqualTo(
+                new Counts("2024-01-02", 1, 1, 0, 1, 0, false));
+
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-03"));
+        raw.insert(2, "Gold", "A", ts("2024-01-02 15:00"), date("2024-01-03"));
+        snap.run(m);
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo, Version::changeType, Version::changed, Version::deleted).containsExactly(
+                tuple("Active", ts("2024-01-01 09:00"), ts("2024-01-02 00:00"), "delete", null, false),
+                tuple("Active", ts("2024-01-02 00:00"), ts("2024-01-02 15:00"), "update", "[\"status\"]", true),
+                tuple("Gold", ts("2024-01-02 15:00"), null, "insert", null, false));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-03")).isEqualTo(
+                new Counts("2024-01-03", 2, 1, 1, 0, 0, false));
+
+        raw.insert(2, "Gold", "A", ts("2024-01-02 15:00"), date("2024-01-04"));
+        snap.run(m);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-05"));
+        raw.insert(2, "Gold", "A", ts("2024-01-02 15:00"), date("2024-01-05"));
+        snap.run(m);
+        assertThat(fixture.versions(TARGET, "id", 1)).as("key 1 deleted on the 4th returns on the 5th with an older"
+                + " updated_at: it starts at the deletion time").extracting(Version::validFrom, Version::validTo,
+                Version::changeType, Version::deleted).containsExactly(
+                tuple(ts("2024-01-01 09:00"), ts("2024-01-04 00:00"), "delete", false),
+                tuple(ts("2024-01-04 00:00"), ts("2024-01-04 00:00"), "update", true),
+                tuple(ts("2024-01-04 00:00"), null, "insert", false));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    /** hard_deletes new_record with an integer sequence: the deletion record starts at the batch's max updated_at. */
+    @Test
+    void hardDeletesNewRecordWithIntegerSequenceStartsTheDeletionRecordAtTheGreatestUpdatedAt() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        ModelSettings m = model(raw, "batch_id").hardDeletes(HardDeletes.NEW_RECORD).build();
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), 1);
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), 1);
+        fixture.run(m);
+        raw.insert(1, "Gold", ts("2024-01-03 10:00"), 2);
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(Version::validFrom, Version::validTo,
+                Version::changeType, Version::deleted).containsExactly(
+                tuple(ts("2024-01-01 09:00"), ts("2024-01-03 10:00"), "delete", false),
+                tuple(ts("2024-01-03 10:00"), null, "insert", true));
+    }
+
+    /**
+     * delete_when (CDC): a row matching {@code op = 'D'} closes the key's current version at its updated_at; a delete
+     * of an unknown key does nothing; the key returning later starts after the deletion. Under new_record the
+     * deletion record carries the closed version's values.
+     */
+    @ParameterizedTest(name = "hard_deletes {0}")
+    @EnumSource(HardDeletes.class)
+    void deleteWhenClosesTheKeyAtTheRowsUpdatedAt(HardDeletes mode) {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).deleteWhen("op = 'D'").hardDeletes(mode).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Active", "I", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "I", ts("2024-01-01 09:00"), date("2024-01-01"));
+        snap.run(m);
+        raw.insert(1, "Active", "D", ts("2024-01-02 08:00"), date("2024-01-02"));
+        raw.insert(2, "Active", "I", ts("2024-01-01 09:00"), date("2024-01-02"));
+        raw.insert(9, "Active", "D", ts("2024-01-02 08:00"), date("2024-01-02"));
+        snap.run(m);
+
+        boolean records = mode == HardDeletes.NEW_RECORD;
+        List<Version> one = fixture.versions(TARGET, "id", 1);
+        assertThat(one.get(0)).extracting(v -> v.get("status"), v -> v.get("op"), Version::validTo,
+                Version::changeType, Version::changed).containsExactly("Active", "I", ts("2024-01-02 08:00"), "delete",
+                null);
+        assertThat(one).hasSize(records ? 2 : 1);
+        if (records) {
+            assertThat(one.get(1)).extracting(v -> v.get("op"), Version::validFrom, Version::validTo, Version::deleted)
+                    .containsExactly("I", ts("2024-01-02 08:00"), null, true);
+        }
+        assertThat(fixture.versions(TARGET, "id", 9)).as("deleting an unknown key does nothing").isEmpty();
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(Version::validTo).containsExactly((Object) null);
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-02")).extracting(Counts::sourceRows, Counts::inserted,
+                Counts::updated, Counts::deleted, Counts::rejected).containsExactly(3L, records ? 1L : 0L, 0L, 1L, 0L);
+
+        raw.insert(1, "Gold", "I", ts("2024-01-02 18:00"), date("2024-01-03"));
+        raw.insert(2, "Active", "I", ts("2024-01-01 09:00"), date("2024-01-03"));
+        snap.run(m);
+        List<Version> back = fixture.versions(TARGET, "id", 1);
+        assertThat(back.get(back.size() - 1)).extracting(v -> v.get("status"), Version::validFrom, Version::validTo)
+                .containsExactly("Gold", ts("2024-01-02 18:00"), null);
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    /** A returning key under delete_when starts at the deletion time when its updated_at is older. */
+    @Test
+    void keyReturningAfterAnExplicitDeleteStartsAtTheLaterOfUpdatedAtAndDeletionTime() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).deleteWhen("op = 'D'").build();
+        raw.insert(1, "Active", "I", ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Active", "D", ts("2024-01-02 08:00"), date("2024-01-02"));
+        fixture.run(m);
+        raw.insert(1, "Gold", "U", ts("2024-01-01 23:00"), date("2024-01-03"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo, Version::updatedAt).containsExactly(
+                tuple("Active", ts("2024-01-01 09:00"), ts("2024-01-02 08:00"), ts("2024-01-01 09:00")),
+                tuple("Gold", ts("2024-01-02 08:00"), null, ts("2024-01-01 23:00")));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    // ================================================================== strategies
+
+    /**
+     * Under timestamp a newer updated_at is a change even when no tracked column changed (changed_attributes
+     * {@code []}); a different value with the same or an older updated_at is no change and no error.
+     */
+    @Test
+    void timestampStrategyVersionsOnNewerUpdatedAtOnly() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).strategy(Strategy.TIMESTAMP).build();
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Active", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        fixture.run(m);
+        raw.insert(1, "Gold", "A", ts("2024-01-02 09:00"), date("2024-01-03"));
+        fixture.run(m);
+        raw.insert(1, "Platinum", "A", ts("2024-01-01 00:00"), date("2024-01-04"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo, Version::changeType, Version::changed).containsExactly(
+                tuple("Active", ts("2024-01-01 09:00"), ts("2024-01-02 09:00"), "update", "[]"),
+                tuple("Active", ts("2024-01-02 09:00"), null, "insert", null));
+        assertThat(fixture.errors(MODEL)).as("an older updated_at under timestamp is unchanged, not a regression")
+                .isEmpty();
+    }
+
+    /**
+     * Under timestamp the tracked columns (for changed_attributes) are every source column but key, updated_at and
+     * sequence_by (SPEC §2), whatever check_cols says.
+     */
+    @Test
+    void timestampStrategyChangedAttributesTrackEveryColumnEvenWhenCheckColsIsSet() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).strategy(Strategy.TIMESTAMP).checkCols("status").build();
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Active", "B", ts("2024-01-02 09:00"), date("2024-01-02"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(Version::changed)
+                .containsExactly("[\"tier\"]", null);
+    }
+
+    /** Under check, only check_cols are compared: a change in another column opens no version. */
+    @Test
+    void checkStrategyComparesOnlyCheckCols() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).checkCols("status").build();
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Active", "B", ts("2024-01-02 09:00"), date("2024-01-02"));
+        fixture.run(m);
+        raw.insert(1, "Gold", "C", ts("2024-01-03 09:00"), date("2024-01-03"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("tier"),
+                Version::validTo, Version::changed).containsExactly(
+                tuple("Active", "A", ts("2024-01-03 09:00"), "[\"status\"]"),
+                tuple("Gold", "C", null, null));
+    }
+
+    /** NULLs compare as values under check: NULL -> value and value -> NULL are changes, NULL -> NULL is not. */
+    @Test
+    void checkStrategyTreatsNullAsAValue() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        raw.insert(1, "Active", null, ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Active", null, ts("2024-01-02 09:00"), date("2024-01-02"));
+        fixture.run(m);
+        raw.insert(1, "Active", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        fixture.run(m);
+        raw.insert(1, "Active", null, ts("2024-01-04 09:00"), date("2024-01-04"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("tier"), Version::changed)
+                .containsExactly(tuple(null, "[\"tier\"]"), tuple("A", "[\"tier\"]"), tuple(null, null));
+    }
+
+    // ================================================================== rows set aside
+
+    /**
+     * A key appearing twice in a batch: all its rows go to the error log (full record, reason, sequence, run id), the
+     * key is untouched and, under a full-batch mode, not deleted; events and ledger count them.
+     */
+    @Test
+    void duplicateKeysAreAllSetAsideAndTheKeyIsUntouched() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        snap.run(m);
+        raw.insert(1, "Gold", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert(1, "Silver", "A", ts("2024-01-02 10:00"), date("2024-01-02"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-02"));
+        RunResult r = snap.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo,
+                Version::changeType).containsExactly(tuple("Active", null, "insert"));
+        List<ErrorEntry> errors = fixture.errors(MODEL);
+        assertThat(errors).extracting(ErrorEntry::reason, ErrorEntry::sequence, ErrorEntry::runId).containsExactly(
+                tuple("duplicate_key", "2024-01-02", r.runId()), tuple("duplicate_key", "2024-01-02", r.runId()));
+        assertThat(errors).anyMatch(e -> e.has("status", "\"Gold\"") && e.has("id", "1") && e.has("tier", "\"A\""));
+        assertThat(errors).anyMatch(e -> e.has("status", "\"Silver\""));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-02")).isEqualTo(
+                new Counts("2024-01-02", 3, 0, 0, 0, 2, false));
+        assertThat(events.of(SnapshotEvent.DuplicateRecords.class)).singleElement()
+                .satisfies(e -> {
+                    assertThat(e.sequence()).isEqualTo(date("2024-01-02"));
+                    assertThat(e.rows()).isEqualTo(2);
+                });
+        assertThat(events.of(SnapshotEvent.RowsRejected.class)).singleElement()
+                .satisfies(e -> assertThat(e.reasons()).isEqualTo(Map.of("duplicate_key", 2L)));
+        assertThat(r.rejected()).isEqualTo(2);
+    }
+
+    /**
+     * NULL key, NULL updated_at and an updated_at earlier than the current version's start are set aside with their
+     * reason (first matching reason in the priority order of semantics.md); the rest of the batch loads.
+     */
+    @Test
+    void rowsTheBatchCannotApplyAreSetAsideWithTheirReason() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+        raw.insert(1, "Active", "A", ts("2024-01-05 09:00"), date("2024-01-05"));
+        snap.run(m);
+        raw.insert(null, "Gold", "A", ts("2024-01-06 09:00"), date("2024-01-06"));
+        raw.insert(null, "Gold", "B", null, date("2024-01-06"));
+        raw.insert(2, "Active", "A", null, date("2024-01-06"));
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-06"));
+        raw.insert(3, "Active", "A", ts("2024-01-06 09:00"), date("2024-01-06"));
+        raw.insert(4, "Active", "A", null, date("2024-01-06"));
+        raw.insert(4, "Gold", "A", ts("2024-01-06 09:00"), date("2024-01-06"));
+        RunResult r = snap.run(m);
+
+        assertThat(fixture.errors(MODEL)).extracting(ErrorEntry::reason).containsExactlyInAnyOrder("null_key",
+                "null_key", "null_updated_at", "updated_at_regression", "duplicate_key", "duplicate_key");
+        assertThat(fixture.errors(MODEL)).filteredOn(e -> e.reason().equals("updated_at_regression")).singleElement()
+                .satisfies(e -> assertThat(e.has("status", "\"Gold\"")).isTrue());
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo)
+                .containsExactly(tuple("Active", null));
+        assertThat(fixture.versions(TARGET, "id", 2)).isEmpty();
+        assertThat(fixture.versions(TARGET, "id", 4)).isEmpty();
+        assertThat(fixture.versions(TARGET, "id", 3)).hasSize(1);
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-06")).extracting(Counts::sourceRows, Counts::inserted,
+                Counts::updated, Counts::deleted, Counts::rejected).containsExactly(7L, 1L, 0L, 0L, 6L);
+        assertThat(events.of(SnapshotEvent.RowsRejected.class)).singleElement().satisfies(e -> {
+            assertThat(e.sequence()).isEqualTo(date("2024-01-06"));
+            assertThat(e.reasons()).isEqualTo(Map.of("null_key", 2L, "null_updated_at", 1L,
+                    "updated_at_regression", 1L, "duplicate_key", 2L));
+        });
+        assertThat(r.rejected()).isEqualTo(6);
+    }
+
+    /**
+     * Rows with a NULL sequence belong to no batch: logged once (reason null_sequence, no sequence) in the first run
+     * that applies a batch after they appear, never again, and never applied.
+     */
+    @Test
+    void nullSequenceRowsAreLoggedOnceAndNeverApplied() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(7, "Ghost", "A", ts("2024-01-01 09:00"), null);
+        RunResult first = snap.run(m);
+        snap.run(m);
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        snap.run(m);
+        raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        snap.run(m);
+
+        assertThat(fixture.errors(MODEL)).extracting(ErrorEntry::reason, ErrorEntry::sequence, ErrorEntry::runId)
+                .containsExactly(tuple("null_sequence", null, first.runId()));
+        assertThat(fixture.errors(MODEL).get(0).has("status", "\"Ghost\"")).isTrue();
+        assertThat(fixture.versions(TARGET, "id", 7)).isEmpty();
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(3);
+    }
+
+    /** A late batch replays the error log exactly: its own rejections are logged once, not once per replay. */
+    @Test
+    void replayingBatchesDoesNotDuplicateTheirErrorLog() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        snap.run(m);
+        raw.insert(2, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        raw.insert(2, "Silver", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        RunResult third = snap.run(m);
+        raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        RunResult late = snap.run(m);
+        snap.replayFrom(m, date("2024-01-01"));
+
+        assertThat(fixture.errors(MODEL)).extracting(ErrorEntry::reason, ErrorEntry::sequence)
+                .containsExactly(tuple("duplicate_key", "2024-01-03"), tuple("duplicate_key", "2024-01-03"));
+        assertThat(third.rejected()).isEqualTo(2);
+        assertThat(late.batches()).extracting(BatchResult::rejected).containsExactly(0L, 2L);
+    }
+}
