@@ -329,8 +329,8 @@ public final class SnapshotFixture {
 
     /** The deletion time the ledger recorded for one batch (canonical text), or null. */
     public String deletionTime(String model, String sequence) {
-        return ledger(model).stream().filter(e -> e.sequence().equals(sequence)).map(LedgerEntry::deletionTime)
-                .findFirst().orElse(null);
+        return ledger(model).stream().filter(e -> e.sequence().equals(sequence)).findFirst()
+                .map(LedgerEntry::deletionTime).orElse(null);
     }
 
     /** One row of the run log. */

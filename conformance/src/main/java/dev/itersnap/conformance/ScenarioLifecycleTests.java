@@ -1,0 +1,582 @@
+package dev.itersnap.conformance;
+
+import dev.itersnap.conformance.SnapshotFixture.Counts;
+import dev.itersnap.conformance.SnapshotFixture.LedgerEntry;
+import dev.itersnap.conformance.SnapshotFixture.RunEntry;
+import dev.itersnap.conformance.SnapshotFixture.Version;
+import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Consumer;
+
+import static dev.itersnap.conformance.SnapshotFixture.date;
+import static dev.itersnap.conformance.SnapshotFixture.ts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * Scenarios for a run (SPEC §4): the ledger, no-op runs and reruns, batches delivered twice, schema evolution,
+ * aged-out batches inside a replay range, full refresh, replay from a sequence, events and the run log.
+ */
+public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
+
+    /** Four daily files A..D of a system of record, for the replay and refresh scenarios. */
+    private static final LocalDate A = date("2024-01-01");
+    private static final LocalDate B = date("2024-01-02");
+    private static final LocalDate C = date("2024-01-03");
+    private static final LocalDate D = date("2024-01-04");
+
+    private static void insertA(RawTable raw) {
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+        raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), A);
+    }
+
+    private static void insertB(RawTable raw) {
+        raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), B);
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), B);
+        raw.insert(3, "Active", "B", ts("2024-01-02 11:00"), B);
+    }
+
+    private static void insertC(RawTable raw) {
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
+        raw.insert(2, "Silver", "A", ts("2024-01-03 10:00"), C);
+        raw.insert(3, "Active", "B", ts("2024-01-02 11:00"), C);
+    }
+
+    private static void insertD(RawTable raw) {
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), D);
+        raw.insert(2, "Silver", "B", ts("2024-01-04 10:00"), D);
+        raw.insert(3, "Active", "B", ts("2024-01-02 11:00"), D);
+        raw.insert(4, "Active", "A", ts("2024-01-04 12:00"), D);
+    }
+
+    /** The history of applying the given batches in one run on a fresh database: the in-order reference. */
+    private List<SnapshotFixture.Essence> inOrder(ModelSettings m, Consumer<RawTable> batches) {
+        SnapshotFixture clean = newFixture();
+        batches.accept(customers(clean));
+        clean.run(m);
+        return clean.essence(TARGET);
+    }
+
+    // ================================================================== ledger, no-op, reruns
+
+    /** Each batch's ledger entry counts source rows, inserted, updated, deleted and rejected rows, as the run did. */
+    @Test
+    void ledgerCountsEveryKindOfRowOfEachBatch() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).deleteWhen("op = 'D'").build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+        for (int id = 1; id <= 5; id++) {
+            raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), A);
+        }
+        RunResult first = snap.run(m);
+        raw.insert(1, "Active", "I", ts("2024-01-01 09:00"), B);
+        raw.insert(2, "Gold", "I", ts("2024-01-02 09:00"), B);
+        raw.insert(3, "Active", "D", ts("2024-01-02 10:00"), B);
+        raw.insert(5, "Active", "I", null, B);
+        raw.insert(6, "Active", "I", ts("2024-01-02 11:00"), B);
+        RunResult second = snap.run(m);
+
+        assertThat(fixture.ledgerCounts(MODEL)).containsExactly(
+                new Counts("2024-01-01", 5, 5, 0, 0, 0, false),
+                new Counts("2024-01-02", 5, 2, 1, 2, 1, false));
+        assertThat(fixture.ledger(MODEL)).extracting(LedgerEntry::runId).containsExactly(first.runId(),
+                second.runId());
+        BatchResult b = second.batches().get(0);
+        assertThat(b).isEqualTo(new BatchResult(B, 5, 2, 1, 2, 1, false));
+        assertThat(events.of(SnapshotEvent.BatchApplied.class)).extracting(SnapshotEvent.BatchApplied::batch)
+                .containsExactly(first.batches().get(0), b);
+        assertThat(fixture.versions(TARGET, "id", 4)).extracting(Version::validTo, Version::changeType)
+                .containsExactly(tuple(ts("2024-01-02 00:00"), "delete"));
+        assertThat(fixture.versions(TARGET, "id", 3)).extracting(Version::validTo, Version::changeType)
+                .containsExactly(tuple(ts("2024-01-02 10:00"), "delete"));
+        assertThat(fixture.versions(TARGET, "id", 5)).extracting(Version::validTo).containsExactly((Object) null);
+    }
+
+    /** A run with nothing new applies nothing: no batch, no write to history or ledger, a success in the run log. */
+    @Test
+    void runWithNothingNewIsANoOp() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+        insertA(raw);
+        insertC(raw);
+        fixture.run(m);
+        insertB(raw);
+        fixture.run(m);
+        List<Version> history = fixture.history(TARGET);
+        List<LedgerEntry> ledger = fixture.ledger(MODEL);
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(r.lateBatchFound()).isFalse();
+        assertThat(r.replayPoint()).isNull();
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+        assertThat(fixture.ledger(MODEL)).isEqualTo(ledger);
+        assertThat(events.of(SnapshotEvent.BatchApplied.class)).isEmpty();
+        assertThat(events.of(SnapshotEvent.RunFinished.class)).hasSize(1);
+        RunEntry last = fixture.runs(MODEL).get(fixture.runs(MODEL).size() - 1);
+        assertThat(last.status()).isEqualTo("success");
+        assertThat(last.batchesApplied()).isZero();
+    }
+
+    /**
+     * A batch delivered twice (its rows inserted again under the same sequence) changes nothing: the sequence is in
+     * the ledger, so the run is a no-op and nothing is rejected.
+     */
+    @Test
+    void batchDeliveredTwiceChangesNothing() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        insertA(raw);
+        insertB(raw);
+        fixture.run(m);
+        List<Version> history = fixture.history(TARGET);
+        List<LedgerEntry> ledger = fixture.ledger(MODEL);
+
+        insertB(raw);
+        RunResult r = fixture.run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+        assertThat(fixture.ledger(MODEL)).isEqualTo(ledger);
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    /** The history does not depend on how arrivals were split across runs: one run per batch equals one run. */
+    @Test
+    void splittingArrivalsAcrossRunsGivesTheSameHistory() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+        insertD(raw);
+        fixture.run(m);
+        insertB(raw);
+        fixture.run(m);
+        insertA(raw);
+        insertC(raw);
+        fixture.run(m);
+
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(m, r -> {
+            insertA(r);
+            insertB(r);
+            insertC(r);
+            insertD(r);
+        }));
+    }
+
+    // ================================================================== schema evolution
+
+    /**
+     * A column added to the raw table mid-way joins the history without opening versions by itself: current versions
+     * take its value in place, closed ones keep NULL, it is compared from the next batch on. A dropped column stays
+     * in the history, NULL in new versions, and is no longer compared.
+     */
+    @Test
+    void addedColumnJoinsTheHistoryWithoutOpeningVersionsAndDroppedColumnStaysNull() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "file_date DATE");
+        ModelSettings m = model(raw).build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", ts("2024-01-01 09:00"), A);
+        }
+        snap.run(m);
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), B);
+        snap.run(m);
+
+        raw.addColumn("tier VARCHAR(20)");
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), C, "T1");
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
+        raw.insert(3, "Silver", ts("2024-01-03 09:00"), C, "T3");
+        RunResult added = snap.run(m);
+
+        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
+            assertThat(e.added()).map(String::toLowerCase).containsExactly("tier");
+            assertThat(e.missing()).isEmpty();
+            assertThat(e.runId()).isEqualTo(added.runId());
+        });
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("tier"),
+                Version::validTo).containsExactly(tuple("Active", null, ts("2024-01-02 09:00")),
+                tuple("Gold", "T1", null));
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(v -> v.get("tier"), Version::validTo)
+                .containsExactly(tuple("T2", null));
+        List<Version> three = fixture.versions(TARGET, "id", 3);
+        assertThat(three).extracting(Version::changed).containsExactly("[\"status\"]", null);
+        assertThat(three.get(1).get("tier")).isEqualTo("T3");
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-03")).isEqualTo(new Counts("2024-01-03", 3, 1, 1, 0, 0, false));
+
+        raw.insert(1, "Gold", ts("2024-01-04 09:00"), D, "T9");
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), D, "T2");
+        snap.run(m);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("tier"), Version::changed)
+                .containsExactly(tuple(null, "[\"status\"]"), tuple("T1", "[\"tier\"]"), tuple("T9", null));
+        assertThat(fixture.versions(TARGET, "id", 2)).hasSize(1);
+
+        events.clear();
+        raw.dropColumn("tier");
+        raw.insert(1, "Platinum", ts("2024-01-05 09:00"), date("2024-01-05"));
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), date("2024-01-05"));
+        snap.run(m);
+        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
+            assertThat(e.added()).isEmpty();
+            assertThat(e.missing()).map(String::toLowerCase).containsExactly("tier");
+        });
+        List<Version> one = fixture.versions(TARGET, "id", 1);
+        assertThat(one).extracting(v -> v.get("status"), v -> v.get("tier"), Version::changed).containsExactly(
+                tuple("Active", null, "[\"status\"]"), tuple("Gold", "T1", "[\"tier\"]"),
+                tuple("Gold", "T9", "[\"status\"]"), tuple("Platinum", null, null));
+        assertThat(fixture.versions(TARGET, "id", 2)).as("a dropped column is no longer compared")
+                .extracting(v -> v.get("tier"), Version::validTo).containsExactly(tuple("T2", null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    /**
+     * A late batch older than a column's introduction replays exactly: the result equals the arrivals in order (the
+     * column was added before the introduction batch either way).
+     */
+    @Test
+    void lateBatchBeforeAColumnsIntroductionReplaysExactly() {
+        String[] cols = {"id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "file_date DATE"};
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+
+        SnapshotFixture ordered = newFixture();
+        RawTable o = ordered.rawTable("raw_customers", cols);
+        o.insert(1, "Active", ts("2024-01-01 09:00"), A);
+        o.insert(2, "Active", ts("2024-01-01 09:00"), A);
+        ordered.run(m);
+        o.insert(1, "Premium", ts("2024-01-02 09:00"), B);
+        o.insert(2, "Active", ts("2024-01-01 09:00"), B);
+        ordered.run(m);
+        o.addColumn("tier VARCHAR(20)");
+        o.insert(1, "Gold", ts("2024-01-03 09:00"), C, "T1");
+        o.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
+        ordered.run(m);
+
+        RawTable raw = fixture.rawTable("raw_customers", cols);
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), A);
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), A);
+        fixture.run(m);
+        raw.addColumn("tier VARCHAR(20)");
+        raw.insert(1, "Gold", ts("2024-01-03 09:00"), C, "T1");
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
+        fixture.run(m);
+        raw.insert(1, "Premium", ts("2024-01-02 09:00"), B, null);
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), B, null);
+        RunResult late = fixture.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(fixture.essence(TARGET)).isEqualTo(ordered.essence(TARGET));
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(v -> v.get("tier"), Version::validTo)
+                .containsExactly(tuple("T2", null));
+    }
+
+    /**
+     * A type change the database cannot widen stops the run before anything is written, with
+     * INCOMPATIBLE_SCHEMA_CHANGE naming the column; the run log and the listener record the failure.
+     */
+    @Test
+    void incompatibleTypeChangeFailsNamingTheColumnAndWritesNothing() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "score INT",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).build();
+        raw.insert(1, "Active", 10, ts("2024-01-01 09:00"), A);
+        fixture.run(m);
+        List<Version> history = fixture.history(TARGET);
+        raw.dropColumn("score");
+        raw.addColumn("score VARCHAR(20)");
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), B, "high");
+        RecordingListener events = new RecordingListener();
+
+        ItersnapException e = catchThrowableOfType(ItersnapException.class, () -> fixture.engine(events).run(m));
+
+        assertThat(e).as("the run must fail").isNotNull();
+        assertThat(e.code()).isEqualTo(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE);
+        assertThat(e.getMessage()).containsIgnoringCase("score").contains(MODEL);
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+        assertThat(fixture.ledgerCounts(MODEL)).extracting(Counts::sequence).containsExactly("2024-01-01");
+        RunEntry last = fixture.runs(MODEL).get(fixture.runs(MODEL).size() - 1);
+        assertThat(last.status()).isEqualTo("failed");
+        assertThat(last.errorMessage()).containsIgnoringCase("score");
+        assertThat(events.of(SnapshotEvent.RunFailed.class)).singleElement()
+                .satisfies(f -> assertThat(f.error().code()).isEqualTo(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE));
+    }
+
+    /** A type the database can widen (longer text, larger integer) is widened and the run goes on. */
+    @Test
+    void wideningTypeChangeIsApplied() {
+        fixture.rawTable("raw_customers", "id INT", "status VARCHAR(40)", "score BIGINT", "updated_at TIMESTAMP",
+                "file_date DATE").insert(1, "Active", 10L, ts("2024-01-01 09:00"), A);
+        ModelSettings narrow = ModelSettings.builder(MODEL).target(TARGET).source("SELECT id, CAST(status AS "
+                        + fixture.type("VARCHAR(6)") + ") AS status, CAST(score AS " + fixture.type("INT")
+                        + ") AS score, updated_at, file_date FROM raw_customers").uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("file_date").build();
+        fixture.run(narrow);
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?, ?)", 1, "Platinum Plus", 10_000_000_000L,
+                ts("2024-01-02 09:00"), B);
+        ModelSettings wide = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+
+        fixture.run(wide);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("score"))
+                .containsExactly(tuple("Active", 10L), tuple("Platinum Plus", 10_000_000_000L));
+    }
+
+    // ================================================================== aged-out batches, refresh, replay
+
+    /**
+     * Batch C is applied, then retention drops it from the raw table; batch B arrives late, so C is inside the replay
+     * range. C is reproduced from the history and the final history equals applying A, B, C, D in order.
+     */
+    @ParameterizedTest(name = "hard_deletes {0}")
+    @EnumSource(HardDeletes.class)
+    void agedOutBatchInsideTheReplayRangeIsReproducedFromTheHistory(HardDeletes mode) {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).hardDeletes(mode).deleteWhen("op = 'D'").build();
+        Consumer<RawTable> a = r -> {
+            for (int id = 1; id <= 4; id++) {
+                r.insert(id, "Active", "I", ts("2024-01-01 09:00"), A);
+            }
+        };
+        Consumer<RawTable> b = r -> {
+            r.insert(1, "Premium", "I", ts("2024-01-02 09:00"), B);
+            for (int id = 2; id <= 4; id++) {
+                r.insert(id, "Active", "I", ts("2024-01-01 09:00"), B);
+            }
+        };
+        Consumer<RawTable> c = r -> {
+            r.insert(1, "Gold", "I", ts("2024-01-03 09:00"), C);
+            r.insert(2, "Silver", "I", ts("2024-01-03 10:00"), C);
+            r.insert(3, "Active", "D", ts("2024-01-03 11:00"), C);
+            if (mode == HardDeletes.IGNORE) {
+                r.insert(4, "Active", "I", ts("2024-01-01 09:00"), C);
+            }
+        };
+        Consumer<RawTable> d = r -> {
+            r.insert(1, "Gold", "I", ts("2024-01-03 09:00"), D);
+            r.insert(2, "Silver", "I", ts("2024-01-03 10:00"), D);
+            r.insert(5, "Active", "I", ts("2024-01-04 09:00"), D);
+            if (mode == HardDeletes.IGNORE) {
+                r.insert(4, "Active", "I", ts("2024-01-01 09:00"), D);
+            }
+        };
+        a.accept(raw);
+        fixture.run(m);
+        c.accept(raw);
+        fixture.run(m);
+        d.accept(raw);
+        fixture.run(m);
+        String deletionTimeOfC = fixture.deletionTime(MODEL, "2024-01-03");
+        raw.deleteWhere("file_date", C);
+        b.accept(raw);
+        RunResult late = fixture.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(late.batches()).extracting(BatchResult::sequence, BatchResult::reproduced)
+                .containsExactly(tuple(B, false), tuple(C, true), tuple(D, false));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-03")).as("ledger %s", fixture.ledger(MODEL)).isNotNull()
+                .extracting(Counts::reproduced).isEqualTo(true);
+        assertThat(fixture.deletionTime(MODEL, "2024-01-03")).isEqualTo(deletionTimeOfC);
+        List<SnapshotFixture.Essence> expected = inOrderWithOp(m, List.of(a, b, c, d));
+        assertThat(fixture.essence(TARGET)).isEqualTo(expected);
+        assertThat(late.timelineViolations()).isZero();
+    }
+
+    private List<SnapshotFixture.Essence> inOrderWithOp(ModelSettings m, List<Consumer<RawTable>> batches) {
+        SnapshotFixture clean = newFixture();
+        RawTable r = clean.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        batches.forEach(b -> b.accept(r));
+        clean.run(m);
+        return clean.essence(TARGET);
+    }
+
+    /**
+     * fullRefresh rebuilds from the batches the source still holds and keeps the history of batches no longer in it;
+     * a correction made in the raw table is picked up.
+     */
+    @Test
+    void fullRefreshRebuildsFromTheSourceAndKeepsHistoryOfBatchesNoLongerInIt() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        snap.run(m);
+        insertB(raw);
+        snap.run(m);
+        insertC(raw);
+        snap.run(m);
+        insertD(raw);
+        snap.run(m);
+        List<SnapshotFixture.Essence> clean = fixture.essence(TARGET);
+
+        raw.deleteWhere("file_date", A);
+        RunResult refresh = snap.fullRefresh(m);
+
+        assertThat(refresh.replayPoint()).isEqualTo(B);
+        assertThat(refresh.batches()).extracting(BatchResult::sequence).containsExactly(B, C, D);
+        assertThat(fixture.essence(TARGET)).isEqualTo(clean);
+
+        fixture.execute("UPDATE raw_customers SET status = ? WHERE id = ? AND file_date = ?", "Golden", 1, C);
+        fixture.execute("UPDATE raw_customers SET status = ? WHERE id = ? AND file_date = ?", "Golden", 1, D);
+        snap.fullRefresh(m);
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(m, r -> {
+            insertA(r);
+            insertB(r);
+            insertC(r);
+            insertD(r);
+            r.update("status", "Golden", "status", "Gold");
+        }));
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"))
+                .containsExactly("Active", "Premium", "Golden");
+    }
+
+    /** replayFrom(S) rebuilds from S on purpose (typed value or text form); the history equals the clean run. */
+    @Test
+    void replayFromRebuildsFromTheGivenSequence() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        insertB(raw);
+        insertC(raw);
+        insertD(raw);
+        snap.run(m);
+        List<Version> clean = fixture.history(TARGET);
+        List<Counts> ledger = fixture.ledgerCounts(MODEL);
+
+        RunResult fromB = snap.replayFrom(m, B);
+        assertThat(fromB.replayPoint()).isEqualTo(B);
+        assertThat(fromB.batches()).extracting(BatchResult::sequence).containsExactly(B, C, D);
+        assertThat(fixture.history(TARGET)).isEqualTo(clean);
+
+        RunResult fromText = snap.replayFrom(m, "2024-01-03");
+        assertThat(fromText.batches()).extracting(BatchResult::sequence).containsExactly(C, D);
+        assertThat(fixture.history(TARGET)).isEqualTo(clean);
+        assertThat(fixture.ledgerCounts(MODEL)).isEqualTo(ledger);
+        assertThat(fixture.runs(MODEL)).extracting(RunEntry::operation).containsExactly("run", "replay", "replay");
+    }
+
+    /** replayFrom with a value that is not of the sequence's type fails with INVALID_SEQUENCE and changes nothing. */
+    @Test
+    void replayFromWithABadValueFailsWithInvalidSequence() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        insertA(raw);
+        insertB(raw);
+        fixture.run(m);
+        List<Version> history = fixture.history(TARGET);
+
+        assertThatThrownBy(() -> fixture.engine(null).replayFrom(m, "yesterday"))
+                .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SEQUENCE);
+                    assertThat(e.getMessage()).contains("yesterday").containsIgnoringCase("file_date");
+                });
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+
+        RawTable ints = fixture.rawTable("raw_orders", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        ints.insert(1, "Active", ts("2024-01-01 09:00"), 1);
+        ModelSettings orders = ModelSettings.builder("orders").target("snap_orders").source(ints.selectAll())
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_id").build();
+        fixture.run(orders);
+        for (Object bad : List.of("abc", "1.5", date("2024-01-01"))) {
+            assertThatThrownBy(() -> fixture.engine(null).replayFrom(orders, bad)).as("replayFrom(%s)", bad)
+                    .isInstanceOfSatisfying(ItersnapException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SEQUENCE));
+        }
+    }
+
+    // ================================================================== events and run log
+
+    /** Every run reports started, batch applied (counts as in the ledger) and finished; a failure reports failed. */
+    @Test
+    void eventsReportTheRunItsBatchesAndItsOutcome() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+        insertA(raw);
+        insertC(raw);
+        RunResult first = snap.run(m);
+        insertB(raw);
+        RunResult late = snap.run(m);
+
+        List<SnapshotEvent> all = events.all();
+        assertThat(all).extracting(e -> e.getClass().getSimpleName()).containsExactly("RunStarted", "BatchApplied",
+                "BatchApplied", "RunFinished", "RunStarted", "OutOfOrder", "BatchApplied", "BatchApplied",
+                "RunFinished");
+        assertThat(events.of(SnapshotEvent.RunStarted.class)).extracting(SnapshotEvent::runId,
+                SnapshotEvent.RunStarted::operation, SnapshotEvent::model).containsExactly(
+                tuple(first.runId(), "run", MODEL), tuple(late.runId(), "run", MODEL));
+        assertThat(events.of(SnapshotEvent.RunFinished.class)).extracting(SnapshotEvent.RunFinished::result)
+                .containsExactly(first, late);
+        List<Long> ledgerInserted = new ArrayList<>();
+        events.of(SnapshotEvent.BatchApplied.class).forEach(e -> ledgerInserted.add(e.batch().inserted()));
+        assertThat(ledgerInserted).containsExactly(3L, 3L, 2L, 2L);
+        assertThat(events.of(SnapshotEvent.OutOfOrder.class)).singleElement().satisfies(e -> {
+            assertThat(e.incoming()).containsExactly(B);
+            assertThat(e.greatestApplied()).isEqualTo(C);
+            assertThat(e.replayPoint()).isEqualTo(B);
+        });
+
+        events.clear();
+        assertThatThrownBy(() -> snap.replayFrom(m, "not a date")).isInstanceOf(ItersnapException.class);
+        assertThat(events.all()).extracting(e -> e.getClass().getSimpleName())
+                .containsExactly("RunStarted", "RunFailed");
+        assertThat(events.of(SnapshotEvent.RunFailed.class).get(0).error().code())
+                .isEqualTo(ErrorCode.INVALID_SEQUENCE);
+    }
+
+    /** The run log holds one row per run: operation, status, batches applied, late flag, replay point, error. */
+    @Test
+    void runLogRecordsEveryRunWithItsOutcome() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        insertC(raw);
+        RunResult first = snap.run(m);
+        insertB(raw);
+        RunResult late = snap.run(m);
+        RunResult refresh = snap.fullRefresh(m);
+        assertThatThrownBy(() -> snap.replayFrom(m, "bad")).isInstanceOf(ItersnapException.class);
+
+        List<RunEntry> runs = fixture.runs(MODEL);
+        assertThat(runs).extracting(RunEntry::operation, RunEntry::status, RunEntry::batchesApplied,
+                RunEntry::lateBatch, RunEntry::replayPoint).containsExactly(
+                tuple("run", "success", 2L, false, null),
+                tuple("run", "success", 2L, true, "2024-01-02"),
+                tuple("full_refresh", "success", 3L, false, "2024-01-01"),
+                tuple("replay", "failed", 0L, false, null));
+        assertThat(runs).extracting(RunEntry::runId).startsWith(first.runId(), late.runId(), refresh.runId());
+        assertThat(runs).allSatisfy(r -> {
+            assertThat(r.startedAt()).isNotNull();
+            assertThat(r.finishedAt()).isNotNull();
+            assertThat(r.holder()).isNotBlank();
+        });
+        assertThat(runs.get(3).errorMessage()).contains("bad");
+        assertThat(runs.subList(0, 3)).allSatisfy(r -> assertThat(r.errorMessage()).isNull());
+    }
+}

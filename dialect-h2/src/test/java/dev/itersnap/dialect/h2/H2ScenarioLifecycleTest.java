@@ -1,0 +1,18 @@
+package dev.itersnap.dialect.h2;
+
+import dev.itersnap.conformance.ScenarioLifecycleTests;
+
+import javax.sql.DataSource;
+
+/** The run-lifecycle scenarios of the conformance suite on H2. */
+class H2ScenarioLifecycleTest extends ScenarioLifecycleTests {
+    @Override
+    protected DataSource newDatabase() {
+        return H2Databases.fresh();
+    }
+
+    @Override
+    protected void discard(DataSource database) {
+        H2Databases.shutdown(database);
+    }
+}
