@@ -17,7 +17,10 @@ import java.util.List;
  * A JDBC proxy (level 3 of the test pyramid): wraps a {@link DataSource} so that every connection, statement and
  * prepared statement it hands out counts the statements executed through it, commits included, across all its
  * connections (a run uses two: one holds the model lock). When armed with {@link #failAt(int)}, the k-th statement
- * throws an {@link SQLException} instead of running; every other statement runs normally. Thread-safe.
+ * throws an {@link SQLException} instead of running; every other statement runs normally. Armed with
+ * {@link #crashAt(int)}, the k-th statement and every later call (statements, commits, rollbacks; close still closes)
+ * fail, like a process that died: the engine can neither roll back nor log the failure, and the database discards the
+ * open transactions when the connections close. Thread-safe.
  */
 public final class FaultInjectingDataSource {
     /** SQLState of the injected failure (connection failure: the kind of error a retry must survive). */
@@ -27,6 +30,7 @@ public final class FaultInjectingDataSource {
     private final DataSource proxy;
     private final List<String> executed = new ArrayList<>();
     private int failAt;
+    private boolean crash;
     private boolean injected;
 
     public FaultInjectingDataSource(DataSource target) {
@@ -43,8 +47,15 @@ public final class FaultInjectingDataSource {
     /** Resets the count and fails the k-th statement from now on (0: never fail, only count). */
     public synchronized void failAt(int k) {
         this.failAt = k;
+        this.crash = false;
         this.injected = false;
         this.executed.clear();
+    }
+
+    /** Resets the count; the k-th statement and everything after it fail (a crash). */
+    public synchronized void crashAt(int k) {
+        failAt(k);
+        this.crash = true;
     }
 
     /** Statements executed (or attempted, for the failed one) since the last {@link #failAt(int)}. */
@@ -63,10 +74,20 @@ public final class FaultInjectingDataSource {
     }
 
     private synchronized void count(String sql) throws SQLException {
+        if (crash && injected) {
+            throw new SQLException("crashed at statement " + failAt, SQL_STATE);
+        }
         executed.add(sql);
         if (executed.size() == failAt) {
             injected = true;
             throw new SQLException("injected fault at statement " + failAt + ": " + sql, SQL_STATE);
+        }
+    }
+
+    /** After a crash, every call but close fails. */
+    private synchronized void afterCrash(String method) throws SQLException {
+        if (crash && injected && !method.equals("close") && !method.equals("isClosed")) {
+            throw new SQLException("crashed at statement " + failAt + " (" + method + ")", SQL_STATE);
         }
     }
 
@@ -83,6 +104,8 @@ public final class FaultInjectingDataSource {
             String name = method.getName();
             if (name.equals("commit")) {
                 count("COMMIT");
+            } else {
+                afterCrash(name);
             }
             Object result = invoke(c, method, args);
             if (result instanceof CallableStatement s) {
@@ -106,6 +129,8 @@ public final class FaultInjectingDataSource {
                 count(sql);
             } else if (name.equals("getConnection")) {
                 return proxyConnection;
+            } else {
+                afterCrash(name);
             }
             return invoke(s, method, args);
         };
