@@ -1,0 +1,223 @@
+package dev.itersnap.conformance;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+import java.time.Duration;
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+
+import static dev.itersnap.conformance.SnapshotFixture.date;
+import static dev.itersnap.conformance.SnapshotFixture.ts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
+
+/**
+ * One writer per model (SPEC §4 step 1, §5): concurrent runs of one model never interleave, the loser waits for the
+ * lock, and after {@code lock_timeout} it fails with LOCK_TIMEOUT naming the model and the holder. The database of
+ * each test is shared by every thread (each run opens its own connections).
+ */
+public abstract class ConcurrencyTests extends ConformanceTestBase {
+    private static final int KEYS = 40;
+
+    /** Delivers one daily file: every key, with a status that depends on the day (so every key changes). */
+    private static void deliver(RawTable raw, LocalDate day) {
+        int n = day.getDayOfMonth();
+        for (int id = 1; id <= KEYS; id++) {
+            raw.insert(id, "S" + ((id + n) % 3), "T" + (n % 2), day.atTime(9, 0).plusMinutes(id), day);
+        }
+    }
+
+    /**
+     * Two threads run the same model at once, three rounds, each round delivering new files (one of them late). Both
+     * runs of a round succeed, one after the other (the events of the two runs never interleave), and the history
+     * equals a serial run over the same files.
+     */
+    @Test
+    @Timeout(120)
+    void concurrentRunsOfOneModelRunInTurnAndGiveTheSerialResult() throws Exception {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        RecordingListener events = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.RunStarted) {
+                sleep(150); // hold the lock a little, so the other run has to wait for it
+            }
+        });
+        List<List<LocalDate>> rounds = List.of(
+                List.of(date("2024-01-01"), date("2024-01-03")),
+                List.of(date("2024-01-02"), date("2024-01-05")),
+                List.of(date("2024-01-04"), date("2024-01-06")));
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<RunResult> results = new ArrayList<>();
+        try {
+            for (List<LocalDate> round : rounds) {
+                round.forEach(day -> deliver(raw, day));
+                CyclicBarrier together = new CyclicBarrier(2);
+                List<Future<RunResult>> futures = new ArrayList<>();
+                for (int t = 0; t < 2; t++) {
+                    IterativeSnapshot own = fixture.engine(events);
+                    futures.add(pool.submit(() -> {
+                        together.await(10, TimeUnit.SECONDS);
+                        return own.run(m);
+                    }));
+                }
+                for (Future<RunResult> f : futures) {
+                    results.add(f.get(60, TimeUnit.SECONDS));
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+
+        assertThat(results).hasSize(6);
+        assertThat(results.stream().mapToInt(RunResult::batchesApplied).sum()).as("each round's files are applied by"
+                + " exactly one of its two runs (late ones replayed)").isEqualTo(2 + 3 + 3);
+        assertRunsNeverInterleave(events.all());
+
+        SnapshotFixture serial = newFixture();
+        RawTable s = customers(serial);
+        rounds.stream().flatMap(List::stream).sorted().forEach(day -> deliver(s, day));
+        serial.run(m);
+        assertThat(fixture.history(TARGET)).isEqualTo(serial.history(TARGET));
+        assertThat(fixture.runs(MODEL)).hasSize(6).allSatisfy(r -> assertThat(r.status()).isEqualTo("success"));
+    }
+
+    /** Between a run's RunStarted and its RunFinished no event of another run may appear. */
+    private static void assertRunsNeverInterleave(List<SnapshotEvent> events) {
+        String open = null;
+        for (SnapshotEvent e : events) {
+            if (e instanceof SnapshotEvent.RunStarted) {
+                assertThat(open).as("run %s started while run %s was still going", e.runId(), open).isNull();
+                open = e.runId();
+            } else {
+                assertThat(e.runId()).as("event %s outside its run", e).isEqualTo(open);
+                if (e instanceof SnapshotEvent.RunFinished || e instanceof SnapshotEvent.RunFailed) {
+                    open = null;
+                }
+            }
+        }
+    }
+
+    /**
+     * While one run holds the model (its listener sleeps in RunStarted), a second run with lock_timeout 200 ms gives
+     * up with LOCK_TIMEOUT, naming the model and the holder (its run id and thread). The holder then finishes, and a
+     * later run gets the lock.
+     */
+    @Test
+    @Timeout(60)
+    void runWaitingLongerThanLockTimeoutFailsNamingTheModelAndTheHolder() throws Exception {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings m = model(raw).build();
+        ModelSettings impatient = model(raw).lockTimeout(Duration.ofMillis(200)).build();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingListener holderEvents = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.RunStarted) {
+                holding.countDown();
+                await(release);
+            }
+        });
+        List<RunResult> held = new ArrayList<>();
+        List<Throwable> holderFailure = new ArrayList<>();
+        Thread holder = new Thread(() -> {
+            try {
+                held.add(fixture.engine(holderEvents).run(m));
+            } catch (Throwable t) {
+                holderFailure.add(t);
+            }
+        }, "itersnap-lock-holder");
+        holder.start();
+        try {
+            assertThat(holding.await(30, TimeUnit.SECONDS)).as("the holder started its run").isTrue();
+            String holderRun = holderEvents.of(SnapshotEvent.RunStarted.class).get(0).runId();
+
+            long start = System.nanoTime();
+            ItersnapException e = catchThrowableOfType(ItersnapException.class,
+                    () -> fixture.engine(null).run(impatient));
+            long waitedMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+
+            assertThat(e).as("the second run must give up").isNotNull();
+            assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT);
+            assertThat(e.getMessage()).contains(MODEL).contains(holderRun).contains("itersnap-lock-holder");
+            assertThat(waitedMs).as("waited about lock_timeout").isBetween(150L, 10_000L);
+        } finally {
+            release.countDown();
+            holder.join(30_000);
+        }
+        assertThat(holderFailure).isEmpty();
+        assertThat(held).singleElement().satisfies(r -> assertThat(r.batchesApplied()).isEqualTo(1));
+        assertThat(fixture.engine(null).run(impatient).batchesApplied()).as("the lock is free again").isZero();
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(1);
+    }
+
+    /** The lock is per model: while one model is held, another model on the same database runs unhindered. */
+    @Test
+    @Timeout(60)
+    void runsOfDifferentModelsDoNotWaitForEachOther() throws Exception {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings customers = model(raw).build();
+        RawTable orders = fixture.rawTable("raw_orders", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        orders.insert(1, "open", ts("2024-01-01 09:00"), 1);
+        ModelSettings ordersModel = ModelSettings.builder("orders").target("snap_orders").source(orders.selectAll())
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_id").lockTimeout(Duration.ofMillis(500))
+                .build();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Consumer<SnapshotEvent> hold = e -> {
+            if (e instanceof SnapshotEvent.RunStarted) {
+                holding.countDown();
+                await(release);
+            }
+        };
+        Thread holder = new Thread(() -> fixture.engine(new RecordingListener(hold)).run(customers),
+                "itersnap-customers-holder");
+        holder.start();
+        try {
+            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            long start = System.nanoTime();
+            RunResult r = fixture.engine(null).run(ordersModel);
+            long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(r.batchesApplied()).isEqualTo(1);
+            assertThat(tookMs).as("the other model's run did not wait for the held one").isLessThan(5_000L);
+            System.out.println("run of another model while customers was held took " + tookMs + " ms");
+        } finally {
+            release.countDown();
+            holder.join(30_000);
+        }
+        assertThat(fixture.history("snap_orders")).hasSize(1);
+        assertThat(fixture.history(TARGET)).hasSize(KEYS);
+    }
+
+    private static void sleep(long ms) {
+        try {
+            Thread.sleep(ms);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            latch.await(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
