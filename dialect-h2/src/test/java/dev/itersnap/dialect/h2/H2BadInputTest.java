@@ -1,0 +1,18 @@
+package dev.itersnap.dialect.h2;
+
+import dev.itersnap.conformance.BadInputTests;
+
+import javax.sql.DataSource;
+
+/** Bad settings, bad sources and hostile values on H2. */
+class H2BadInputTest extends BadInputTests {
+    @Override
+    protected DataSource newDatabase() {
+        return H2Databases.fresh();
+    }
+
+    @Override
+    protected void discard(DataSource database) {
+        H2Databases.shutdown(database);
+    }
+}
