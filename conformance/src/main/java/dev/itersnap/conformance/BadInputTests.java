@@ -183,6 +183,25 @@ public abstract class BadInputTests extends ConformanceTestBase {
         assertThat(fixture.query("SELECT * FROM raw_customers")).isEqualTo(before);
     }
 
+    /**
+     * A delete_when predicate the database cannot evaluate (it names a column the source lacks) is a bad setting: the
+     * error names delete_when, and no history is written.
+     */
+    @Test
+    void deleteWhenTheDatabaseCannotEvaluateFailsNamingTheSetting() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+
+        assertThatThrownBy(() -> fixture.run(model(raw).deleteWhen("operation = 'D'").build()))
+                .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                    assertThat(e.getMessage()).as("the error must name the setting").contains("delete_when");
+                    assertThat(e.code()).as("code of: %s", e.getMessage())
+                            .isIn(ErrorCode.INVALID_SETTING, ErrorCode.INVALID_SOURCE);
+                });
+        assertThat(fixture.ledger(MODEL)).isEmpty();
+        assertThat(fixture.tableExists(TARGET) ? fixture.history(TARGET) : List.of()).isEmpty();
+    }
+
     static Stream<Arguments> unorderableSequences() {
         return Stream.of(Arguments.of("DOUBLE PRECISION", 1.5), Arguments.of("REAL", 1.5f),
                 Arguments.of("BOOLEAN", true));

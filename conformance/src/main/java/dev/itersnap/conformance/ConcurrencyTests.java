@@ -205,6 +205,99 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         assertThat(fixture.history(TARGET)).hasSize(KEYS);
     }
 
+    /**
+     * The first runs of two models race on an empty database (both create the metadata schema and tables): both
+     * succeed and each model gets its own history and ledger.
+     */
+    @Test
+    @Timeout(60)
+    void firstRunsOfTwoModelsRaceOnAnEmptyDatabase() throws Exception {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings one = model(raw).build();
+        ModelSettings two = ModelSettings.builder("customers_copy").target("snap_customers_copy")
+                .source(raw.selectAll()).uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            CyclicBarrier together = new CyclicBarrier(2);
+            Future<RunResult> a = pool.submit(() -> {
+                together.await(10, TimeUnit.SECONDS);
+                return fixture.engine(null).run(one);
+            });
+            Future<RunResult> b = pool.submit(() -> {
+                together.await(10, TimeUnit.SECONDS);
+                return fixture.engine(null).run(two);
+            });
+            assertThat(a.get(30, TimeUnit.SECONDS).batchesApplied()).isEqualTo(1);
+            assertThat(b.get(30, TimeUnit.SECONDS).batchesApplied()).isEqualTo(1);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(fixture.history(TARGET)).hasSize(KEYS);
+        assertThat(fixture.history("snap_customers_copy")).hasSize(KEYS);
+        assertThat(fixture.ledger(MODEL)).hasSize(1);
+        assertThat(fixture.ledger("customers_copy")).hasSize(1);
+    }
+
+    /**
+     * Two models whose names differ only in case are two models for the ledger and the lock, so they may run at the
+     * same time; their work must not mix. Model "customers" is held between its two batches while model "CUSTOMERS"
+     * (another source and history table) runs from start to end; then "customers" finishes, and both histories
+     * equal serial runs.
+     */
+    @Test
+    @Timeout(60)
+    void modelsWhoseNamesDifferOnlyInCaseDoNotShareWork() throws Exception {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        deliver(raw, date("2024-01-02"));
+        ModelSettings lower = model(raw).build();
+        ModelSettings upper = ModelSettings.builder("CUSTOMERS").target("snap_customers_upper")
+                .source("SELECT * FROM raw_customers WHERE id <= 10").uniqueKey("id").updatedAt("updated_at")
+                .sequenceBy("file_date").build();
+        CountDownLatch between = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingListener hold = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.BatchApplied && between.getCount() > 0) {
+                between.countDown();
+                await(release);
+            }
+        });
+        List<Throwable> failures = new ArrayList<>();
+        Thread first = new Thread(() -> {
+            try {
+                fixture.engine(hold).run(lower);
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }, "itersnap-lower");
+        first.start();
+        try {
+            assertThat(between.await(30, TimeUnit.SECONDS)).isTrue();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                Future<RunResult> other = pool.submit(() -> fixture.engine(null).run(upper));
+                other.get(20, TimeUnit.SECONDS);
+            } finally {
+                pool.shutdownNow();
+            }
+        } finally {
+            release.countDown();
+            first.join(30_000);
+        }
+        assertThat(failures).isEmpty();
+        SnapshotFixture serial = newFixture();
+        RawTable s = customers(serial);
+        deliver(s, date("2024-01-01"));
+        deliver(s, date("2024-01-02"));
+        serial.run(lower);
+        serial.run(upper);
+        assertThat(fixture.history(TARGET)).as("versions of model 'customers' (%d keys, 2 files)", KEYS)
+                .hasSameSizeAs(serial.history(TARGET));
+        assertThat(fixture.essence(TARGET)).isEqualTo(serial.essence(TARGET));
+        assertThat(fixture.essence("snap_customers_upper")).isEqualTo(serial.essence("snap_customers_upper"));
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);

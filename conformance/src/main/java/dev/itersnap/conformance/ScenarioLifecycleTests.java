@@ -161,6 +161,30 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         assertThat(fixture.errors(MODEL)).isEmpty();
     }
 
+    /**
+     * A batch delivered twice, then replayed because an older batch arrives late, still changes nothing: delivering
+     * the same rows again (at-least-once delivery) must not turn the batch's keys into duplicates that are set aside.
+     */
+    @Test
+    void batchDeliveredTwiceAndThenReplayedChangesNothing() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        insertA(raw);
+        insertC(raw);
+        fixture.run(m);
+        insertC(raw);
+        fixture.run(m);
+        insertB(raw);
+        fixture.run(m);
+
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(m, r -> {
+            insertA(r);
+            insertB(r);
+            insertC(r);
+        }));
+        assertThat(fixture.errors(MODEL)).as("identical rows of a redelivered batch are not duplicates").isEmpty();
+    }
+
     /** The history does not depend on how arrivals were split across runs: one run per batch equals one run. */
     @Test
     void splittingArrivalsAcrossRunsGivesTheSameHistory() {
@@ -342,6 +366,133 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
                 .containsExactly(tuple("Active", 10L), tuple("Platinum Plus", 10_000_000_000L));
     }
 
+    /**
+     * The sequence column widened by the source (INT to BIGINT, a longer VARCHAR) keeps working for batch ids that
+     * need the wider type, including the bookkeeping columns that record the opening and closing batch.
+     */
+    @Test
+    void widenedSequenceColumnHoldsWiderBatchIds() {
+        fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "batch_id BIGINT",
+                "batch_code VARCHAR(40)");
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?, ?)", 1, "Active", ts("2024-01-01 09:00"), 1L,
+                "b1");
+        ModelSettings narrowInt = ModelSettings.builder(MODEL).target(TARGET).source("SELECT id, status, updated_at,"
+                + " CAST(batch_id AS " + fixture.type("INT") + ") AS batch_id FROM raw_customers").uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("batch_id").build();
+        fixture.run(narrowInt);
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?, ?)", 1, "Gold", ts("2024-01-02 09:00"),
+                10_000_000_000L, "b2");
+        ModelSettings wideInt = ModelSettings.builder(MODEL).target(TARGET).source("SELECT id, status, updated_at,"
+                + " batch_id FROM raw_customers").uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_id")
+                .build();
+
+        fixture.run(wideInt);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::openedSeq,
+                Version::closedSeq).containsExactly(tuple("Active", 1L, 10_000_000_000L),
+                tuple("Gold", 10_000_000_000L, null));
+    }
+
+    /** As above for a string sequence: batch codes grow longer than the column first was. */
+    @Test
+    void widenedStringSequenceHoldsLongerBatchCodes() {
+        fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_code VARCHAR(40)");
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?)", 1, "Active", ts("2024-01-01 09:00"), "b1");
+        ModelSettings narrow = ModelSettings.builder(MODEL).target(TARGET).source("SELECT id, status, updated_at,"
+                + " CAST(batch_code AS " + fixture.type("VARCHAR(2)") + ") AS batch_code FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_code").build();
+        fixture.run(narrow);
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?)", 1, "Gold", ts("2024-01-02 09:00"),
+                "b2-2024-01-02-retry");
+        ModelSettings wide = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_code").build();
+
+        fixture.run(wide);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::openedSeq)
+                .containsExactly(tuple("Active", "b1"), tuple("Gold", "b2-2024-01-02-retry"));
+    }
+
+    /**
+     * updated_at widened by the source (TIMESTAMP(0) to a finer TIMESTAMP): the validity columns, which take their
+     * values from updated_at, keep the full precision, so valid_from still equals updated_at.
+     */
+    @Test
+    void widenedUpdatedAtKeepsItsPrecisionInTheValidityColumns() {
+        fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "file_date DATE");
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?)", 1, "Active", ts("2024-01-01 09:00"), A);
+        ModelSettings seconds = ModelSettings.builder(MODEL).target(TARGET).source("SELECT id, status, CAST("
+                + "updated_at AS " + fixture.type("TIMESTAMP(0)") + ") AS updated_at, file_date FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        fixture.run(seconds);
+        fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?)", 1, "Gold", ts("2024-01-02 09:00:00.250"), B);
+        ModelSettings fine = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+
+        fixture.run(fine);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("updated_at"), Version::updatedAt,
+                Version::validFrom, Version::validTo).containsExactly(
+                tuple(ts("2024-01-01 09:00"), ts("2024-01-01 09:00"), ts("2024-01-01 09:00"),
+                        ts("2024-01-02 09:00:00.250")),
+                tuple(ts("2024-01-02 09:00:00.250"), ts("2024-01-02 09:00:00.250"), ts("2024-01-02 09:00:00.250"),
+                        null));
+    }
+
+    /** The source may be any single SELECT: a CTE with a filter works like a table. */
+    @Test
+    void sourceMayBeAnySelect() {
+        RawTable raw = customers(fixture);
+        insertA(raw);
+        insertC(raw);
+        insertB(raw);
+        ModelSettings m = model(raw).source("WITH kept AS (SELECT * FROM raw_customers WHERE id <> 3) "
+                + "SELECT id, status, tier, updated_at, file_date FROM kept;").build();
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 3)).isEmpty();
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(3);
+    }
+
+    /**
+     * Recovery (SPEC §4 step 2): a previous run that died between writing the history and recording the batch (as on
+     * a database without transactional DML) left a version opened, and another closed, by a batch the ledger does not
+     * hold; its run is still 'running'. The next run undoes those writes before it goes on.
+     */
+    @Test
+    void nextRunUndoesHistoryWritesTheLedgerDoesNotRecord() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        insertA(raw);
+        insertB(raw);
+        fixture.run(m);
+        List<Version> before = fixture.history(TARGET);
+        // what a crash after the merge of batch C and before its ledger entry leaves behind
+        fixture.execute("UPDATE snap_customers SET dbt_valid_to = ?, dbt_change_type = 'update', "
+                + "changed_attributes = '[\"status\"]', dbt_closed_seq = ? WHERE id = 1 AND dbt_valid_to IS NULL",
+                ts("2024-01-03 09:00"), C);
+        fixture.execute("INSERT INTO snap_customers (id, status, tier, updated_at, file_date, dbt_scd_id, "
+                + "dbt_updated_at, dbt_valid_from, dbt_change_type, dbt_opened_seq) VALUES (1, 'Gold', 'A', ?, ?, "
+                + "'crashed', ?, ?, 'insert', ?)", ts("2024-01-03 09:00"), C, ts("2024-01-03 09:00"),
+                ts("2024-01-03 09:00"), C);
+        fixture.execute("INSERT INTO " + SnapshotFixture.METADATA + ".itersnap_runs (run_id, model, operation, "
+                + "holder, started_at, status) VALUES ('crashed-run', ?, 'run', 'a process that died', ?, 'running')",
+                MODEL, java.time.LocalDateTime.now().plusSeconds(1));
+
+        RunResult r = fixture.run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(fixture.history(TARGET)).isEqualTo(before);
+        insertC(raw);
+        fixture.run(m);
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(m, x -> {
+            insertA(x);
+            insertB(x);
+            insertC(x);
+        }));
+    }
+
     // ================================================================== aged-out batches, refresh, replay
 
     /**
@@ -401,6 +552,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         List<SnapshotFixture.Essence> expected = inOrderWithOp(m, List.of(a, b, c, d));
         assertThat(fixture.essence(TARGET)).isEqualTo(expected);
         assertThat(late.timelineViolations()).isZero();
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
     private List<SnapshotFixture.Essence> inOrderWithOp(ModelSettings m, List<Consumer<RawTable>> batches) {
@@ -450,6 +602,31 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         }));
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"))
                 .containsExactly("Active", "Premium", "Golden");
+    }
+
+    /** fullRefresh reproduces a batch that aged out between batches the source still holds. */
+    @Test
+    void fullRefreshReproducesBatchesThatAgedOutInTheMiddle() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        snap.run(m);
+        insertB(raw);
+        snap.run(m);
+        insertC(raw);
+        snap.run(m);
+        insertD(raw);
+        snap.run(m);
+        List<SnapshotFixture.Essence> clean = fixture.essence(TARGET);
+
+        raw.deleteWhere("file_date", B);
+        RunResult refresh = snap.fullRefresh(m);
+
+        assertThat(refresh.batches()).extracting(BatchResult::sequence, BatchResult::reproduced).containsExactly(
+                tuple(A, false), tuple(B, true), tuple(C, false), tuple(D, false));
+        assertThat(fixture.essence(TARGET)).isEqualTo(clean);
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
     /** replayFrom(S) rebuilds from S on purpose (typed value or text form); the history equals the clean run. */

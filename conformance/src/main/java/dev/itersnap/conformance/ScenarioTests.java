@@ -101,6 +101,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         clean.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-03"));
         inOrder.run(m);
         assertThat(fixture.essence(TARGET)).isEqualTo(inOrder.essence(TARGET));
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
     // ================================================================== sequences
@@ -194,6 +195,11 @@ public abstract class ScenarioTests extends ConformanceTestBase {
                 Arguments.of("TIMESTAMP", List.of(ts("2024-01-01 06:00"), ts("2024-01-01 18:30"),
                         ts("2024-01-02 06:00:30")), List.of("2024-01-01T06:00", "2024-01-01T18:30",
                         "2024-01-02T06:00:30")),
+                Arguments.of("TIMESTAMP WITH TIME ZONE", List.of(
+                        java.time.OffsetDateTime.parse("2024-01-01T10:00+02:00"),
+                        java.time.OffsetDateTime.parse("2024-01-01T09:00Z"),
+                        java.time.OffsetDateTime.parse("2024-01-01T05:00-05:00")),
+                        List.of("2024-01-01T08:00Z", "2024-01-01T09:00Z", "2024-01-01T10:00Z")),
                 Arguments.of("INT", List.of(8, 9, 10), List.of("8", "9", "10")),
                 Arguments.of("BIGINT", List.of(99L, 100L, 10_000_000_000L), List.of("99", "100", "10000000000")),
                 Arguments.of("DECIMAL(12,2)", List.of(new BigDecimal("1.50"), new BigDecimal("2.25"),
@@ -265,6 +271,16 @@ public abstract class ScenarioTests extends ConformanceTestBase {
                 .containsExactly(tuple("duplicate_key", "2024-01-02"), tuple("duplicate_key", "2024-01-02"));
         assertThat(fixture.ledgerEntry(MODEL, "2024-01-02")).isEqualTo(
                 new Counts("2024-01-02", 4, 1, 1, 1, 2, false));
+        assertThat(fixture.timelineProblems(TARGET, "region", "id")).isEmpty();
+
+        raw.insert("EU", null, "Gold", ts("2024-01-03 09:00"), date("2024-01-03"));
+        raw.insert(null, 1, "Gold", ts("2024-01-03 09:00"), date("2024-01-03"));
+        raw.insert("EU", 1, "Gold", ts("2024-01-02 09:00"), date("2024-01-03"));
+        raw.insert("US", 1, "Active", ts("2024-01-01 09:00"), date("2024-01-03"));
+        snap.run(m);
+        assertThat(fixture.errors(MODEL)).filteredOn(e -> e.sequence().equals("2024-01-03"))
+                .as("a NULL in any key column is a NULL key").extracting(ErrorEntry::reason)
+                .containsExactly("null_key", "null_key");
     }
 
     // ================================================================== hard deletes
@@ -321,6 +337,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
                 new Counts("2024-01-03", 3, 2, 0, 0, 0, false));
         assertThat(fixture.deletionTime(MODEL, "2024-01-02")).isEqualTo("2024-01-02T00:00");
         assertThat(fixture.errors(MODEL)).as("a returning key is never a regression").isEmpty();
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
     /**
@@ -403,6 +420,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
                 tuple(ts("2024-01-04 00:00"), ts("2024-01-04 00:00"), "update", true),
                 tuple(ts("2024-01-04 00:00"), null, "insert", false));
         assertThat(fixture.errors(MODEL)).isEmpty();
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
     /** hard_deletes new_record with an integer sequence: the deletion record starts at the batch's max updated_at. */
@@ -465,6 +483,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         assertThat(back.get(back.size() - 1)).extracting(v -> v.get("status"), Version::validFrom, Version::validTo)
                 .containsExactly("Gold", ts("2024-01-02 18:00"), null);
         assertThat(fixture.errors(MODEL)).isEmpty();
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
     /** A returning key under delete_when starts at the deletion time when its updated_at is older. */
@@ -547,6 +566,59 @@ public abstract class ScenarioTests extends ConformanceTestBase {
                 Version::validTo, Version::changed).containsExactly(
                 tuple("Active", "A", ts("2024-01-03 09:00"), "[\"status\"]"),
                 tuple("Gold", "C", null, null));
+    }
+
+    /** changed_attributes lists columns in the source's order, whatever the order of check_cols. */
+    @Test
+    void changedAttributesFollowTheSourceColumnOrder() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).checkCols("tier", "status").build();
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(m);
+        raw.insert(1, "Gold", "B", ts("2024-01-02 09:00"), date("2024-01-02"));
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(Version::changed)
+                .containsExactly("[\"status\",\"tier\"]", null);
+    }
+
+    /**
+     * column_names renames the meta columns, the target may be schema-qualified and the metadata may live in another
+     * schema; a late batch and deletion records work the same.
+     */
+    @Test
+    void renamedMetaColumnsQualifiedTargetAndOwnMetadataSchemaWork() {
+        RawTable raw = customers(fixture);
+        java.util.Map<String, String> renamed = new java.util.LinkedHashMap<>();
+        renamed.put("dbt_scd_id", "version_id");
+        renamed.put("dbt_valid_from", "valid_from");
+        renamed.put("dbt_valid_to", "valid_until");
+        renamed.put("dbt_is_deleted", "is_deleted");
+        renamed.put("changed_attributes", "changed_columns");
+        ModelSettings m = model(raw).target("history.customers").columnNames(renamed).metadataSchema("etl_meta")
+                .hardDeletes(HardDeletes.NEW_RECORD).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        snap.run(m);
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        snap.run(m);
+        raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-02"));
+        RunResult late = snap.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        List<Version> h = fixture.history("history.customers", dev.itersnap.core.ColumnNames.withOverrides(renamed));
+        assertThat(h).filteredOn(v -> v.get("id").equals(1L)).extracting(v -> v.get("status"), Version::validTo,
+                Version::changed).containsExactlyInAnyOrder(
+                tuple("Active", ts("2024-01-02 09:00"), "[\"status\"]"),
+                tuple("Premium", ts("2024-01-03 09:00"), "[\"status\"]"),
+                tuple("Gold", null, null));
+        assertThat(h).filteredOn(v -> v.get("id").equals(2L)).extracting(Version::validTo, Version::deleted)
+                .containsExactlyInAnyOrder(tuple(ts("2024-01-03 00:00"), false), tuple(null, true));
+        assertThat(h).allSatisfy(v -> assertThat(v.scdId()).isNotNull());
+        assertThat(fixture.ledger(MODEL, "etl_meta")).hasSize(3);
+        assertThat(fixture.tableExists(SnapshotFixture.METADATA + ".itersnap_ledger")).isFalse();
     }
 
     /** NULLs compare as values under check: NULL -> value and value -> NULL are changes, NULL -> NULL is not. */

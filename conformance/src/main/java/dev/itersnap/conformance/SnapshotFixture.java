@@ -280,6 +280,68 @@ public final class SnapshotFixture {
                 .toList();
     }
 
+    /**
+     * The SCD2 invariants of SPEC §4 step 7, checked independently of the engine: per key at most one current
+     * version, no version ending before it starts, no overlap, a version closed by an update ends exactly where its
+     * successor starts, a version closed by a delete ends no later than the next one starts, and every version id is
+     * unique. Returns one line per problem (empty when sound).
+     */
+    public List<String> timelineProblems(String target, String... keyColumns) {
+        Map<List<Object>, List<Version>> byKey = new LinkedHashMap<>();
+        List<String> problems = new ArrayList<>();
+        java.util.Set<String> ids = new java.util.HashSet<>();
+        for (Version v : history(target)) {
+            List<Object> key = new ArrayList<>();
+            for (String k : keyColumns) {
+                key.add(v.get(k));
+            }
+            byKey.computeIfAbsent(key, k -> new ArrayList<>()).add(v);
+            if (v.scdId() == null || !ids.add(v.scdId())) {
+                problems.add("version id missing or repeated: " + v);
+            }
+        }
+        byKey.forEach((key, versions) -> {
+            versions.sort(Comparator.comparing((Version v) -> String.valueOf(v.validFrom()))
+                    .thenComparing(v -> v.validTo() == null)
+                    .thenComparing(v -> String.valueOf(v.validTo())));
+            long open = versions.stream().filter(Version::current).count();
+            if (open > 1) {
+                problems.add(key + ": " + open + " current versions");
+            }
+            for (int i = 0; i < versions.size(); i++) {
+                Version v = versions.get(i);
+                Version next = i + 1 < versions.size() ? versions.get(i + 1) : null;
+                if (v.validTo() != null && compare(v.validTo(), v.validFrom()) < 0) {
+                    problems.add(key + ": ends before it starts: " + v);
+                }
+                if (v.current() && next != null) {
+                    problems.add(key + ": current version followed by another: " + v + " then " + next);
+                }
+                if (v.validTo() != null && next != null) {
+                    if ("update".equals(v.changeType()) && compare(next.validFrom(), v.validTo()) != 0) {
+                        problems.add(key + ": update ends at " + v.validTo() + " but successor starts at "
+                                + next.validFrom());
+                    }
+                    if (compare(next.validFrom(), v.validTo()) < 0) {
+                        problems.add(key + ": overlap: " + v + " and " + next);
+                    }
+                }
+                if ("update".equals(v.changeType()) && next == null) {
+                    problems.add(key + ": closed by an update without a successor: " + v);
+                }
+                if (v.current() && !"insert".equals(v.changeType())) {
+                    problems.add(key + ": current version with change type " + v.changeType());
+                }
+            }
+        });
+        return problems;
+    }
+
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static int compare(Object a, Object b) {
+        return ((Comparable) a).compareTo(b);
+    }
+
     // ------------------------------------------------------------------ metadata
 
     /** One ledger entry. {@code sequence} is the canonical text the ledger stores. */
@@ -303,11 +365,16 @@ public final class SnapshotFixture {
 
     /** The model's ledger, in the order the database returns when sorted by applied_at then sequence text. */
     public List<LedgerEntry> ledger(String model) {
-        if (!tableExists(METADATA + ".itersnap_ledger")) {
+        return ledger(model, METADATA);
+    }
+
+    /** The model's ledger in another metadata schema. */
+    public List<LedgerEntry> ledger(String model, String metadataSchema) {
+        if (!tableExists(metadataSchema + ".itersnap_ledger")) {
             return List.of();
         }
         return query("SELECT sequence_value, run_id, source_rows, inserted_rows, updated_rows, deleted_rows, "
-                + "rejected_rows, deletion_time, reproduced FROM " + METADATA + ".itersnap_ledger WHERE model = ? "
+                + "rejected_rows, deletion_time, reproduced FROM " + metadataSchema + ".itersnap_ledger WHERE model = ? "
                 + "ORDER BY applied_at, sequence_value", model).stream()
                 .map(r -> new LedgerEntry((String) r.get("sequence_value"), (String) r.get("run_id"),
                         (Long) num(r.get("source_rows")), (Long) num(r.get("inserted_rows")),
