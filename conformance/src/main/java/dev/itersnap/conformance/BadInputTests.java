@@ -10,6 +10,8 @@ import dev.itersnap.core.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.Strategy;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -188,6 +190,10 @@ public abstract class BadInputTests extends ConformanceTestBase {
      * error names delete_when, and no history is written.
      */
     @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 8: a delete_when the database rejects fails as DATABASE_ERROR in 'stage source', "
+            + "not naming the setting"
+            + "; see conformance/ENGINE-BUGS.md")
     void deleteWhenTheDatabaseCannotEvaluateFailsNamingTheSetting() {
         RawTable raw = customers(fixture);
         raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));

@@ -6,6 +6,8 @@ import dev.itersnap.core.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -165,6 +167,20 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         assertThat(fixture.versions(TARGET, "id", 1)).hasSize(1);
     }
 
+    /** A run that fails releases the lock: the next run, with a short lock_timeout, gets it at once. */
+    @Test
+    @Timeout(60)
+    void failedRunReleasesTheLock() {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings m = model(raw).lockTimeout(Duration.ofMillis(200)).build();
+        fixture.run(m);
+        catchThrowableOfType(ItersnapException.class, () -> fixture.engine(null).replayFrom(m, "not a date"));
+
+        deliver(raw, date("2024-01-02"));
+        assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
+    }
+
     /** The lock is per model: while one model is held, another model on the same database runs unhindered. */
     @Test
     @Timeout(60)
@@ -247,6 +263,9 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
      */
     @Test
     @Timeout(60)
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 3: models whose names differ only in case share the stage and work tables"
+            + "; see conformance/ENGINE-BUGS.md")
     void modelsWhoseNamesDifferOnlyInCaseDoNotShareWork() throws Exception {
         RawTable raw = customers(fixture);
         deliver(raw, date("2024-01-01"));

@@ -12,6 +12,8 @@ import dev.itersnap.core.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -166,6 +168,10 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * the same rows again (at-least-once delivery) must not turn the batch's keys into duplicates that are set aside.
      */
     @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 2: identical rows of a redelivered batch are set aside as duplicate_key when the batch "
+            + "is replayed"
+            + "; see conformance/ENGINE-BUGS.md")
     void batchDeliveredTwiceAndThenReplayedChangesNothing() {
         RawTable raw = customers(fixture);
         ModelSettings m = model(raw).build();
@@ -271,6 +277,11 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         assertThat(fixture.versions(TARGET, "id", 2)).as("a dropped column is no longer compared")
                 .extracting(v -> v.get("tier"), Version::validTo).containsExactly(tuple("T2", null));
         assertThat(fixture.errors(MODEL)).isEmpty();
+
+        events.clear();
+        raw.insert(1, "Platinum", ts("2024-01-05 09:00"), date("2024-01-06"));
+        snap.run(m);
+        assertThat(events.of(SnapshotEvent.SchemaChange.class)).as("a missing column is reported once").isEmpty();
     }
 
     /**
@@ -371,6 +382,9 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * need the wider type, including the bookkeeping columns that record the opening and closing batch.
      */
     @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 4: widening sequence_by does not widen dbt_opened_seq/dbt_closed_seq"
+            + "; see conformance/ENGINE-BUGS.md")
     void widenedSequenceColumnHoldsWiderBatchIds() {
         fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "batch_id BIGINT",
                 "batch_code VARCHAR(40)");
@@ -395,6 +409,9 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
 
     /** As above for a string sequence: batch codes grow longer than the column first was. */
     @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 4: widening sequence_by does not widen dbt_opened_seq/dbt_closed_seq"
+            + "; see conformance/ENGINE-BUGS.md")
     void widenedStringSequenceHoldsLongerBatchCodes() {
         fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
                 "batch_code VARCHAR(40)");
@@ -419,6 +436,9 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * values from updated_at, keep the full precision, so valid_from still equals updated_at.
      */
     @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 4: widening updated_at does not widen dbt_updated_at/dbt_valid_from/dbt_valid_to"
+            + "; see conformance/ENGINE-BUGS.md")
     void widenedUpdatedAtKeepsItsPrecisionInTheValidityColumns() {
         fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "file_date DATE");
         fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?)", 1, "Active", ts("2024-01-01 09:00"), A);
@@ -438,6 +458,58 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
                         ts("2024-01-02 09:00:00.250")),
                 tuple(ts("2024-01-02 09:00:00.250"), ts("2024-01-02 09:00:00.250"), ts("2024-01-02 09:00:00.250"),
                         null));
+    }
+
+    /**
+     * SPEC §4 step 5: the source rows are read once per run, not once per batch, with the sequence filter pushed into
+     * the query. Ten new batches in one run: apart from zero-row describes of its columns, the source query is
+     * embedded in at most two statements (discover the sequences, stage the rows), and the staging one filters on the
+     * sequence with a bound value.
+     */
+    @Test
+    void sourceIsReadOncePerRunWithTheSequenceFilterPushedDown() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_id INT");
+        ModelSettings m = model(raw, "batch_id").build();
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), 1);
+        fixture.run(m);
+        for (int batch = 2; batch <= 11; batch++) {
+            raw.insert(1, "S" + batch, ts("2024-01-01 09:00").plusDays(batch), batch);
+        }
+        FaultInjectingDataSource counting = new FaultInjectingDataSource(fixture.dataSource());
+        IterativeSnapshot snap = fixture.engine(counting.dataSource(), null);
+        counting.failAt(0);
+
+        assertThat(snap.run(m).batchesApplied()).isEqualTo(10);
+
+        String source = raw.selectAll().toLowerCase(java.util.Locale.ROOT);
+        List<String> reads = counting.statements().stream().filter(java.util.Objects::nonNull)
+                .filter(sql -> sql.toLowerCase(java.util.Locale.ROOT).contains(source))
+                .filter(sql -> !sql.replaceAll("\\s+", " ").contains("WHERE 1 = 0")).toList();
+        assertThat(reads).as("statements reading the source").hasSizeLessThanOrEqualTo(2);
+        assertThat(reads).as("a read with a bound sequence filter").anyMatch(sql -> sql.contains("?"));
+    }
+
+    /** updated_at may be a number (a version counter): ordering, changes and deletion times work alike. */
+    @Test
+    void numericUpdatedAtWorksLikeATime() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at BIGINT",
+                "batch_id INT");
+        ModelSettings m = model(raw, "batch_id").hardDeletes(HardDeletes.INVALIDATE).build();
+        raw.insert(1, "Active", 1L, 1);
+        raw.insert(2, "Active", 1L, 1);
+        fixture.run(m);
+        raw.insert(1, "Gold", 5L, 3);
+        fixture.run(m);
+        raw.insert(1, "Premium", 3L, 2);
+        raw.insert(2, "Active", 1L, 2);
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo).containsExactly(tuple("Active", 1L, 3L), tuple("Premium", 3L, 5L),
+                tuple("Gold", 5L, null));
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(Version::validTo, Version::changeType)
+                .containsExactly(tuple(5L, "delete"));
     }
 
     /** The source may be any single SELECT: a CTE with a filter works like a table. */
@@ -555,6 +627,66 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
+    /**
+     * Two consecutive batches (C and D) aged out, E still held; B arrives late. Both are reproduced from the history
+     * and the result equals the in-order run of A..E.
+     */
+    @ParameterizedTest(name = "hard_deletes {0}")
+    @EnumSource(HardDeletes.class)
+    void consecutiveAgedOutBatchesAreReproducedInOrder(HardDeletes mode) {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).hardDeletes(mode).deleteWhen("op = 'D'").build();
+        LocalDate e = date("2024-01-05");
+        Consumer<RawTable> a = r -> {
+            for (int id = 1; id <= 4; id++) {
+                r.insert(id, "Active", "I", ts("2024-01-01 09:00"), A);
+            }
+        };
+        Consumer<RawTable> b = r -> {
+            r.insert(1, "Premium", "I", ts("2024-01-02 09:00"), B);
+            for (int id = 2; id <= 4; id++) {
+                r.insert(id, "Active", "I", ts("2024-01-01 09:00"), B);
+            }
+        };
+        Consumer<RawTable> c = r -> {
+            r.insert(1, "Gold", "I", ts("2024-01-03 09:00"), C);
+            r.insert(2, "Silver", "I", ts("2024-01-03 10:00"), C);
+            r.insert(3, "Active", "I", ts("2024-01-01 09:00"), C);
+            r.insert(4, "Active", "I", ts("2024-01-01 09:00"), C);
+        };
+        Consumer<RawTable> d = r -> {
+            r.insert(1, "Gold", "I", ts("2024-01-03 09:00"), D);
+            r.insert(2, "Bronze", "I", ts("2024-01-04 10:00"), D);
+            r.insert(3, "Active", "D", ts("2024-01-04 11:00"), D);
+            if (mode == HardDeletes.IGNORE) {
+                r.insert(4, "Active", "I", ts("2024-01-01 09:00"), D);
+            }
+        };
+        Consumer<RawTable> ee = r -> {
+            r.insert(1, "Platinum", "I", ts("2024-01-05 09:00"), e);
+            r.insert(2, "Bronze", "I", ts("2024-01-04 10:00"), e);
+            r.insert(4, "Active", "I", ts("2024-01-05 12:00"), e);
+        };
+        a.accept(raw);
+        fixture.run(m);
+        c.accept(raw);
+        fixture.run(m);
+        d.accept(raw);
+        fixture.run(m);
+        ee.accept(raw);
+        fixture.run(m);
+        raw.deleteWhere("file_date", C);
+        raw.deleteWhere("file_date", D);
+        b.accept(raw);
+        RunResult late = fixture.run(m);
+
+        assertThat(late.batches()).extracting(BatchResult::sequence, BatchResult::reproduced).containsExactly(
+                tuple(B, false), tuple(C, true), tuple(D, true), tuple(e, false));
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrderWithOp(m, List.of(a, b, c, d, ee)));
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
+    }
+
     private List<SnapshotFixture.Essence> inOrderWithOp(ModelSettings m, List<Consumer<RawTable>> batches) {
         SnapshotFixture clean = newFixture();
         RawTable r = clean.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
@@ -602,6 +734,23 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         }));
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"))
                 .containsExactly("Active", "Premium", "Golden");
+    }
+
+    /** fullRefresh over a source that no longer holds any batch keeps the whole history. */
+    @Test
+    void fullRefreshOfAnEmptySourceKeepsTheHistory() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        insertA(raw);
+        insertB(raw);
+        fixture.run(m);
+        List<Version> history = fixture.history(TARGET);
+        fixture.execute("DELETE FROM raw_customers");
+
+        RunResult r = fixture.engine(null).fullRefresh(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
     }
 
     /** fullRefresh reproduces a batch that aged out between batches the source still holds. */
@@ -724,6 +873,62 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
                 .containsExactly("RunStarted", "RunFailed");
         assertThat(events.of(SnapshotEvent.RunFailed.class).get(0).error().code())
                 .isEqualTo(ErrorCode.INVALID_SEQUENCE);
+    }
+
+    /**
+     * A run that fails before it could start (the source does not fit the settings) still reports RunFailed to the
+     * listener ("nothing silent", SPEC §5 and §6: applications alert on RunFailed).
+     */
+    @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 7: failures before the lock is taken fire no RunFailed; see conformance/ENGINE-BUGS.md")
+    void runFailingOnItsSourceReportsRunFailed() {
+        RawTable raw = customers(fixture);
+        insertA(raw);
+        RecordingListener events = new RecordingListener();
+
+        ItersnapException invalid = catchThrowableOfType(ItersnapException.class,
+                () -> fixture.engine(events).run(model(raw).uniqueKey("customer_id").build()));
+
+        assertThat(invalid.code()).isEqualTo(ErrorCode.INVALID_SOURCE);
+        assertThat(events.of(SnapshotEvent.RunFailed.class)).as("RunFailed for an INVALID_SOURCE failure")
+                .singleElement().satisfies(e -> assertThat(e.error()).isSameAs(invalid));
+    }
+
+    /** A run that gives up waiting for the lock reports RunFailed to the listener, like every failed run. */
+    @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 7: a LOCK_TIMEOUT fires no RunFailed; see conformance/ENGINE-BUGS.md")
+    void runTimingOutOnTheLockReportsRunFailed() throws Exception {
+        RawTable raw = customers(fixture);
+        insertA(raw);
+        RecordingListener events = new RecordingListener();
+        java.util.concurrent.CountDownLatch holding = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        Thread holder = new Thread(() -> fixture.engine(new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.RunStarted) {
+                holding.countDown();
+                try {
+                    release.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        })).run(model(raw).build()), "itersnap-holder");
+        holder.start();
+        ItersnapException timeout;
+        try {
+            assertThat(holding.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+            timeout = catchThrowableOfType(ItersnapException.class, () -> fixture.engine(events)
+                    .run(model(raw).lockTimeout(java.time.Duration.ofMillis(100)).build()));
+        } finally {
+            release.countDown();
+            holder.join(30_000);
+        }
+
+        assertThat(timeout.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT);
+        assertThat(events.of(SnapshotEvent.RunFailed.class)).as("RunFailed for a LOCK_TIMEOUT failure")
+                .singleElement().satisfies(e -> assertThat(e.error()).isSameAs(timeout));
     }
 
     /** The run log holds one row per run: operation, status, batches applied, late flag, replay point, error. */

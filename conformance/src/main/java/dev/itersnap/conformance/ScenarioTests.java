@@ -11,6 +11,8 @@ import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.Strategy;
 import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Disabled;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -154,9 +156,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
     static Stream<Arguments> stringSequencePairs() {
         return Stream.of(
                 Arguments.of("9", "10", "digits compare as text: \"10\" < \"9\""),
-                Arguments.of("a", "B", "binary order: \"B\" (U+0042) < \"a\" (U+0061), whatever the collation"),
-                Arguments.of("\uD835\uDC00", "\uFF21",
-                        "code point order: U+FF21 < U+1D400 although UTF-16 orders the surrogate pair first"));
+                Arguments.of("a", "B", "binary order: \"B\" (U+0042) < \"a\" (U+0061), whatever the collation"));
     }
 
     /**
@@ -167,6 +167,25 @@ public abstract class ScenarioTests extends ConformanceTestBase {
     @ParameterizedTest(name = "{2}")
     @MethodSource("stringSequencePairs")
     void stringSequencesCompareAsStringsByCodePoint(String appliedFirst, String lowerArrivingLater, String why) {
+        lowerStringSequenceArrivingLaterIsReplayedFirst(appliedFirst, lowerArrivingLater, why);
+    }
+
+    /**
+     * Code point order beyond the Basic Multilingual Plane: U+FF21 sorts before U+1D400, although UTF-16 (Java's
+     * String.compareTo, H2's default collation) puts the surrogate pair of U+1D400 first. The database's filters must
+     * agree with the engine's order, or the replayed batch U+1D400 is left out of the stage and the rollback.
+     */
+    @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 1: sequence range predicates in SQL (stage >=, rollback >=) use the database collation, "
+            + "the engine orders by code point; see conformance/ENGINE-BUGS.md")
+    void stringSequencesCompareByCodePointBeyondTheBasicPlane() {
+        lowerStringSequenceArrivingLaterIsReplayedFirst("\uD835\uDC00", "\uFF21",
+                "code point order: U+FF21 < U+1D400 although UTF-16 orders the surrogate pair first");
+    }
+
+    private void lowerStringSequenceArrivingLaterIsReplayedFirst(String appliedFirst, String lowerArrivingLater,
+                                                                 String why) {
         RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
                 "batch_code VARCHAR(20)");
         ModelSettings m = model(raw, "batch_code").build();
@@ -412,7 +431,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         snap.run(m);
         raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-05"));
         raw.insert(2, "Gold", "A", ts("2024-01-02 15:00"), date("2024-01-05"));
-        snap.run(m);
+        assertThat(snap.run(m).timelineViolations()).as("the engine's own timeline check").isZero();
         assertThat(fixture.versions(TARGET, "id", 1)).as("key 1 deleted on the 4th returns on the 5th with an older"
                 + " updated_at: it starts at the deletion time").extracting(Version::validFrom, Version::validTo,
                 Version::changeType, Version::deleted).containsExactly(
@@ -538,6 +557,9 @@ public abstract class ScenarioTests extends ConformanceTestBase {
      * sequence_by (SPEC §2), whatever check_cols says.
      */
     @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 5: under timestamp, changed_attributes tracks check_cols instead of every column"
+            + "; see conformance/ENGINE-BUGS.md")
     void timestampStrategyChangedAttributesTrackEveryColumnEvenWhenCheckColsIsSet() {
         RawTable raw = customers(fixture);
         ModelSettings m = model(raw).strategy(Strategy.TIMESTAMP).checkCols("status").build();
@@ -741,6 +763,24 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         assertThat(fixture.errors(MODEL).get(0).has("status", "\"Ghost\"")).isTrue();
         assertThat(fixture.versions(TARGET, "id", 7)).isEmpty();
         assertThat(fixture.versions(TARGET, "id", 1)).hasSize(3);
+    }
+
+    /** Rows set aside for a NULL sequence fire RowsRejected like every other rejection ("nothing silent"). */
+    @Test
+    @Tag(ENGINE_BUG)
+    @Disabled("ENGINE BUG 6: rows set aside for a NULL sequence fire no RowsRejected event"
+            + "; see conformance/ENGINE-BUGS.md")
+    void nullSequenceRowsFireRowsRejected() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        RecordingListener events = new RecordingListener();
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(7, "Ghost", "A", ts("2024-01-01 09:00"), null);
+        fixture.engine(events).run(m);
+
+        assertThat(fixture.errors(MODEL)).extracting(ErrorEntry::reason).containsExactly("null_sequence");
+        assertThat(events.of(SnapshotEvent.RowsRejected.class)).as("an event for the rows set aside")
+                .anySatisfy(e -> assertThat(e.reasons()).containsEntry("null_sequence", 1L));
     }
 
     /** A late batch replays the error log exactly: its own rejections are logged once, not once per replay. */

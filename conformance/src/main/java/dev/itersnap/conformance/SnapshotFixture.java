@@ -374,7 +374,8 @@ public final class SnapshotFixture {
             return List.of();
         }
         return query("SELECT sequence_value, run_id, source_rows, inserted_rows, updated_rows, deleted_rows, "
-                + "rejected_rows, deletion_time, reproduced FROM " + metadataSchema + ".itersnap_ledger WHERE model = ? "
+                + "rejected_rows, deletion_time, reproduced FROM " + metadataSchema
+                + ".itersnap_ledger WHERE model = ? "
                 + "ORDER BY applied_at, sequence_value", model).stream()
                 .map(r -> new LedgerEntry((String) r.get("sequence_value"), (String) r.get("run_id"),
                         (Long) num(r.get("source_rows")), (Long) num(r.get("inserted_rows")),
