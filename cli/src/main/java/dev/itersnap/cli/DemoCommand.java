@@ -127,7 +127,7 @@ public final class DemoCommand implements Callable<Integer> {
             out.println("Ledger itersnap_metadata.itersnap_ledger:");
             TablePrinter.print(out, c, "SELECT sequence_value, run_id, source_rows, inserted_rows, updated_rows,"
                     + " deleted_rows, rejected_rows, reproduced FROM itersnap_metadata.itersnap_ledger"
-                    + " ORDER BY sequence_value");
+                    + " WHERE model = ? ORDER BY sequence_value", MODEL.name());
         }
     }
 

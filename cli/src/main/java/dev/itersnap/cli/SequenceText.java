@@ -1,12 +1,13 @@
 package dev.itersnap.cli;
 
 import java.math.BigDecimal;
-import java.time.LocalDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.List;
 import java.util.stream.Collectors;
 
-/** Renders sequence values as text: ISO-8601 for dates and times, plain digits for numbers. */
+/**
+ * Renders sequence values as the ledger stores them: ISO-8601 for dates and times ({@code toString} of java.time),
+ * plain digits for numbers.
+ */
 final class SequenceText {
     private SequenceText() {
     }
@@ -15,13 +16,7 @@ final class SequenceText {
         if (sequence == null) {
             return null;
         }
-        if (sequence instanceof LocalDateTime t) {
-            return DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(t);
-        }
-        if (sequence instanceof BigDecimal d) {
-            return d.toPlainString();
-        }
-        return sequence.toString();
+        return sequence instanceof BigDecimal d ? d.toPlainString() : sequence.toString();
     }
 
     static String of(List<?> sequences) {
