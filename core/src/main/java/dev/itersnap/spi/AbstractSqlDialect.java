@@ -528,7 +528,7 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
                 + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", n.openedSeq())) + " >= " + p + " OR "
                 + ordered(m, col("x", n.closedSeq())) + " >= " + p + "))";
-        return "SELECT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
+        return "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
                 + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
                 + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
                 + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
