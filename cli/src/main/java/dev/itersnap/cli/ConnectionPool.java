@@ -5,6 +5,9 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 
+import java.sql.DriverManager;
+import java.sql.SQLException;
+
 /** Opens the HikariCP pool a command works through. */
 final class ConnectionPool {
     /** A run holds the model lock on one connection and works on another; one more for headroom. */
@@ -13,8 +16,18 @@ final class ConnectionPool {
     private ConnectionPool() {
     }
 
-    /** Opens a pool on {@code jdbcUrl}; fails with {@link ErrorCode#DATABASE_ERROR} when no connection can be made. */
+    /**
+     * Opens a pool on {@code jdbcUrl}. Fails with a {@link ConfigException} when no driver accepts the URL, and with
+     * {@link ErrorCode#DATABASE_ERROR} when no connection can be made.
+     */
     static HikariDataSource open(String jdbcUrl, String user, String password) {
+        try {
+            DriverManager.getDriver(jdbcUrl);
+        } catch (SQLException e) {
+            throw new ConfigException("no JDBC driver on the class path accepts " + jdbcUrl + "; this jar bundles H2 "
+                    + "only. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
+                    + ItersnapCommand.class.getName() + " run ...", e);
+        }
         HikariConfig config = new HikariConfig();
         config.setPoolName("itersnap");
         config.setJdbcUrl(jdbcUrl);

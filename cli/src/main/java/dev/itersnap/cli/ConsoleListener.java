@@ -7,6 +7,7 @@ import dev.itersnap.core.SnapshotListener;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.stream.Collectors;
 
 /** Prints the events worth a person's attention, one readable line each; run start and end are left to the command. */
 final class ConsoleListener implements SnapshotListener {
@@ -31,15 +32,18 @@ final class ConsoleListener implements SnapshotListener {
         if (event instanceof SnapshotEvent.BatchApplied e) {
             BatchResult b = e.batch();
             return "batch " + SequenceText.of(b.sequence()) + " applied" + (b.reproduced() ? " (reproduced from history)" : "")
-                    + ": " + b.sourceRows() + " rows, " + b.inserted() + " inserted, " + b.updated() + " updated, "
+                    + ": " + rows(b.sourceRows()) + ", " + b.inserted() + " inserted, " + b.updated() + " updated, "
                     + b.deleted() + " deleted, " + b.rejected() + " rejected";
         } else if (event instanceof SnapshotEvent.OutOfOrder e) {
             return "late batch detected: " + SequenceText.of(below(e.incoming(), e.greatestApplied())) + " < " + SequenceText.of(e.greatestApplied())
                     + ", replaying from " + SequenceText.of(e.replayPoint());
         } else if (event instanceof SnapshotEvent.DuplicateRecords e) {
-            return "batch " + SequenceText.of(e.sequence()) + ": " + e.rows() + " rows share a key; set aside";
+            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(e.rows()) + " sharing a key with another; set aside";
         } else if (event instanceof SnapshotEvent.RowsRejected e) {
-            return "batch " + SequenceText.of(e.sequence()) + ": rows set aside in the error log " + e.reasons();
+            long total = e.reasons().values().stream().mapToLong(Long::longValue).sum();
+            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(total) + " set aside in the error log ("
+                    + e.reasons().entrySet().stream().map(r -> r.getKey() + ": " + r.getValue())
+                    .collect(Collectors.joining(", ")) + ")";
         } else if (event instanceof SnapshotEvent.SchemaChange e) {
             List<String> parts = new ArrayList<>();
             if (!e.added().isEmpty()) {
@@ -53,6 +57,10 @@ final class ConsoleListener implements SnapshotListener {
             return "timeline check failed for " + e.keys() + " keys, e.g. " + e.examples();
         }
         return null;
+    }
+
+    private static String rows(long n) {
+        return n + (n == 1 ? " row" : " rows");
     }
 
     /** The incoming sequences lower than the greatest applied one: the late ones. */

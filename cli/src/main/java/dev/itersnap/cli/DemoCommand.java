@@ -61,6 +61,7 @@ public final class DemoCommand implements Callable<Integer> {
             IterativeSnapshot snapshots = IterativeSnapshot.builder().dataSource(dataSource)
                     .listener(new ConsoleListener(out, "  > ")).build();
             int step = 1;
+            RunResult last = null;
             for (DailyFile file : ARRIVALS) {
                 out.printf("%n=== %d. %s (file_date %s) ===%n%n", step++, file.title(), file.date());
                 load(dataSource, file);
@@ -70,12 +71,12 @@ public final class DemoCommand implements Callable<Integer> {
                 }
                 out.println();
                 out.println("  itersnap run:");
-                RunResult result = snapshots.run(MODEL);
+                last = snapshots.run(MODEL);
                 out.println();
-                printOutcome(out, result);
+                printOutcome(out, last);
                 printHistoryAndLedger(out, dataSource);
             }
-            printConclusion(out, dataSource);
+            printConclusion(out, dataSource, last);
         }
         return ExitCodes.OK;
     }
@@ -131,7 +132,7 @@ public final class DemoCommand implements Callable<Integer> {
         }
     }
 
-    private static void printConclusion(PrintWriter out, DataSource dataSource) throws SQLException {
+    private static void printConclusion(PrintWriter out, DataSource dataSource, RunResult last) throws SQLException {
         List<String> versions = new ArrayList<>();
         String current = null;
         try (Connection c = dataSource.getConnection();
@@ -146,8 +147,13 @@ public final class DemoCommand implements Callable<Integer> {
                 }
             }
         }
-        out.printf("%nTuesday's file came last, yet Alice's history reads in business order: %s (current: %s).%n",
-                String.join(" -> ", versions), current);
+        out.println();
+        if (last.lateBatchFound()) {
+            out.printf("Tuesday's file arrived after Wednesday's: itersnap detected it, rolled the history back to %s"
+                    + " and replayed.%n", SequenceText.of(last.replayPoint()));
+        }
+        out.printf("Alice's history reads in business order: %s (current: %s).%n", String.join(" -> ", versions),
+                current);
     }
 
     private static LocalDateTime at(int day, int hour, int minute) {

@@ -1,5 +1,6 @@
 package dev.itersnap.cli;
 
+import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import picocli.CommandLine;
 
@@ -25,7 +26,8 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
     /** One line naming the problem. */
     static String describe(Throwable error) {
         String message = error.getMessage() == null ? error.getClass().getName() : error.getMessage();
-        if (error instanceof ItersnapException e && e.sqlState() != null && !message.contains(e.sqlState())) {
+        if (error instanceof ItersnapException e && e.code() == ErrorCode.DATABASE_ERROR && e.sqlState() != null
+                && !message.contains(e.sqlState())) {
             message += " (SQLState " + e.sqlState() + ")";
         }
         return message.strip().replaceAll("\\s*\\R\\s*", " ");

@@ -26,7 +26,7 @@ final class ExitCodes {
         m.put(" " + OK, "success");
         m.put(" " + FAILED, "any other failure, e.g. a source column type change the database cannot widen");
         m.put(" " + CONFIGURATION, "usage or configuration error: bad arguments, unreadable model file, invalid "
-                + "setting, unusable source query, no dialect for the database");
+                + "setting, unusable source query, no JDBC driver or dialect for the database");
         m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
         m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
         return m;

@@ -83,6 +83,10 @@ final class TablePrinter {
             Timestamp t = rs.getTimestamp(c);
             return t == null ? null : DateTimeFormatter.ISO_LOCAL_DATE_TIME.format(t.toLocalDateTime()).replace('T', ' ');
         }
+        if (type == Types.BOOLEAN) {
+            boolean b = rs.getBoolean(c);
+            return rs.wasNull() ? null : String.valueOf(b);
+        }
         return rs.getString(c);
     }
 

@@ -66,6 +66,16 @@ class RunCommandFailureTest {
     }
 
     @Test
+    void aUrlNoBundledDriverAcceptsExitsWithTwoAndSaysWhatToAdd() throws Exception {
+        Execution run = run("jdbc:postgresql://localhost:5432/warehouse", MODEL);
+
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(run.errLines()).singleElement().asString()
+                .startsWith("itersnap: no JDBC driver on the class path accepts jdbc:postgresql://localhost:5432/warehouse;")
+                .contains("java -cp itersnap.jar:");
+    }
+
+    @Test
     void verbosePrintsTheStackTraceToo() throws Exception {
         Path config = Files.writeString(dir.resolve("model.yml"), MODEL + "strategy: foo\n");
         Execution run = Execution.of("run", "--verbose", "--jdbc-url", "jdbc:h2:mem:unused", "--config", config.toString());
