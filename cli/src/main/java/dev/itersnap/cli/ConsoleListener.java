@@ -31,14 +31,16 @@ final class ConsoleListener implements SnapshotListener {
     static String describe(SnapshotEvent event) {
         if (event instanceof SnapshotEvent.BatchApplied e) {
             BatchResult b = e.batch();
-            return "batch " + SequenceText.of(b.sequence()) + " applied" + (b.reproduced() ? " (reproduced from history)" : "")
-                    + ": " + rows(b.sourceRows()) + ", " + b.inserted() + " inserted, " + b.updated() + " updated, "
-                    + b.deleted() + " deleted, " + b.rejected() + " rejected";
+            return "batch " + SequenceText.of(b.sequence()) + " applied"
+                    + (b.reproduced() ? " (reproduced from history)" : "") + ": " + rows(b.sourceRows()) + ", "
+                    + b.inserted() + " inserted, " + b.updated() + " updated, " + b.deleted() + " deleted, "
+                    + b.rejected() + " rejected";
         } else if (event instanceof SnapshotEvent.OutOfOrder e) {
-            return "late batch detected: " + SequenceText.of(below(e.incoming(), e.greatestApplied())) + " < " + SequenceText.of(e.greatestApplied())
-                    + ", replaying from " + SequenceText.of(e.replayPoint());
+            return "late batch detected: " + SequenceText.of(below(e.incoming(), e.greatestApplied())) + " < "
+                    + SequenceText.of(e.greatestApplied()) + ", replaying from " + SequenceText.of(e.replayPoint());
         } else if (event instanceof SnapshotEvent.DuplicateRecords e) {
-            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(e.rows()) + " sharing a key with another; set aside";
+            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(e.rows())
+                    + " sharing a key with another; set aside";
         } else if (event instanceof SnapshotEvent.RowsRejected e) {
             long total = e.reasons().values().stream().mapToLong(Long::longValue).sum();
             return "batch " + SequenceText.of(e.sequence()) + ": " + rows(total) + " set aside in the error log ("

@@ -110,7 +110,8 @@ public final class DemoCommand implements Callable<Integer> {
         List<String> batches = new ArrayList<>();
         r.batches().forEach(b -> batches.add(SequenceText.of(b.sequence())));
         TablePrinter.print(out,
-                List.of("batches applied", "late batch detected", "replay point", "inserted", "updated", "deleted", "rejected"),
+                List.of("batches applied", "late batch detected", "replay point", "inserted", "updated", "deleted",
+                        "rejected"),
                 List.of(List.of(r.batchesApplied() + " (" + String.join(", ", batches) + ")",
                         r.lateBatchFound() ? "yes" : "no",
                         r.replayPoint() == null ? "-" : SequenceText.of(r.replayPoint()),

@@ -84,7 +84,10 @@ final class ModelConfig {
         return b.build();
     }
 
-    /** Reads {@code 30s}, {@code 10m}, {@code 1h}, {@code 500ms}, plain seconds ({@code 600}) or ISO-8601 ({@code PT10M}). */
+    /**
+     * Reads {@code 30s}, {@code 10m}, {@code 1h}, {@code 500ms}, plain seconds ({@code 600}) or ISO-8601
+     * ({@code PT10M}).
+     */
     static Duration duration(String setting, String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
         Matcher m = SIMPLE_DURATION.matcher(v);
@@ -194,6 +197,7 @@ final class ModelConfig {
     }
 
     private static String shape(JsonNode node) {
-        return node.isArray() ? "a list" : node.isObject() ? "a mapping" : node.isNull() ? "nothing" : "'" + node.asText() + "'";
+        return node.isArray() ? "a list" : node.isObject() ? "a mapping" : node.isNull() ? "nothing"
+                : "'" + node.asText() + "'";
     }
 }

@@ -26,7 +26,8 @@ public final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--jdbc-url", required = true, paramLabel = "URL", description = "JDBC URL of the database, e.g. jdbc:h2:/tmp/warehouse")
+    @Option(names = "--jdbc-url", required = true, paramLabel = "URL",
+            description = "JDBC URL of the database, e.g. jdbc:h2:/tmp/warehouse")
     private String jdbcUrl;
 
     @Option(names = "--user", paramLabel = "USER", description = "database user")
@@ -39,7 +40,8 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--config", required = true, paramLabel = "FILE", description = "the model's YAML file")
     private Path config;
 
-    @Option(names = "--dialect", paramLabel = "NAME", description = "dialect to use (h2, postgres, ...) instead of detecting it")
+    @Option(names = "--dialect", paramLabel = "NAME",
+            description = "dialect to use (h2, postgres, ...) instead of detecting it")
     private String dialect;
 
     @Option(names = "--json", description = "print the run's result as one JSON object on stdout")
