@@ -25,7 +25,7 @@ final class ConnectionPool {
             DriverManager.getDriver(jdbcUrl);
         } catch (SQLException e) {
             throw new ConfigException("no JDBC driver on the class path accepts " + jdbcUrl + "; this jar bundles H2 "
-                    + "only. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
+                    + "and PostgreSQL. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
                     + ItersnapCommand.class.getName() + " run ...", e);
         }
         HikariConfig config = new HikariConfig();

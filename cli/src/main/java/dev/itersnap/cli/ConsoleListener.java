@@ -31,7 +31,7 @@ final class ConsoleListener implements SnapshotListener {
     static String describe(SnapshotEvent event) {
         if (event instanceof SnapshotEvent.BatchApplied e) {
             BatchResult b = e.batch();
-            return "batch " + SequenceText.of(b.sequence()) + " applied"
+            return "batch " + b.sequenceText() + " applied"
                     + (b.reproduced() ? " (reproduced from history)" : "") + ": " + rows(b.sourceRows()) + ", "
                     + b.inserted() + " inserted, " + b.updated() + " updated, " + b.deleted() + " deleted, "
                     + b.rejected() + " rejected";

@@ -108,13 +108,13 @@ public final class DemoCommand implements Callable<Integer> {
     private static void printOutcome(PrintWriter out, RunResult r) {
         out.println("Run outcome:");
         List<String> batches = new ArrayList<>();
-        r.batches().forEach(b -> batches.add(SequenceText.of(b.sequence())));
+        r.batches().forEach(b -> batches.add(b.sequenceText()));
         TablePrinter.print(out,
                 List.of("batches applied", "late batch detected", "replay point", "inserted", "updated", "deleted",
                         "rejected"),
                 List.of(List.of(r.batchesApplied() + " (" + String.join(", ", batches) + ")",
                         r.lateBatchFound() ? "yes" : "no",
-                        r.replayPoint() == null ? "-" : SequenceText.of(r.replayPoint()),
+                        r.replayPoint() == null ? "-" : r.replayPointText(),
                         "" + r.inserted(), "" + r.updated(), "" + r.deleted(), "" + r.rejected())),
                 false, false, false, true, true, true, true);
     }
@@ -151,7 +151,7 @@ public final class DemoCommand implements Callable<Integer> {
         out.println();
         if (last.lateBatchFound()) {
             out.printf("Tuesday's file arrived after Wednesday's: itersnap detected it, rolled the history back to %s"
-                    + " and replayed.%n", SequenceText.of(last.replayPoint()));
+                    + " and replayed.%n", last.replayPointText());
         }
         out.printf("Alice's history reads in business order: %s (current: %s).%n", String.join(" -> ", versions),
                 current);

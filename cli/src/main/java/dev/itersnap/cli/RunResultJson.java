@@ -20,7 +20,7 @@ final class RunResultJson {
                 .put("model", result.model())
                 .put("batches_applied", result.batchesApplied())
                 .put("late_batch_found", result.lateBatchFound())
-                .put("replay_point", SequenceText.of(result.replayPoint()))
+                .put("replay_point", result.replayPointText())
                 .put("inserted", result.inserted())
                 .put("updated", result.updated())
                 .put("deleted", result.deleted())
@@ -30,7 +30,7 @@ final class RunResultJson {
         ArrayNode batches = run.putArray("batches");
         for (BatchResult b : result.batches()) {
             batches.addObject()
-                    .put("sequence", SequenceText.of(b.sequence()))
+                    .put("sequence", b.sequenceText())
                     .put("source_rows", b.sourceRows())
                     .put("inserted", b.inserted())
                     .put("updated", b.updated())

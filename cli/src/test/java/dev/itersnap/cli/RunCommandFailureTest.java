@@ -67,11 +67,11 @@ class RunCommandFailureTest {
 
     @Test
     void aUrlNoBundledDriverAcceptsExitsWithTwoAndSaysWhatToAdd() throws Exception {
-        Execution run = run("jdbc:postgresql://localhost:5432/warehouse", MODEL);
+        Execution run = run("jdbc:mysql://localhost:3306/warehouse", MODEL);
 
         assertThat(run.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
         assertThat(run.errLines()).singleElement().asString()
-                .startsWith("itersnap: no JDBC driver on the class path accepts jdbc:postgresql://localhost:5432/warehouse;")
+                .startsWith("itersnap: no JDBC driver on the class path accepts jdbc:mysql://localhost:3306/warehouse;")
                 .contains("java -cp itersnap.jar:");
     }
 
