@@ -238,10 +238,13 @@ final class SnapshotRun {
         jdbc.commit("prepare");
         Map<String, Ledger.Column> registry = ledger.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
+        // An empty registry means the history was created by a run that stopped before registering its columns:
+        // every column the history already had is there from the start.
+        boolean adopt = registry.isEmpty();
         for (SourceColumn src : m.sourceColumns()) {
             Ledger.Column known = registry.get(src.name());
             if (known == null) {
-                boolean fromStart = targetColumns == null;
+                boolean fromStart = targetColumns == null || (adopt && !added.contains(src.name()));
                 ledger.registerColumn(src.name(), fromStart ? null : firstBatch.text());
                 if (!fromStart) {
                     introduced.put(src.name(), firstBatch);
