@@ -28,7 +28,7 @@ public abstract class ConformanceTestBase {
     /** The database of the running test. */
     protected SnapshotFixture fixture;
 
-    private final List<DataSource> open = new ArrayList<>();
+    private final List<SnapshotFixture> open = new ArrayList<>();
 
     /**
      * A fresh, empty database (no tables, no itersnap metadata). Its data source must hand out independent
@@ -84,29 +84,35 @@ public abstract class ConformanceTestBase {
 
     @AfterEach
     final void discardDatabases() {
-        for (DataSource ds : List.copyOf(open)) {
-            discardQuietly(ds);
+        for (SnapshotFixture f : List.copyOf(open)) {
+            discardQuietly(f);
         }
         open.clear();
     }
 
-    /** A fixture over one more fresh database, discarded after the test at the latest. */
+    /**
+     * A fixture over one more fresh database, discarded after the test at the latest. The database is made when the
+     * fixture first uses it.
+     */
     protected final SnapshotFixture newFixture() {
-        DataSource ds = newDatabase();
-        open.add(ds);
-        return new SnapshotFixture(ds, this::type);
+        SnapshotFixture f = new SnapshotFixture(this::newDatabase, this::type);
+        open.add(f);
+        return f;
     }
 
     /** Discards a fixture's database now (for tests that make many). */
     protected final void release(SnapshotFixture f) {
-        if (open.remove(f.dataSource())) {
-            discardQuietly(f.dataSource());
+        if (open.remove(f)) {
+            discardQuietly(f);
         }
     }
 
-    private void discardQuietly(DataSource ds) {
+    private void discardQuietly(SnapshotFixture f) {
+        if (!f.hasDatabase()) {
+            return;
+        }
         try {
-            discard(ds);
+            discard(f.dataSource());
         } catch (RuntimeException ignored) {
             // a database that cannot be discarded must not fail the test that used it
         }

@@ -38,16 +38,35 @@ public final class SnapshotFixture {
     /** Metadata schema used by the suite (the default). */
     public static final String METADATA = ModelSettings.DEFAULT_METADATA_SCHEMA;
 
-    private final DataSource dataSource;
+    private final java.util.function.Supplier<DataSource> database;
     private final UnaryOperator<String> type;
+    private DataSource dataSource;
 
     public SnapshotFixture(DataSource dataSource, UnaryOperator<String> type) {
-        this.dataSource = Objects.requireNonNull(dataSource);
+        this(() -> dataSource, type);
+        Objects.requireNonNull(dataSource);
+    }
+
+    /**
+     * A fixture whose database is made on first use (tests that never touch the database, such as settings
+     * validation, cost nothing on servers where creating a database is slow).
+     */
+    public SnapshotFixture(java.util.function.Supplier<DataSource> database, UnaryOperator<String> type) {
+        this.database = Objects.requireNonNull(database);
         this.type = type;
     }
 
-    public DataSource dataSource() {
+    /** The fixture's database, made now if it was not yet. */
+    public synchronized DataSource dataSource() {
+        if (dataSource == null) {
+            dataSource = Objects.requireNonNull(database.get(), "newDatabase() returned null");
+        }
         return dataSource;
+    }
+
+    /** True once the database has been made. */
+    public synchronized boolean hasDatabase() {
+        return dataSource != null;
     }
 
     /** The database's spelling of an ANSI type. */
@@ -74,7 +93,7 @@ public final class SnapshotFixture {
 
     /** Executes one statement with bound values; returns the update count (0 for DDL). */
     public int execute(String sql, Object... binds) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, binds);
             return ps.executeUpdate();
         } catch (SQLException e) {
@@ -84,7 +103,7 @@ public final class SnapshotFixture {
 
     /** Rows of a query, keyed by lower-case column label, values normalised. */
     public List<Map<String, Object>> query(String sql, Object... binds) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
             bind(ps, binds);
             List<Map<String, Object>> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
@@ -105,7 +124,7 @@ public final class SnapshotFixture {
 
     /** True when the table (unquoted name, optionally schema-qualified) can be selected from. */
     public boolean tableExists(String table) {
-        try (Connection c = dataSource.getConnection(); PreparedStatement ps =
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps =
                 c.prepareStatement("SELECT COUNT(*) FROM " + table)) {
             ps.executeQuery().close();
             return true;
@@ -154,6 +173,9 @@ public final class SnapshotFixture {
                 throw new IllegalStateException(e);
             }
         }
+        if (!v.getClass().getName().startsWith("java.") && !v.getClass().isArray()) {
+            return v.toString(); // a driver's own type, e.g. PostgreSQL's PGobject for json/jsonb: its text
+        }
         return v;
     }
 
@@ -161,7 +183,7 @@ public final class SnapshotFixture {
 
     /** An engine over this database with the given listener (also logging through SLF4J). */
     public IterativeSnapshot engine(SnapshotListener listener) {
-        return engine(dataSource, listener);
+        return engine(dataSource(), listener);
     }
 
     /** An engine over another data source (a fault-injecting wrapper of this one), for the H2-style detection. */

@@ -1,0 +1,18 @@
+package dev.itersnap.dialect.postgres;
+
+import dev.itersnap.conformance.BadInputTests;
+
+import javax.sql.DataSource;
+
+/** The conformance suite's BadInputTests on PostgreSQL (embedded, or ITERSNAP_PG_URL). */
+class PostgresBadInputTest extends BadInputTests {
+    @Override
+    protected DataSource newDatabase() {
+        return PostgresDatabases.fresh();
+    }
+
+    @Override
+    protected void discard(DataSource database) {
+        PostgresDatabases.drop(database);
+    }
+}
