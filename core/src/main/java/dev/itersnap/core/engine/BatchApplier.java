@@ -86,6 +86,7 @@ final class BatchApplier {
         if (rejected > 0) {
             jdbc.update("set rows aside", dialect.logRejected(m), m.name(), runId, seq.text(), LocalDateTime.now());
         }
+        jdbc.update("archive rows", dialect.archiveBatch(m));
         String deletionText = null;
         if (m.settings().hardDeletes().fullBatches()) {
             Object deletionTime = deletionTime(seq, recordedDeletionTime);

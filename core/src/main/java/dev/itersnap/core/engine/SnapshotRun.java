@@ -55,6 +55,7 @@ final class SnapshotRun {
     private final String previousStatus;
     private ResolvedModel m;
     private List<SourceColumn> targetColumns;
+    private List<SourceColumn> archiveColumns;
     private SqlNames n;
     private Ledger ledger;
     private Seq replayPoint;
@@ -99,7 +100,7 @@ final class SnapshotRun {
                 reproduced.add(s);
             }
         }
-        stage(first, source.nullSequence(), reproduced, introduced);
+        stage(first, source.nullSequence(), reproduced, introduced, applied);
         if (replayPoint != null) {
             rollBack(applied, source, introduced);
         }
@@ -116,6 +117,7 @@ final class SnapshotRun {
             ModelResolver.Resolution r = ModelResolver.resolve(jdbc.connection(), dialect, settings);
             m = r.model();
             targetColumns = r.targetColumns();
+            archiveColumns = r.archiveColumns();
         } catch (SQLException e) {
             throw jdbc.failure("resolve", null, e);
         }
@@ -150,6 +152,16 @@ final class SnapshotRun {
             jdbc.update("recover", "UPDATE " + n.table(m.target()) + " SET " + n.q(m.meta().validTo()) + " = NULL, "
                     + n.q(m.meta().changeType()) + " = 'insert', " + n.q(m.meta().changedAttributes()) + " = NULL, "
                     + n.q(m.meta().closedSeq()) + " = NULL WHERE " + n.q(m.meta().closedSeq()) + " = ?", s.value());
+        }
+        if (archiveColumns != null) {
+            TreeSet<Seq> archived = new TreeSet<>();
+            jdbc.query("recover", "SELECT DISTINCT " + n.q(m.sequenceBy()) + " FROM " + n.table(m.archive()), rs ->
+                    archived.add(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1))));
+            archived.removeAll(recorded);
+            for (Seq s : archived) {
+                jdbc.update("recover", "DELETE FROM " + n.table(m.archive()) + " WHERE " + n.q(m.sequenceBy())
+                        + " = ?", s.value());
+            }
         }
         jdbc.commit("recover");
     }
@@ -217,7 +229,7 @@ final class SnapshotRun {
             for (SourceColumn src : m.sourceColumns()) {
                 SourceColumn existing = targetColumn(src.name());
                 if (existing == null) {
-                    jdbc.update("add column", dialect.addColumn(m, src));
+                    jdbc.update("add column", dialect.addColumn(m, m.target(), src));
                     added.add(src.name());
                 } else if (!dialect.columnType(existing).equals(dialect.columnType(src))
                         && dialect.widenColumn(m, src, existing) == null) {
@@ -229,6 +241,17 @@ final class SnapshotRun {
                                 + " (source), which cannot be widened; cast it in the source query");
                     }
                     jdbc.update("widen column", widen);
+                }
+            }
+        }
+        if (archiveColumns == null) {
+            for (String sql : dialect.createArchive(m)) {
+                jdbc.update("create archive", sql);
+            }
+        } else {
+            for (SourceColumn src : m.sourceColumns()) {
+                if (archiveColumns.stream().noneMatch(a -> a.name().equalsIgnoreCase(src.name()))) {
+                    jdbc.update("add column", dialect.addColumn(m, m.archive(), src));
                 }
             }
         }
@@ -298,7 +321,8 @@ final class SnapshotRun {
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
      * out of the source from the history (before it is rolled back).
      */
-    private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced) {
+    private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
+                       TreeMap<Seq, Ledger.Entry> applied) {
         jdbc.update("stage source", dialect.stageSource(m, nullSequence), first.value());
         if (nullSequence) {
             jdbc.update("set rows aside", dialect.logNullSequences(m),
@@ -312,9 +336,12 @@ final class SnapshotRun {
                     notYet.add(column);
                 }
             });
-            Object v = s.value();
-            Object[] binds = full ? new Object[] {v, v, v, v, v} : new Object[] {v, v, v, v};
-            jdbc.update("reproduce aged-out batch", dialect.stageReproduced(m, notYet), binds);
+            Ledger.Entry entry = applied.get(s);
+            boolean fullPicture = full && entry != null && entry.deletionTime() != null;
+            String sql = dialect.stageReproduced(m, notYet, fullPicture);
+            Object[] binds = new Object[(int) sql.chars().filter(ch -> ch == '?').count()];
+            java.util.Arrays.fill(binds, s.value());
+            jdbc.update("reproduce aged-out batch", sql, binds);
         }
         jdbc.commit("stage");
     }

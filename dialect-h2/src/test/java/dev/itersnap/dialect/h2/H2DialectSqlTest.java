@@ -46,7 +46,8 @@ class H2DialectSqlTest {
                 "DELETE FROM \"SNAP\".\"CUSTOMERS\" WHERE \"DBT_OPENED_SEQ\" >= CAST(? AS DATE)",
                 "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"DBT_VALID_TO\" = NULL, \"DBT_CHANGE_TYPE\" = 'insert', "
                         + "\"CHANGED_ATTRIBUTES\" = NULL, \"DBT_CLOSED_SEQ\" = NULL WHERE \"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)",
-                "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"STATUS\" = NULL");
+                "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"STATUS\" = NULL",
+                "DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" >= CAST(? AS DATE)");
     }
 
     @Test
@@ -79,8 +80,9 @@ class H2DialectSqlTest {
         assertThat(binds(dialect.logRejected(m))).isEqualTo(4);
         assertThat(binds(dialect.logNullSequences(m))).isEqualTo(4);
         assertThat(binds(dialect.timelineCheck(m))).isEqualTo(2);
-        assertThat(binds(dialect.stageReproduced(m, List.of()))).isEqualTo(5);
-        assertThat(binds(dialect.stageReproduced(model(HardDeletes.IGNORE), List.of()))).isEqualTo(4);
+        assertThat(binds(dialect.stageReproduced(m, List.of(), true))).isEqualTo(5);
+        assertThat(binds(dialect.stageReproduced(m, List.of(), false))).isEqualTo(4);
+        assertThat(binds(dialect.archiveBatch(m))).isZero();
     }
 
     @Test
@@ -89,6 +91,15 @@ class H2DialectSqlTest {
         assertThat(sql).startsWith("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (")
                 .contains("ON (t.\"ID\" = m.\"ITERSNAP_MK0\" AND t.\"DBT_VALID_TO\" IS NULL)")
                 .contains("WHEN MATCHED THEN UPDATE SET").contains("WHEN NOT MATCHED THEN INSERT");
+    }
+
+    @Test
+    void aReproducedBatchComesFromTheVersionsItLeftLiveAndItsArchivedRows() {
+        String sql = dialect.stageReproduced(model(HardDeletes.INVALIDATE), List.of("STATUS"), true);
+        assertThat(sql).contains("h.\"DBT_OPENED_SEQ\" <= CAST(? AS DATE) AND (h.\"DBT_CLOSED_SEQ\" IS NULL OR "
+                        + "h.\"DBT_CLOSED_SEQ\" > CAST(? AS DATE))")
+                .contains("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" a WHERE")
+                .contains("UNION ALL SELECT a.\"ID\", NULL, a.\"UPDATED_AT\", a.\"FILE_DATE\"");
     }
 
     @Test
