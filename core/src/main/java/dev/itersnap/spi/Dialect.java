@@ -1,10 +1,131 @@
 package dev.itersnap.spi;
 
-/** Placeholder; replaced by the real SPI. */
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * One SQL dialect: how itersnap talks to one kind of database. Implementations are stateless and thread-safe, found
+ * through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.itersnap.spi.Dialect}) and usually extend
+ * {@link AbstractSqlDialect}, overriding only what differs.
+ *
+ * <p>Three groups of methods: identity (which databases it handles), capabilities (what the database can do), and
+ * SQL (one method per engine step; each returns the statement(s) with {@code ?} placeholders whose bind order the
+ * method documents). Values from data are never spliced into SQL; identifiers go through {@link #quote(String)}.
+ */
 public interface Dialect {
+    // ---- identity
+
+    /** Short name used in settings and messages: {@code h2}, {@code postgres}, {@code databricks}. */
     String name();
 
+    /** True when this dialect handles the JDBC URL (e.g. {@code url.contains(":h2:")}). */
     boolean handlesUrl(String jdbcUrl);
 
+    /** True when this dialect handles the {@code DatabaseMetaData.getDatabaseProductName()}. */
     boolean handlesProduct(String productName);
+
+    // ---- capabilities
+
+    /** True when DML is transactional, so a batch's writes and its ledger entry commit together. */
+    default boolean transactionalDml() {
+        return true;
+    }
+
+    // ---- identifiers and types
+
+    /** Quotes one identifier (already folded to the database's case). */
+    String quote(String identifier);
+
+    /** The DDL type for a column described by JDBC metadata, e.g. {@code VARCHAR(20)}. */
+    String columnType(SourceColumn column);
+
+    /**
+     * The statement that widens {@code column} of {@code table} from type {@code from} to type {@code to}, or null when
+     * the database cannot widen it losslessly.
+     */
+    String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to);
+
+    // ---- locking
+
+    /**
+     * Takes the model's lock, waiting up to {@code timeout}; the lock is held until the returned handle is closed
+     * and released by the database if the process dies.
+     *
+     * @param describeHolder called after a timeout to name the current holder in the error message
+     * @throws dev.itersnap.core.ItersnapException with code LOCK_TIMEOUT after the timeout
+     */
+    ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout,
+                   java.util.function.Supplier<String> describeHolder) throws SQLException;
+
+    // ---- SQL, one method per engine step
+
+    /** Creates the metadata schema and tables if missing (ledger, runs, errors, columns, lock). */
+    List<String> createMetadata(ResolvedModel m);
+
+    /** Creates the history table and its indexes. */
+    List<String> createHistory(ResolvedModel m);
+
+    /** Adds a source column to the history table. */
+    String addColumn(ResolvedModel m, SourceColumn column);
+
+    /** Drops and creates the run's scratch tables (stage and work). */
+    List<String> createScratch(ResolvedModel m);
+
+    /** {@code SELECT DISTINCT} of the sequence over the source. No binds. */
+    String discoverSequences(ResolvedModel m);
+
+    /**
+     * Copies source rows into the stage, classifying NULL sequences, NULL keys, duplicates and NULL updated_at.
+     * Binds: the lowest sequence to read (inclusive).
+     */
+    String stageSource(ResolvedModel m, boolean includeNullSequence);
+
+    /**
+     * Reproduces one aged-out batch from the history into the stage. Binds: the batch's sequence, repeated as the
+     * statement documents (see {@link AbstractSqlDialect#stageReproduced}).
+     */
+    String stageReproduced(ResolvedModel m, List<String> notYetIntroduced);
+
+    /** Statements undoing every batch from the bound sequence on (inclusive). */
+    List<String> rollback(ResolvedModel m, List<String> introducedColumns);
+
+    /** Classifies one batch of the stage into the work table. Binds: the batch's sequence. */
+    String classifyBatch(ResolvedModel m, List<String> untracked);
+
+    /** Copies set-aside rows of the work table into the error log. */
+    String logRejected(ResolvedModel m);
+
+    /** Copies rows with a NULL sequence from the stage into the error log, once per record. Binds: model, run id,
+     * logged-at time, model. */
+    String logNullSequences(ResolvedModel m);
+
+    /** Fills a newly introduced column of the current versions from the work table. No binds. */
+    String fillIntroduced(ResolvedModel m, String column);
+
+    /** Closes current versions whose keys are absent from a full batch. */
+    String closeAbsent(ResolvedModel m);
+
+    /** Closes changed and deleted versions and inserts new ones, from the work table. */
+    String mergeBatch(ResolvedModel m);
+
+    /** Inserts deletion records for the versions the batch closed by deletion. */
+    String insertDeletionRecords(ResolvedModel m);
+
+    /** Counts the work table by reject reason and action. */
+    String countBatch(ResolvedModel m);
+
+    /** Finds timeline violations among the keys touched from the bound sequence on. */
+    String timelineCheck(ResolvedModel m);
+
+    /** The part of a statement that checks whether a table exists; default uses JDBC metadata. */
+    default boolean tableExists(Connection c, dev.itersnap.core.TableName table) throws SQLException {
+        String schema = table.schema() != null ? table.schema() : c.getSchema();
+        String catalog = table.parts().size() == 3 ? table.parts().get(0) : null;
+        try (var rs = c.getMetaData().getTables(catalog, schema, table.table(), null)) {
+            return rs.next();
+        }
+    }
 }

@@ -1,26 +1,123 @@
 package dev.itersnap.core.engine;
 
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ResolvedModel;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.UUID;
 
-/** Runs one model: the algorithm of SPEC §4. Internal; use {@link dev.itersnap.core.IterativeSnapshot}. */
+/**
+ * Runs one model: opens the connection, makes sure the metadata exists, takes the model lock, and hands the run to
+ * {@link SnapshotRun} (the algorithm of SPEC §4); records the outcome in the run log and reports it to the listener.
+ * Internal; use {@link dev.itersnap.core.IterativeSnapshot}.
+ */
 public final class SnapshotEngine {
-    public SnapshotEngine(DataSource dataSource, Dialect dialect, SnapshotListener listener, ModelSettings model) {
+    private final DataSource dataSource;
+    private final Dialect dialect;
+    private final SnapshotListener listener;
+    private final ModelSettings settings;
+
+    public SnapshotEngine(DataSource dataSource, Dialect dialect, SnapshotListener listener, ModelSettings settings) {
+        this.dataSource = dataSource;
+        this.dialect = dialect;
+        this.listener = new SafeListener(listener, settings.name());
+        this.settings = settings;
     }
 
     public RunResult run() {
-        throw new UnsupportedOperationException("engine under construction");
+        return execute(SnapshotRun.Operation.RUN, null);
     }
 
     public RunResult fullRefresh() {
-        throw new UnsupportedOperationException("engine under construction");
+        return execute(SnapshotRun.Operation.FULL_REFRESH, null);
     }
 
     public RunResult replayFrom(Object sequence) {
-        throw new UnsupportedOperationException("engine under construction");
+        return execute(SnapshotRun.Operation.REPLAY, sequence);
+    }
+
+    private RunResult execute(SnapshotRun.Operation operation, Object replayFrom) {
+        long start = System.nanoTime();
+        String runId = UUID.randomUUID().toString();
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            Jdbc jdbc = new Jdbc(c, settings.name());
+            ResolvedModel pre = ModelResolver.resolve(c, dialect, settings).model();
+            createMetadata(jdbc, pre);
+            RunLog log = new RunLog(jdbc, pre, new SqlNames(dialect, pre));
+            try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), log::describeRunning)) {
+                c.setAutoCommit(false);
+                log.started(runId, operation.label());
+                listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
+                try {
+                    SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
+                            log.previousStatus(runId));
+                    RunResult result = run.execute(Duration.ofNanos(System.nanoTime() - start));
+                    result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
+                            result.replayPoint(), result.timelineViolations(),
+                            Duration.ofNanos(System.nanoTime() - start));
+                    log.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
+                            run.replayPointText(), null);
+                    listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
+                    return result;
+                } catch (RuntimeException e) {
+                    jdbc.rollbackQuietly();
+                    ItersnapException error = wrap(e);
+                    try {
+                        log.finished(runId, "failed", 0, false, null, error.getMessage());
+                    } catch (RuntimeException ignored) {
+                        // the run's own failure is what matters; a stale 'running' row triggers recovery next time
+                    }
+                    listener.onEvent(new SnapshotEvent.RunFailed(settings.name(), runId, error,
+                            Duration.ofNanos(System.nanoTime() - start)));
+                    throw error;
+                }
+            }
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
+                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
+        }
+    }
+
+    private void createMetadata(Jdbc jdbc, ResolvedModel m) {
+        for (String sql : dialect.createMetadata(m)) {
+            try {
+                jdbc.update("create metadata", sql);
+            } catch (ItersnapException e) {
+                // two first runs may race on CREATE ... IF NOT EXISTS; the second attempt sees the object
+                jdbc.update("create metadata", sql);
+            }
+        }
+    }
+
+    private ItersnapException wrap(RuntimeException e) {
+        if (e instanceof ItersnapException ie) {
+            return ie;
+        }
+        return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': unexpected failure: "
+                + e, e);
+    }
+
+    /** Shields the run from listeners that throw. */
+    private record SafeListener(SnapshotListener delegate, String model) implements SnapshotListener {
+        @Override
+        public void onEvent(SnapshotEvent event) {
+            try {
+                delegate.onEvent(event);
+            } catch (RuntimeException e) {
+                org.slf4j.LoggerFactory.getLogger("dev.itersnap").warn("[{}] listener failed on {}: {}", model,
+                        event.getClass().getSimpleName(), e.toString());
+            }
+        }
     }
 }

@@ -1,0 +1,383 @@
+package dev.itersnap.core.engine;
+
+import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+
+import java.sql.SQLException;
+import java.time.Duration;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * One run of one model under its lock, step by step as SPEC §4 describes: recover, discover, detect, prepare, stage,
+ * roll back, apply, check. Single use.
+ */
+final class SnapshotRun {
+    enum Operation {
+        RUN("run"), FULL_REFRESH("full_refresh"), REPLAY("replay");
+
+        private final String label;
+
+        Operation(String label) {
+            this.label = label;
+        }
+
+        String label() {
+            return label;
+        }
+    }
+
+    /** The sequences in the source, and whether some rows have none. */
+    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence) {
+    }
+
+    private final Jdbc jdbc;
+    private final Dialect dialect;
+    private final SnapshotListener listener;
+    private final ModelSettings settings;
+    private final String runId;
+    private final Operation operation;
+    private final Object replayFrom;
+    private final String previousStatus;
+    private ResolvedModel m;
+    private List<SourceColumn> targetColumns;
+    private SqlNames n;
+    private Ledger ledger;
+    private Seq replayPoint;
+
+    SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
+                Operation operation, Object replayFrom, String previousStatus) {
+        this.jdbc = jdbc;
+        this.dialect = dialect;
+        this.listener = listener;
+        this.settings = settings;
+        this.runId = runId;
+        this.operation = operation;
+        this.replayFrom = replayFrom;
+        this.previousStatus = previousStatus;
+    }
+
+    String replayPointText() {
+        return replayPoint == null ? null : replayPoint.text();
+    }
+
+    RunResult execute(Duration elapsed) {
+        resolve();
+        recover();
+        TreeMap<Seq, Ledger.Entry> applied = ledger.read(m.sequenceType());
+        Discovery source = discover();
+        TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
+        fresh.removeAll(applied.keySet());
+        boolean late = detect(fresh, applied, source);
+        TreeSet<Seq> batches = new TreeSet<>(fresh);
+        if (replayPoint != null) {
+            batches.addAll(applied.tailMap(replayPoint, true).keySet());
+        }
+        if (batches.isEmpty()) {
+            replayPoint = null;
+            return new RunResult(runId, settings.name(), List.of(), false, null, 0, elapsed);
+        }
+        Seq first = batches.first();
+        Map<String, Seq> introduced = prepare(first);
+        List<Seq> reproduced = new ArrayList<>();
+        for (Seq s : batches) {
+            if (!source.sequences().contains(s)) {
+                reproduced.add(s);
+            }
+        }
+        stage(first, source.nullSequence(), reproduced, introduced);
+        if (replayPoint != null) {
+            rollBack(applied, source, introduced);
+        }
+        List<BatchResult> results = apply(batches, reproduced, applied, introduced);
+        long violations = check(first);
+        return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.value(),
+                violations, elapsed);
+    }
+
+    // ---------------------------------------------------------------- steps
+
+    private void resolve() {
+        try {
+            ModelResolver.Resolution r = ModelResolver.resolve(jdbc.connection(), dialect, settings);
+            m = r.model();
+            targetColumns = r.targetColumns();
+        } catch (SQLException e) {
+            throw jdbc.failure("resolve", null, e);
+        }
+        if (!m.updatedAtType().orderable()) {
+            throw new ItersnapException(ErrorCode.INVALID_SOURCE, "model '" + settings.name() + "': setting "
+                    + "'updated_at' column '" + m.updatedAt() + "' has type " + m.updatedAtColumn().typeName()
+                    + ", which is not a DATE, TIMESTAMP or number type");
+        }
+        n = new SqlNames(dialect, m);
+        ledger = new Ledger(jdbc, m, n);
+    }
+
+    /**
+     * Step 2: undo history writes the ledger does not record (a crash between a write and its ledger entry). Needed
+     * only when the previous run did not finish, or when the database has no transactional DML.
+     */
+    private void recover() {
+        if (targetColumns == null || (dialect.transactionalDml() && !"running".equals(previousStatus))) {
+            return;
+        }
+        TreeSet<Seq> recorded = new TreeSet<>(ledger.read(m.sequenceType()).keySet());
+        TreeSet<Seq> inHistory = new TreeSet<>();
+        for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
+            jdbc.query("recover", "SELECT DISTINCT " + n.q(column) + " FROM " + n.table(m.target()) + " WHERE "
+                    + n.q(column) + " IS NOT NULL", rs -> inHistory.add(new Seq(m.sequenceType(),
+                    m.sequenceType().read(rs, 1))));
+        }
+        inHistory.removeAll(recorded);
+        for (Seq s : inHistory.descendingSet()) {
+            jdbc.update("recover", "DELETE FROM " + n.table(m.target()) + " WHERE " + n.q(m.meta().openedSeq())
+                    + " = ?", s.value());
+            jdbc.update("recover", "UPDATE " + n.table(m.target()) + " SET " + n.q(m.meta().validTo()) + " = NULL, "
+                    + n.q(m.meta().changeType()) + " = 'insert', " + n.q(m.meta().changedAttributes()) + " = NULL, "
+                    + n.q(m.meta().closedSeq()) + " = NULL WHERE " + n.q(m.meta().closedSeq()) + " = ?", s.value());
+        }
+        jdbc.commit("recover");
+    }
+
+    /** Step 3: the sequences present in the source. */
+    private Discovery discover() {
+        TreeSet<Seq> seqs = new TreeSet<>();
+        boolean[] nulls = {false};
+        jdbc.query("discover", dialect.discoverSequences(m), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
+            if (v == null) {
+                nulls[0] = true;
+            } else {
+                seqs.add(new Seq(m.sequenceType(), v));
+            }
+            return null;
+        });
+        return new Discovery(seqs, nulls[0]);
+    }
+
+    /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */
+    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, Ledger.Entry> applied, Discovery source) {
+        Seq point = null;
+        if (operation == Operation.REPLAY) {
+            try {
+                point = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+            } catch (IllegalArgumentException e) {
+                throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot replay"
+                        + " from " + replayFrom + ": " + e.getMessage() + " (sequence_by '" + m.sequenceBy()
+                        + "' is " + m.sequenceColumn().typeName() + ")");
+            }
+        }
+        if (operation == Operation.FULL_REFRESH && !applied.isEmpty() && !source.sequences().isEmpty()) {
+            point = source.sequences().first();
+        }
+        boolean late = false;
+        if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
+            late = true;
+            Seq lateFrom = fresh.first();
+            point = point == null || lateFrom.compareTo(point) < 0 ? lateFrom : point;
+            List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::value).toList();
+            listener.onEvent(new SnapshotEvent.OutOfOrder(settings.name(), runId, incoming, applied.lastKey().value(),
+                    point.value()));
+        }
+        if (point != null && (applied.isEmpty() || point.compareTo(applied.lastKey()) > 0)) {
+            point = null; // nothing applied at or after it: nothing to roll back
+        }
+        replayPoint = point;
+        return late;
+    }
+
+    /**
+     * Creates or evolves the history table and creates the scratch tables (all DDL, before any batch transaction).
+     * Returns the introduction batch of each column added after the history was created.
+     */
+    private Map<String, Seq> prepare(Seq firstBatch) {
+        List<String> added = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        if (targetColumns == null) {
+            for (String sql : dialect.createHistory(m)) {
+                jdbc.update("create history table", sql);
+            }
+        } else {
+            requireBookkeeping();
+            for (SourceColumn src : m.sourceColumns()) {
+                SourceColumn existing = targetColumn(src.name());
+                if (existing == null) {
+                    jdbc.update("add column", dialect.addColumn(m, src));
+                    added.add(src.name());
+                } else if (!dialect.columnType(existing).equals(dialect.columnType(src))
+                        && dialect.widenColumn(m, src, existing) == null) {
+                    String widen = dialect.widenColumn(m, existing, src);
+                    if (widen == null) {
+                        throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
+                                + "': source column '" + src.name() + "' changed type from "
+                                + dialect.columnType(existing) + " (history) to " + dialect.columnType(src)
+                                + " (source), which cannot be widened; cast it in the source query");
+                    }
+                    jdbc.update("widen column", widen);
+                }
+            }
+        }
+        for (String sql : dialect.createScratch(m)) {
+            jdbc.update("create scratch tables", sql);
+        }
+        jdbc.commit("prepare");
+        Map<String, Ledger.Column> registry = ledger.columns();
+        Map<String, Seq> introduced = new LinkedHashMap<>();
+        // An empty registry means the history was created by a run that stopped before registering its columns:
+        // every column the history already had is there from the start.
+        boolean adopt = registry.isEmpty();
+        for (SourceColumn src : m.sourceColumns()) {
+            Ledger.Column known = registry.get(src.name());
+            if (known == null) {
+                boolean fromStart = targetColumns == null || (adopt && !added.contains(src.name()));
+                ledger.registerColumn(src.name(), fromStart ? null : firstBatch.text());
+                if (!fromStart) {
+                    introduced.put(src.name(), firstBatch);
+                    if (!added.contains(src.name())) {
+                        added.add(src.name());
+                    }
+                }
+            } else {
+                if (!known.inSource()) {
+                    ledger.markInSource(src.name(), true);
+                }
+                if (known.introducedText() != null) {
+                    introduced.put(src.name(), Seq.parse(m.sequenceType(), known.introducedText()));
+                }
+            }
+        }
+        for (Ledger.Column known : registry.values()) {
+            if (known.inSource() && m.sourceColumn(known.name()) == null) {
+                ledger.markInSource(known.name(), false);
+                missing.add(known.name());
+            }
+        }
+        jdbc.commit("prepare");
+        if (!added.isEmpty() || !missing.isEmpty()) {
+            listener.onEvent(new SnapshotEvent.SchemaChange(settings.name(), runId, added, missing));
+        }
+        return introduced;
+    }
+
+    private void requireBookkeeping() {
+        for (String meta : List.of(m.meta().validFrom(), m.meta().validTo(), m.meta().openedSeq(),
+                m.meta().closedSeq(), m.meta().changeType())) {
+            if (targetColumn(meta) == null) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target "
+                        + m.target() + " exists but has no column '" + meta + "'; it was not built by itersnap with "
+                        + "these column_names. Choose another target or fix column_names");
+            }
+        }
+    }
+
+    private SourceColumn targetColumn(String name) {
+        for (SourceColumn c : targetColumns) {
+            if (c.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
+     * out of the source from the history (before it is rolled back).
+     */
+    private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced) {
+        jdbc.update("stage source", dialect.stageSource(m, nullSequence), first.value());
+        if (nullSequence) {
+            jdbc.update("set rows aside", dialect.logNullSequences(m),
+                    m.name(), runId, LocalDateTime.now(), m.name());
+        }
+        boolean full = settings.hardDeletes().fullBatches();
+        for (Seq s : reproduced) {
+            List<String> notYet = new ArrayList<>();
+            introduced.forEach((column, at) -> {
+                if (at.compareTo(s) > 0) {
+                    notYet.add(column);
+                }
+            });
+            Object v = s.value();
+            Object[] binds = full ? new Object[] {v, v, v, v, v} : new Object[] {v, v, v, v};
+            jdbc.update("reproduce aged-out batch", dialect.stageReproduced(m, notYet), binds);
+        }
+        jdbc.commit("stage");
+    }
+
+    /**
+     * Step 4 (continued): roll the history back to the replay point. On a transactional database this is not
+     * committed on its own when aged-out batches are reproduced: it commits with the last of them.
+     */
+    private void rollBack(TreeMap<Seq, Ledger.Entry> applied, Discovery source, Map<String, Seq> introduced) {
+        List<String> resetColumns = new ArrayList<>();
+        introduced.forEach((column, at) -> {
+            if (at.compareTo(replayPoint) >= 0) {
+                resetColumns.add(column);
+            }
+        });
+        for (String sql : dialect.rollback(m, resetColumns)) {
+            if (sql.contains("?")) {
+                jdbc.update("roll back", sql, replayPoint.value());
+            } else {
+                jdbc.update("roll back", sql);
+            }
+        }
+        List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
+        List<Seq> reRead = undone.stream().filter(source.sequences()::contains).toList();
+        ledger.forget(undone, reRead);
+    }
+
+    /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */
+    private List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced, TreeMap<Seq, Ledger.Entry> applied,
+                                    Map<String, Seq> introduced) {
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, ledger, introduced, listener, runId);
+        Seq lastReproduced = reproduced.isEmpty() ? null : reproduced.get(reproduced.size() - 1);
+        List<BatchResult> results = new ArrayList<>();
+        for (Seq s : batches) {
+            boolean isReproduced = reproduced.contains(s);
+            Ledger.Entry before = applied.get(s);
+            BatchResult r = applier.apply(s, isReproduced, isReproduced && before != null ? before.deletionTime()
+                    : null);
+            if (lastReproduced == null || s.compareTo(lastReproduced) >= 0) {
+                jdbc.commit("apply batch");
+            }
+            results.add(r);
+            listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
+        }
+        jdbc.commit("apply batch");
+        return results;
+    }
+
+    /** Step 7: check the timeline of the keys touched by this run. */
+    private long check(Seq first) {
+        List<String> keys = jdbc.query("check timeline", dialect.timelineCheck(m), rs -> {
+            StringBuilder k = new StringBuilder();
+            for (int i = 1; i <= m.keys().size(); i++) {
+                k.append(i > 1 ? "|" : "").append(rs.getString(i));
+            }
+            return k.toString();
+        }, first.value(), first.value());
+        List<String> distinct = keys.stream().distinct().toList();
+        if (!distinct.isEmpty()) {
+            listener.onEvent(new SnapshotEvent.TimelineViolation(settings.name(), runId, distinct.size(),
+                    distinct.subList(0, Math.min(5, distinct.size()))));
+        }
+        jdbc.commit("check timeline");
+        return distinct.size();
+    }
+}

@@ -1,0 +1,529 @@
+package dev.itersnap.spi;
+
+import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.TableName;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/**
+ * ANSI SQL for every engine step, built from a few primitives that dialects override ({@link #quote},
+ * {@link #md5Hex}, {@link #toText}, {@link #jsonObject}, {@link #isDistinct}, {@link #longTextType},
+ * {@link #columnType}). Works as is on databases with {@code MERGE}, window functions and
+ * {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL differs.
+ *
+ * <p>Names: {@code t} is the history table, {@code s} the stage, {@code w} the work table. Internal columns of the
+ * scratch tables start with {@code itersnap_} (source columns may not).
+ */
+public abstract class AbstractSqlDialect implements Dialect {
+    /** Internal column: the row is an explicit delete. */
+    public static final String DEL = "itersnap_del";
+    /** Internal column: why the row is set aside, or NULL. */
+    public static final String REJECT = "itersnap_reject";
+    /** Internal column: the row was reproduced from the history. */
+    public static final String REPRO = "itersnap_repro";
+    /** Internal column: what the batch does with the row (insert, change, return, delete, noop). */
+    public static final String ACTION = "itersnap_action";
+    /** Internal column: valid_from of the version the row opens. */
+    public static final String VFROM = "itersnap_vfrom";
+    /** Internal column: changed_attributes of the version the row closes. */
+    public static final String CHANGED = "itersnap_changed";
+    /** Prefix of the merge-key columns. */
+    public static final String MERGE_KEY = "itersnap_mk";
+
+    // ---------------------------------------------------------------- primitives
+
+    @Override
+    public String quote(String identifier) {
+        return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    /** A qualified, quoted table name. */
+    protected String table(TableName name) {
+        return name.parts().stream().map(this::quote).collect(Collectors.joining("."));
+    }
+
+    /** {@code alias.column}, quoted. */
+    protected String col(String alias, String column) {
+        return alias + "." + quote(column);
+    }
+
+    /** An expression: lower-case hex MD5 of a text expression. */
+    protected abstract String md5Hex(String textExpression);
+
+    /** An expression converting any value to text. */
+    protected String toText(String expression) {
+        return "CAST(" + expression + " AS VARCHAR)";
+    }
+
+    /** An expression building a JSON object text from names and value expressions. */
+    protected abstract String jsonObject(List<String> names, List<String> expressions);
+
+    /** A boolean expression true when {@code a} and {@code b} differ, NULLs compared as values. */
+    protected String isDistinct(String a, String b) {
+        return "(" + a + " IS DISTINCT FROM " + b + ")";
+    }
+
+    /** Type of long text columns (error records, changed_attributes). */
+    protected String longTextType() {
+        return "VARCHAR(1000000)";
+    }
+
+    /** Type of changed_attributes. */
+    protected String changedAttributesType() {
+        return longTextType();
+    }
+
+    /** Converts the text literal expression of changed attributes into {@link #changedAttributesType()}. */
+    protected String changedAttributesValue(String textExpression) {
+        return textExpression;
+    }
+
+    /** A bound parameter of the given column's type. */
+    protected String param(SourceColumn type) {
+        return "CAST(? AS " + columnType(type) + ")";
+    }
+
+    /** String concatenation. */
+    protected String concat(List<String> parts) {
+        return "(" + String.join(" || ", parts) + ")";
+    }
+
+    protected String keyJoin(ResolvedModel m, String a, String b) {
+        return m.keys().stream().map(k -> col(a, k) + " = " + col(b, k)).collect(Collectors.joining(" AND "));
+    }
+
+    protected String list(List<String> columns, String alias) {
+        return columns.stream().map(c -> alias == null ? quote(c) : col(alias, c)).collect(Collectors.joining(", "));
+    }
+
+    private String stringLiteral(String s) {
+        return "'" + s.replace("'", "''") + "'";
+    }
+
+    /** NOT a deletion record (always true without deletion records). */
+    protected String notDeletionRecord(ResolvedModel m, String alias) {
+        return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
+    }
+
+    /** dbt_scd_id from key, updated_at and the bound sequence text, plus a marker. */
+    protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String marker) {
+        List<String> parts = new ArrayList<>();
+        for (String k : m.keys()) {
+            parts.add("COALESCE(" + toText(col(alias, k)) + ", '')");
+            parts.add("'|'");
+        }
+        parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
+        parts.add("'|'");
+        parts.add("CAST(? AS VARCHAR(256))");
+        if (marker != null) {
+            parts.add(stringLiteral("|" + marker));
+        }
+        return md5Hex(concat(parts));
+    }
+
+    // ---------------------------------------------------------------- DDL
+
+    @Override
+    public List<String> createMetadata(ResolvedModel m) {
+        String text = longTextType();
+        List<String> ddl = new ArrayList<>();
+        ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(m.metadataSchema()));
+        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_ledger")) + " (" + cols(m,
+                "model VARCHAR(128) NOT NULL", "sequence_value VARCHAR(256) NOT NULL", "run_id VARCHAR(36) NOT NULL",
+                "applied_at TIMESTAMP NOT NULL", "source_rows BIGINT NOT NULL", "inserted_rows BIGINT NOT NULL",
+                "updated_rows BIGINT NOT NULL", "deleted_rows BIGINT NOT NULL", "rejected_rows BIGINT NOT NULL",
+                "deletion_time VARCHAR(64)", "reproduced BOOLEAN NOT NULL")
+                + ", PRIMARY KEY (" + quote(m.id("model")) + ", " + quote(m.id("sequence_value")) + "))");
+        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_runs")) + " (" + cols(m,
+                "run_id VARCHAR(36) NOT NULL PRIMARY KEY", "model VARCHAR(128) NOT NULL", "operation VARCHAR(16) NOT NULL",
+                "holder VARCHAR(256)", "started_at TIMESTAMP NOT NULL", "finished_at TIMESTAMP",
+                "status VARCHAR(16) NOT NULL", "batches_applied INT", "late_batch BOOLEAN",
+                "replay_point VARCHAR(256)", "error_message VARCHAR(4000)") + ")");
+        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_errors")) + " (" + cols(m,
+                "model VARCHAR(128) NOT NULL", "run_id VARCHAR(36) NOT NULL", "sequence_value VARCHAR(256)",
+                "reason VARCHAR(32) NOT NULL", "record " + text, "logged_at TIMESTAMP NOT NULL") + ")");
+        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_columns")) + " (" + cols(m,
+                "model VARCHAR(128) NOT NULL", "column_name VARCHAR(256) NOT NULL", "introduced_seq VARCHAR(256)",
+                "in_source BOOLEAN NOT NULL") + ", PRIMARY KEY (" + quote(m.id("model")) + ", "
+                + quote(m.id("column_name")) + "))");
+        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_lock")) + " (" + cols(m,
+                "model VARCHAR(128) NOT NULL PRIMARY KEY", "holder VARCHAR(256)", "acquired_at TIMESTAMP") + ")");
+        return ddl;
+    }
+
+    /** Column definitions "name TYPE ..." with the name folded and quoted. */
+    private String cols(ResolvedModel m, String... defs) {
+        List<String> out = new ArrayList<>();
+        for (String d : defs) {
+            int sp = d.indexOf(' ');
+            out.add(quote(m.id(d.substring(0, sp))) + d.substring(sp));
+        }
+        return String.join(", ", out);
+    }
+
+    @Override
+    public List<String> createHistory(ResolvedModel m) {
+        ColumnNames n = m.meta();
+        String upd = columnType(m.updatedAtColumn());
+        String seq = columnType(m.sequenceColumn());
+        List<String> defs = new ArrayList<>();
+        for (SourceColumn c : m.sourceColumns()) {
+            defs.add(quote(c.name()) + " " + columnType(c));
+        }
+        defs.add(quote(n.scdId()) + " VARCHAR(64)");
+        defs.add(quote(n.updatedAt()) + " " + upd);
+        defs.add(quote(n.validFrom()) + " " + upd);
+        defs.add(quote(n.validTo()) + " " + upd);
+        defs.add(quote(n.changeType()) + " VARCHAR(16)");
+        defs.add(quote(n.changedAttributes()) + " " + changedAttributesType());
+        if (m.deletionRecords()) {
+            defs.add(quote(n.isDeleted()) + " BOOLEAN");
+        }
+        defs.add(quote(n.openedSeq()) + " " + seq);
+        defs.add(quote(n.closedSeq()) + " " + seq);
+        String t = table(m.target());
+        String base = m.target().table();
+        List<String> ddl = new ArrayList<>();
+        if (m.target().schema() != null) {
+            ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(m.target().schema()));
+        }
+        ddl.add("CREATE TABLE " + t + " (" + String.join(", ", defs) + ")");
+        List<String> keyCols = new ArrayList<>(m.keys());
+        keyCols.add(n.validTo());
+        ddl.add("CREATE INDEX " + indexName(m, base, "key") + " ON " + t + " (" + list(keyCols, null) + ")");
+        ddl.add("CREATE INDEX " + indexName(m, base, "opened") + " ON " + t + " (" + quote(n.openedSeq()) + ")");
+        ddl.add("CREATE INDEX " + indexName(m, base, "closed") + " ON " + t + " (" + quote(n.closedSeq()) + ")");
+        return ddl;
+    }
+
+    /** A quoted index name (qualified with the table's schema where the database needs it). */
+    protected String indexName(ResolvedModel m, String table, String suffix) {
+        String name = m.id(table + "_itersnap_" + suffix);
+        return m.target().schema() != null ? quote(m.target().schema()) + "." + quote(name) : quote(name);
+    }
+
+    @Override
+    public String addColumn(ResolvedModel m, SourceColumn column) {
+        return "ALTER TABLE " + table(m.target()) + " ADD COLUMN " + quote(column.name()) + " " + columnType(column);
+    }
+
+    @Override
+    public List<String> createScratch(ResolvedModel m) {
+        List<String> src = new ArrayList<>();
+        for (SourceColumn c : m.sourceColumns()) {
+            src.add(quote(c.name()) + " " + columnType(c));
+        }
+        String upd = columnType(m.updatedAtColumn());
+        List<String> stage = new ArrayList<>(src);
+        stage.add(quote(m.id(DEL)) + " BOOLEAN");
+        stage.add(quote(m.id(REJECT)) + " VARCHAR(32)");
+        stage.add(quote(m.id(REPRO)) + " BOOLEAN");
+        List<String> work = new ArrayList<>(src);
+        work.add(quote(m.id(DEL)) + " BOOLEAN");
+        work.add(quote(m.id(REJECT)) + " VARCHAR(32)");
+        work.add(quote(m.id(ACTION)) + " VARCHAR(8)");
+        work.add(quote(m.id(VFROM)) + " " + upd);
+        work.add(quote(m.id(CHANGED)) + " " + changedAttributesType());
+        List<String> keyCols = new ArrayList<>();
+        keyCols.add(m.sequenceBy());
+        keyCols.addAll(m.keys());
+        return List.of(
+                "DROP TABLE IF EXISTS " + table(m.stage()),
+                "DROP TABLE IF EXISTS " + table(m.work()),
+                "CREATE TABLE " + table(m.stage()) + " (" + String.join(", ", stage) + ")",
+                "CREATE TABLE " + table(m.work()) + " (" + String.join(", ", work) + ")",
+                "CREATE INDEX " + quote(m.id(m.stage().table() + "_ix")) + " ON " + table(m.stage()) + " ("
+                        + list(keyCols, null) + ")",
+                "CREATE INDEX " + quote(m.id(m.work().table() + "_ix")) + " ON " + table(m.work()) + " ("
+                        + list(m.keys(), null) + ")");
+    }
+
+    // ---------------------------------------------------------------- reading the source
+
+    @Override
+    public String discoverSequences(ResolvedModel m) {
+        return "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM (" + m.settings().source() + ") s";
+    }
+
+    /** {@inheritDoc} Binds: the lowest sequence to read. */
+    @Override
+    public String stageSource(ResolvedModel m, boolean includeNullSequence) {
+        String deleteWhen = m.settings().deleteWhen();
+        String del = deleteWhen == null ? "FALSE" : "CASE WHEN (" + deleteWhen + ") THEN TRUE ELSE FALSE END";
+        String nullKey = m.keys().stream().map(k -> col("s", k) + " IS NULL").collect(Collectors.joining(" OR "));
+        List<String> partition = new ArrayList<>();
+        partition.add(col("s", m.sequenceBy()));
+        m.keys().forEach(k -> partition.add(col("s", k)));
+        String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN 'null_sequence'"
+                + " WHEN " + nullKey + " THEN 'null_key'"
+                + " WHEN COUNT(*) OVER (PARTITION BY " + String.join(", ", partition) + ") > 1 THEN 'duplicate_key'"
+                + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
+        return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
+                + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + list(m.sourceNames(), "s") + ", "
+                + del + ", " + reject + ", FALSE FROM (" + m.settings().source() + ") s WHERE "
+                + col("s", m.sequenceBy()) + " >= " + param(m.sequenceColumn())
+                + (includeNullSequence ? " OR " + col("s", m.sequenceBy()) + " IS NULL" : "");
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>Binds, in order: sequence (the stage's sequence value), sequence (versions opened by it, or for full batches
+     * opened at or before it), [full batches: sequence (not closed by then)], sequence (stage value of the deletes),
+     * sequence (versions it closed by deletion).
+     */
+    @Override
+    public String stageReproduced(ResolvedModel m, List<String> notYetIntroduced) {
+        ColumnNames n = m.meta();
+        String seqParam = param(m.sequenceColumn());
+        List<String> upsert = new ArrayList<>();
+        List<String> delete = new ArrayList<>();
+        for (String c : m.sourceNames()) {
+            if (c.equals(m.sequenceBy())) {
+                upsert.add(seqParam);
+                delete.add(seqParam);
+            } else if (notYetIntroduced.contains(c)) {
+                upsert.add("NULL");
+                delete.add("NULL");
+            } else if (c.equals(m.updatedAt())) {
+                upsert.add(col("h", c));
+                delete.add(col("h", n.validTo()));
+            } else {
+                upsert.add(col("h", c));
+                delete.add(col("h", c));
+            }
+        }
+        String live = m.settings().hardDeletes().fullBatches()
+                ? col("h", n.openedSeq()) + " <= " + seqParam + " AND (" + col("h", n.closedSeq()) + " IS NULL OR "
+                        + col("h", n.closedSeq()) + " > " + seqParam + ")"
+                : col("h", n.openedSeq()) + " = " + seqParam;
+        String into = "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
+                + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") ";
+        return into + "SELECT " + String.join(", ", upsert) + ", FALSE, NULL, TRUE FROM " + table(m.target())
+                + " h WHERE " + live + " AND " + notDeletionRecord(m, "h")
+                + " UNION ALL SELECT " + String.join(", ", delete) + ", TRUE, NULL, TRUE FROM " + table(m.target())
+                + " h WHERE " + col("h", n.closedSeq()) + " = " + seqParam + " AND " + col("h", n.changeType())
+                + " = 'delete' AND " + notDeletionRecord(m, "h");
+    }
+
+    // ---------------------------------------------------------------- rollback
+
+    /** {@inheritDoc} Binds of each statement: the replay point (none for the column resets). */
+    @Override
+    public List<String> rollback(ResolvedModel m, List<String> introducedColumns) {
+        ColumnNames n = m.meta();
+        String t = table(m.target());
+        String p = param(m.sequenceColumn());
+        List<String> sql = new ArrayList<>();
+        sql.add("DELETE FROM " + t + " WHERE " + quote(n.openedSeq()) + " >= " + p);
+        sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType()) + " = 'insert', "
+                + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL WHERE "
+                + quote(n.closedSeq()) + " >= " + p);
+        for (String c : introducedColumns) {
+            sql.add("UPDATE " + t + " SET " + quote(c) + " = NULL");
+        }
+        return sql;
+    }
+
+    // ---------------------------------------------------------------- applying one batch
+
+    /** {@inheritDoc} Binds: the batch's sequence. */
+    @Override
+    public String classifyBatch(ResolvedModel m, List<String> untracked) {
+        ColumnNames n = m.meta();
+        List<String> tracked = m.tracked().stream().filter(c -> !untracked.contains(c)).toList();
+        String firstKey = m.keys().get(0);
+        String hasCur = "(" + col("c", firstKey) + " IS NOT NULL)";
+        String curDel = m.deletionRecords() ? "COALESCE(" + col("c", n.isDeleted()) + ", FALSE)" : "FALSE";
+        String change;
+        List<String> diffParts = new ArrayList<>();
+        for (String c : tracked) {
+            diffParts.add("CASE WHEN " + isDistinct(col("c", c), col("s", c)) + " THEN "
+                    + stringLiteral(",\"" + c + "\"") + " ELSE '' END");
+        }
+        if (m.settings().strategy() == dev.itersnap.core.Strategy.TIMESTAMP) {
+            change = "(" + col("s", m.updatedAt()) + " > " + col("c", n.updatedAt()) + ")";
+        } else {
+            change = tracked.isEmpty() ? "FALSE"
+                    : "(" + tracked.stream().map(c -> isDistinct(col("c", c), col("s", c)))
+                    .collect(Collectors.joining(" OR ")) + ")";
+        }
+        String changed = diffParts.isEmpty() ? "'[]'"
+                : concat(List.of("'['", "SUBSTRING(" + concat(diffParts) + " FROM 2)", "']'"));
+        String lastEnd = "CASE WHEN " + col("c", firstKey) + " IS NULL THEN (SELECT MAX(" + col("h", n.validTo())
+                + ") FROM " + table(m.target()) + " h WHERE " + keyJoin(m, "h", "s") + ") END";
+        String inner = "SELECT " + list(m.sourceNames(), "s") + ", " + col("s", m.id(DEL)) + " AS "
+                + quote(m.id("x_del")) + ", " + col("s", m.id(REJECT)) + " AS " + quote(m.id("x_rej")) + ", "
+                + hasCur + " AS " + quote(m.id("x_has")) + ", " + curDel + " AS " + quote(m.id("x_cdel")) + ", "
+                + col("c", n.validFrom()) + " AS " + quote(m.id("x_cvf")) + ", " + change + " AS "
+                + quote(m.id("x_chg")) + ", " + changed + " AS " + quote(m.id("x_changed")) + ", " + lastEnd + " AS "
+                + quote(m.id("x_end")) + " FROM " + table(m.stage()) + " s LEFT JOIN " + table(m.target()) + " c ON "
+                + keyJoin(m, "c", "s") + " AND " + col("c", n.validTo()) + " IS NULL WHERE "
+                + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn());
+        String x = "x";
+        String u = col(x, m.updatedAt());
+        String regression = col(x, m.id("x_has")) + " AND NOT " + col(x, m.id("x_cdel")) + " AND ("
+                + col(x, m.id("x_chg")) + " OR " + col(x, m.id("x_del")) + ") AND " + u + " < " + col(x, m.id("x_cvf"));
+        String reject = "CASE WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL THEN " + col(x, m.id("x_rej"))
+                + " WHEN " + regression + " THEN 'updated_at_regression' END";
+        String action = "CASE WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL THEN NULL WHEN " + regression
+                + " THEN NULL WHEN " + col(x, m.id("x_del")) + " THEN (CASE WHEN " + col(x, m.id("x_has"))
+                + " AND NOT " + col(x, m.id("x_cdel")) + " THEN 'delete' ELSE 'noop' END)"
+                + " WHEN NOT " + col(x, m.id("x_has")) + " THEN 'insert'"
+                + " WHEN " + col(x, m.id("x_cdel")) + " THEN 'return'"
+                + " WHEN " + col(x, m.id("x_chg")) + " THEN 'change' ELSE 'noop' END";
+        String vfrom = "CASE WHEN NOT " + col(x, m.id("x_has")) + " THEN (CASE WHEN " + col(x, m.id("x_end"))
+                + " IS NOT NULL AND " + col(x, m.id("x_end")) + " > " + u + " THEN " + col(x, m.id("x_end"))
+                + " ELSE " + u + " END) WHEN " + col(x, m.id("x_cdel")) + " THEN (CASE WHEN " + col(x, m.id("x_cvf"))
+                + " > " + u + " THEN " + col(x, m.id("x_cvf")) + " ELSE " + u + " END) ELSE " + u + " END";
+        return "INSERT INTO " + table(m.work()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
+                + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", " + quote(m.id(VFROM)) + ", "
+                + quote(m.id(CHANGED)) + ") SELECT " + list(m.sourceNames(), x) + ", " + col(x, m.id("x_del")) + ", "
+                + reject + ", " + action + ", " + vfrom + ", " + changedAttributesValue(col(x, m.id("x_changed")))
+                + " FROM (" + inner + ") x";
+    }
+
+    /** {@inheritDoc} Binds: model, run id, sequence text, logged-at time. */
+    @Override
+    public String logRejected(ResolvedModel m) {
+        List<String> exprs = m.sourceNames().stream().map(c -> col("w", c)).toList();
+        return "INSERT INTO " + table(m.metaTable("itersnap_errors")) + " (" + quote(m.id("model")) + ", "
+                + quote(m.id("run_id")) + ", " + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", "
+                + quote(m.id("record")) + ", " + quote(m.id("logged_at")) + ") SELECT ?, ?, ?, "
+                + col("w", m.id(REJECT)) + ", " + jsonObject(m.sourceNames(), exprs) + ", ? FROM " + table(m.work())
+                + " w WHERE " + col("w", m.id(REJECT)) + " IS NOT NULL";
+    }
+
+    @Override
+    public String logNullSequences(ResolvedModel m) {
+        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
+        String json = jsonObject(m.sourceNames(), exprs);
+        String errors = table(m.metaTable("itersnap_errors"));
+        return "INSERT INTO " + errors + " (" + quote(m.id("model")) + ", " + quote(m.id("run_id")) + ", "
+                + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", " + quote(m.id("record")) + ", "
+                + quote(m.id("logged_at")) + ") SELECT ?, ?, NULL, 'null_sequence', " + json + ", ? FROM "
+                + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL AND NOT EXISTS (SELECT 1 FROM "
+                + errors + " e WHERE " + col("e", m.id("model")) + " = ? AND " + col("e", m.id("reason"))
+                + " = 'null_sequence' AND " + col("e", m.id("record")) + " = " + json + ")";
+    }
+
+    @Override
+    public String fillIntroduced(ResolvedModel m, String column) {
+        String from = " FROM " + table(m.work()) + " w WHERE " + keyJoin(m, "w", "t") + " AND "
+                + col("w", m.id(REJECT)) + " IS NULL";
+        return "UPDATE " + table(m.target()) + " t SET " + quote(column) + " = (SELECT " + col("w", column) + from
+                + ") WHERE " + col("t", m.meta().validTo()) + " IS NULL AND EXISTS (SELECT 1" + from + ")";
+    }
+
+    /** {@inheritDoc} Binds: deletion time, deletion time, sequence (closing), sequence (the batch in the stage). */
+    @Override
+    public String closeAbsent(ResolvedModel m) {
+        ColumnNames n = m.meta();
+        String dt = param(m.updatedAtColumn());
+        return "UPDATE " + table(m.target()) + " t SET " + quote(n.validTo()) + " = CASE WHEN "
+                + col("t", n.validFrom()) + " > " + dt + " THEN " + col("t", n.validFrom()) + " ELSE " + dt + " END, "
+                + quote(n.changeType()) + " = 'delete', " + quote(n.changedAttributes()) + " = NULL, "
+                + quote(n.closedSeq()) + " = " + param(m.sequenceColumn()) + " WHERE " + col("t", n.validTo())
+                + " IS NULL AND " + notDeletionRecord(m, "t") + " AND NOT EXISTS (SELECT 1 FROM " + table(m.stage())
+                + " s WHERE " + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn()) + " AND "
+                + keyJoin(m, "s", "t") + ")";
+    }
+
+    /** {@inheritDoc} Binds: sequence (closing), sequence text (scd id), sequence (opening). */
+    @Override
+    public String mergeBatch(ResolvedModel m) {
+        ColumnNames n = m.meta();
+        List<String> mk = new ArrayList<>();
+        List<String> nullMk = new ArrayList<>();
+        List<String> on = new ArrayList<>();
+        for (int i = 0; i < m.keys().size(); i++) {
+            String name = m.id(MERGE_KEY + i);
+            mk.add(col("w", m.keys().get(i)) + " AS " + quote(name));
+            nullMk.add("NULL AS " + quote(name));
+            on.add(col("t", m.keys().get(i)) + " = " + col("m", name));
+        }
+        String w = "w." + "*";
+        String using = "SELECT " + String.join(", ", mk) + ", " + w + " FROM " + table(m.work()) + " w WHERE "
+                + col("w", m.id(ACTION)) + " IN ('change', 'delete', 'return') UNION ALL SELECT "
+                + String.join(", ", nullMk) + ", " + w + " FROM " + table(m.work()) + " w WHERE "
+                + col("w", m.id(ACTION)) + " IN ('insert', 'change', 'return')";
+        String isDelete = col("m", m.id(ACTION)) + " = 'delete'";
+        List<String> insertCols = new ArrayList<>(m.sourceNames());
+        List<String> values = new ArrayList<>(m.sourceNames().stream().map(c -> col("m", c)).toList());
+        insertCols.add(n.scdId());
+        values.add(scdId(m, "m", col("m", m.updatedAt()), null));
+        insertCols.add(n.updatedAt());
+        values.add(col("m", m.updatedAt()));
+        insertCols.add(n.validFrom());
+        values.add(col("m", m.id(VFROM)));
+        insertCols.add(n.changeType());
+        values.add("'insert'");
+        if (m.deletionRecords()) {
+            insertCols.add(n.isDeleted());
+            values.add("FALSE");
+        }
+        insertCols.add(n.openedSeq());
+        values.add(param(m.sequenceColumn()));
+        return "MERGE INTO " + table(m.target()) + " t USING (" + using + ") m ON (" + String.join(" AND ", on)
+                + " AND " + col("t", n.validTo()) + " IS NULL) WHEN MATCHED THEN UPDATE SET " + quote(n.validTo())
+                + " = CASE WHEN " + isDelete + " THEN " + col("m", m.updatedAt()) + " ELSE " + col("m", m.id(VFROM))
+                + " END, " + quote(n.changeType()) + " = CASE WHEN " + isDelete + " THEN 'delete' ELSE 'update' END, "
+                + quote(n.changedAttributes()) + " = CASE WHEN " + isDelete + " THEN NULL ELSE "
+                + col("m", m.id(CHANGED)) + " END, " + quote(n.closedSeq()) + " = " + param(m.sequenceColumn())
+                + " WHEN NOT MATCHED THEN INSERT (" + list(insertCols, null) + ") VALUES ("
+                + String.join(", ", values) + ")";
+    }
+
+    /** {@inheritDoc} Binds: sequence text (scd id), sequence (opening), sequence (closed by this batch). */
+    @Override
+    public String insertDeletionRecords(ResolvedModel m) {
+        ColumnNames n = m.meta();
+        List<String> data = m.historyDataColumns();
+        List<String> cols = new ArrayList<>(data);
+        List<String> values = new ArrayList<>(data.stream().map(c -> col("h", c)).toList());
+        cols.add(n.scdId());
+        values.add(scdId(m, "h", col("h", n.validTo()), "deleted"));
+        cols.add(n.updatedAt());
+        values.add(col("h", n.validTo()));
+        cols.add(n.validFrom());
+        values.add(col("h", n.validTo()));
+        cols.add(n.changeType());
+        values.add("'insert'");
+        cols.add(n.isDeleted());
+        values.add("TRUE");
+        cols.add(n.openedSeq());
+        values.add(param(m.sequenceColumn()));
+        return "INSERT INTO " + table(m.target()) + " (" + list(cols, null) + ") SELECT " + String.join(", ", values)
+                + " FROM " + table(m.target()) + " h WHERE " + col("h", n.closedSeq()) + " = "
+                + param(m.sequenceColumn()) + " AND " + col("h", n.changeType()) + " = 'delete' AND "
+                + col("h", n.isDeleted()) + " = FALSE";
+    }
+
+    @Override
+    public String countBatch(ResolvedModel m) {
+        return "SELECT " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", COUNT(*) FROM " + table(m.work())
+                + " GROUP BY " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION));
+    }
+
+    /** {@inheritDoc} Binds: sequence, sequence (keys with versions opened or closed from there on). */
+    @Override
+    public String timelineCheck(ResolvedModel m) {
+        ColumnNames n = m.meta();
+        String keys = list(m.keys(), "h");
+        String p = param(m.sequenceColumn());
+        String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
+                + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
+                + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
+                + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
+                + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
+                + table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
+                + keyJoin(m, "x", "h") + " AND (" + col("x", n.openedSeq()) + " >= " + p + " OR "
+                + col("x", n.closedSeq()) + " >= " + p + "))";
+        return "SELECT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
+                + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
+                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
+                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
+                + " OR (v.vt IS NULL AND v.next_vf IS NOT NULL)";
+    }
+}

@@ -1,0 +1,123 @@
+package dev.itersnap.dialect.h2;
+
+import dev.itersnap.spi.AbstractSqlDialect;
+import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * H2 2.x. MERGE without {@code NOT MATCHED BY SOURCE} (absent keys are closed by an UPDATE), DDL that commits
+ * implicitly (the engine issues all DDL before a run's first transaction), row locks for the model lock.
+ */
+public final class H2Dialect extends AbstractSqlDialect {
+
+    @Override
+    public String name() {
+        return "h2";
+    }
+
+    @Override
+    public boolean handlesUrl(String jdbcUrl) {
+        return jdbcUrl.startsWith("jdbc:h2:");
+    }
+
+    @Override
+    public boolean handlesProduct(String productName) {
+        return productName.equalsIgnoreCase("H2");
+    }
+
+    @Override
+    protected String md5Hex(String textExpression) {
+        return "LOWER(RAWTOHEX(HASH('MD5', CAST(" + textExpression + " AS VARCHAR))))";
+    }
+
+    @Override
+    protected String jsonObject(List<String> names, List<String> expressions) {
+        List<String> pairs = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            String e = expressions.get(i);
+            pairs.add("'" + names.get(i).replace("'", "''") + "': " + jsonValue(e));
+        }
+        return "CAST(JSON_OBJECT(" + String.join(", ", pairs) + " NULL ON NULL) AS VARCHAR(1000000))";
+    }
+
+    /** Numbers and booleans stay JSON scalars; everything else becomes its text form. */
+    private String jsonValue(String e) {
+        return "CASE WHEN " + e + " IS NULL THEN NULL ELSE " + e + " END";
+    }
+
+    @Override
+    public String columnType(SourceColumn c) {
+        String name = c.typeName().toUpperCase(Locale.ROOT);
+        switch (c.jdbcType()) {
+            case Types.CHAR: case Types.VARCHAR: case Types.NCHAR: case Types.NVARCHAR:
+                return c.precision() > 0 && c.precision() <= 1_000_000 ? name + "(" + c.precision() + ")" : name;
+            case Types.NUMERIC: case Types.DECIMAL:
+                return c.precision() > 0 ? "NUMERIC(" + c.precision() + ", " + c.scale() + ")" : "NUMERIC";
+            case Types.TIMESTAMP: case Types.TIMESTAMP_WITH_TIMEZONE: case Types.TIME: case Types.TIME_WITH_TIMEZONE:
+                return name.contains("(") ? name : name.replace("TIMESTAMP", "TIMESTAMP(" + c.scale() + ")")
+                        .replace("TIME WITH", "TIME(" + c.scale() + ") WITH");
+            case Types.VARBINARY: case Types.BINARY:
+                return c.precision() > 0 && c.precision() <= 1_000_000 ? name + "(" + c.precision() + ")" : name;
+            default:
+                return name;
+        }
+    }
+
+    @Override
+    public String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to) {
+        if (!widens(from, to)) {
+            return null;
+        }
+        return "ALTER TABLE " + table(m.target()) + " ALTER COLUMN " + quote(from.name()) + " SET DATA TYPE "
+                + columnType(to);
+    }
+
+    private static boolean widens(SourceColumn from, SourceColumn to) {
+        int f = rank(from.jdbcType());
+        int t = rank(to.jdbcType());
+        if (f > 0 && t > 0) {
+            return t >= f;
+        }
+        boolean chars = isChar(from.jdbcType()) && isChar(to.jdbcType());
+        if (chars) {
+            return to.precision() >= from.precision();
+        }
+        boolean decimals = (from.jdbcType() == Types.NUMERIC || from.jdbcType() == Types.DECIMAL)
+                && (to.jdbcType() == Types.NUMERIC || to.jdbcType() == Types.DECIMAL);
+        if (decimals) {
+            return to.scale() >= from.scale() && to.precision() - to.scale() >= from.precision() - from.scale();
+        }
+        return from.jdbcType() == Types.TIMESTAMP && to.jdbcType() == Types.TIMESTAMP && to.scale() >= from.scale();
+    }
+
+    private static int rank(int jdbcType) {
+        switch (jdbcType) {
+            case Types.TINYINT: return 1;
+            case Types.SMALLINT: return 2;
+            case Types.INTEGER: return 3;
+            case Types.BIGINT: return 4;
+            default: return 0;
+        }
+    }
+
+    private static boolean isChar(int t) {
+        return t == Types.VARCHAR || t == Types.NVARCHAR;
+    }
+
+    @Override
+    public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+            throws SQLException {
+        return H2ModelLock.acquire(dataSource, m, table(m.metaTable("itersnap_lock")), quote(m.id("model")),
+                timeout, describeHolder);
+    }
+}

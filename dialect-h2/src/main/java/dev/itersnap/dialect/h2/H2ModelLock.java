@@ -1,0 +1,86 @@
+package dev.itersnap.dialect.h2;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ResolvedModel;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The model lock on H2: a row of the lock table held with {@code SELECT ... FOR UPDATE} in a transaction that stays
+ * open, on a connection of its own, for the whole run. H2 releases it when the connection closes, so a crashed
+ * process cannot leave the model locked. The wait is bounded by H2's session {@code LOCK_TIMEOUT}.
+ */
+final class H2ModelLock implements ModelLock {
+    /** H2's error code for a lock wait that timed out. */
+    private static final int LOCK_TIMEOUT_1 = 50200;
+
+    private final Connection connection;
+
+    private H2ModelLock(Connection connection) {
+        this.connection = connection;
+    }
+
+    static ModelLock acquire(DataSource ds, ResolvedModel m, String lockTable, String modelColumn, Duration timeout,
+                             Supplier<String> describeHolder) throws SQLException {
+        Connection c = ds.getConnection();
+        try {
+            c.setAutoCommit(true);
+            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + lockTable + " (" + modelColumn
+                    + ") SELECT ? WHERE NOT EXISTS (SELECT 1 FROM " + lockTable + " WHERE " + modelColumn + " = ?)")) {
+                ps.setString(1, m.name());
+                ps.setString(2, m.name());
+                ps.executeUpdate();
+            } catch (SQLException e) {
+                if (!"23505".equals(e.getSQLState())) {
+                    throw e;
+                }
+            }
+            c.setAutoCommit(false);
+            try (Statement st = c.createStatement()) {
+                st.execute("SET LOCK_TIMEOUT " + Math.min(Integer.MAX_VALUE, timeout.toMillis()));
+            }
+            try (PreparedStatement ps = c.prepareStatement("SELECT " + modelColumn + " FROM " + lockTable + " WHERE "
+                    + modelColumn + " = ? FOR UPDATE")) {
+                ps.setString(1, m.name());
+                ps.executeQuery().close();
+            } catch (SQLException e) {
+                if (e.getErrorCode() == LOCK_TIMEOUT_1 || "HYT00".equals(e.getSQLState())) {
+                    throw new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + m.name()
+                            + "' is locked by another run (" + describeHolder.get() + "); gave up after " + timeout
+                            + " (lock_timeout). Wait for that run to finish, or raise lock_timeout", e);
+                }
+                throw e;
+            }
+            return new H2ModelLock(c);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // the original failure matters
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            connection.rollback();
+        } catch (SQLException ignored) {
+            // closing the connection releases the lock anyway
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // nothing more to release
+        }
+    }
+}
