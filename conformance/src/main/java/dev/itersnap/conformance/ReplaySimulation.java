@@ -30,12 +30,20 @@ final class ReplaySimulation {
      * The outcome of the simulation: the history, and for each reproduced batch what its reproduction lacks or
      * changes compared with the batch itself (the information the history did not keep).
      */
-    record Result(ReferenceModel model, List<String> losses) {
+    record Result(ReferenceModel model, List<Loss> losses) {
+    }
+
+    /** One piece of information a reproduced batch lacks or changes, and the known limit it falls under. */
+    record Loss(KnownLimit limit, String text) {
+        @Override
+        public String toString() {
+            return limit + ": " + text;
+        }
     }
 
     /** The history the documented rules give for the scenario's plan (NULL-sequence rows are not modelled). */
     static Result simulate(Scenario scenario) {
-        Set<String> losses = new LinkedHashSet<>();
+        Set<Loss> losses = new LinkedHashSet<>();
         ReferenceModel.Config base = scenario.modelConfig();
         // A reproduced row is deleted by its marker, a source row by delete_when.
         ReferenceModel.Config config = new ReferenceModel.Config(base.columns(), base.keyColumns(),
@@ -70,7 +78,18 @@ final class ReplaySimulation {
             }
             for (int b : toApply) {
                 if (reproduced.containsKey(b)) {
+                    int before = model.rejections().size();
                     model.apply(reproduced.get(b), ledger.get(b));
+                    for (ReferenceModel.Rejection r : model.rejections().subList(before, model.rejections().size())) {
+                        if (Boolean.TRUE.equals(r.row().get(REPRODUCED_DELETE))
+                                && !isDelete(base, scenario.batches().get(b), r.row())) {
+                            losses.add(new Loss(KnownLimit.ABSENCE_DELETE_AS_EXPLICIT, "batch " + r.sequence()
+                                    + " key " + keyOf(base, r.row()) + ": absent from the batch (deleted by absence, "
+                                    + "clamped to its version's valid_from); the reproduction makes it an explicit "
+                                    + "delete at " + r.row().get(base.updatedAtColumn()) + ", rejected as "
+                                    + r.reason() + " after the replay opened a later version"));
+                        }
+                    }
                 } else {
                     ReferenceModel.Batch batch = scenario.batches().get(b);
                     model.apply(batch, null);
@@ -82,13 +101,13 @@ final class ReplaySimulation {
     }
 
     /** What the reproduction of a batch lacks or changes, key by key. */
-    private static List<String> compare(ReferenceModel.Config config, ReferenceModel.Batch batch,
+    private static List<Loss> compare(ReferenceModel.Config config, ReferenceModel.Batch batch,
                                         ReferenceModel.Batch copy) {
         Map<List<Object>, List<Map<String, Object>>> original = byKey(config, batch);
         Map<List<Object>, List<Map<String, Object>>> reproduced = byKey(config, copy);
         Set<List<Object>> keys = new LinkedHashSet<>(original.keySet());
         keys.addAll(reproduced.keySet());
-        List<String> losses = new ArrayList<>();
+        List<Loss> losses = new ArrayList<>();
         for (List<Object> key : keys) {
             String where = "batch " + batch.sequence() + " key " + key + ": ";
             List<Map<String, Object>> rows = original.getOrDefault(key, List.of());
@@ -96,36 +115,53 @@ final class ReplaySimulation {
             boolean copyDeletes = copyRow != null && Boolean.TRUE.equals(copyRow.get(REPRODUCED_DELETE));
             if (rows.size() > 1 || rows.size() == 1 && rows.get(0).get(config.updatedAtColumn()) == null) {
                 if (copyRow == null && config.hardDeletes().fullBatches()) {
-                    losses.add(where + "its rows were set aside, the reproduction treats it as absent (deleted)");
+                    losses.add(new Loss(KnownLimit.SET_ASIDE_KEY_REPRODUCED,
+                            where + "its rows were set aside, the reproduction treats it as absent (deleted)"));
                 } else if (copyRow != null && !copyDeletes && config.hardDeletes().fullBatches()) {
-                    losses.add(where + "its rows were set aside, the reproduction has it present with "
-                            + values(config, copyRow) + " (the version it had then)");
+                    losses.add(new Loss(KnownLimit.SET_ASIDE_KEY_REPRODUCED,
+                            where + "its rows were set aside, the reproduction has it present with "
+                            + values(config, copyRow) + " (the version it had then)"));
                 }
                 continue;
             }
             Map<String, Object> row = rows.isEmpty() ? null : rows.get(0);
             boolean deletes = row != null && config.deleteWhen() != null && config.deleteWhen().test(row);
-            if (row == null && copyDeletes && config.hardDeletes().fullBatches()) {
-                losses.add(where + "absent from the batch (deleted by absence, clamped to its version's valid_from); "
-                        + "the reproduction makes it an explicit delete at " + copyRow.get(config.updatedAtColumn())
-                        + ", which is not clamped (a later valid_from makes it an updated_at_regression)");
+            if (row == null && copyDeletes) {
+                continue; // a deletion by absence, reproduced as an explicit delete: see apply below
             } else if (row == null && copyRow != null && !copyDeletes) {
-                losses.add(where + "absent from the batch, yet live after its first application (e.g. the batch "
-                        + "had no deletion time); the reproduction makes it present with " + values(config, copyRow));
+                losses.add(new Loss(KnownLimit.NO_DELETION_TIME_REPRODUCED,
+                        where + "absent from the batch, yet live after its first application (the batch had no "
+                        + "deletion time); the reproduction makes it present with " + values(config, copyRow)));
             } else if (deletes && !copyDeletes) {
-                losses.add(where + "explicit delete at " + row.get(config.updatedAtColumn())
+                losses.add(new Loss(KnownLimit.NO_OP_DELETE_LOST,
+                        where + "explicit delete at " + row.get(config.updatedAtColumn())
                         + " found no current version when first applied; the reproduction " + (copyRow == null
-                        ? "does not have it" : "has an upsert instead"));
+                        ? "does not have it" : "has an upsert instead")));
             } else if (row != null && !deletes && copyRow == null) {
-                losses.add(where + "row " + values(config, row) + " changed nothing when first applied (or was "
-                        + "set aside); the reproduction does not have it");
+                losses.add(new Loss(KnownLimit.UNCHANGED_ROW_LOST,
+                        where + "row " + values(config, row) + " changed nothing when first applied (or was "
+                        + "set aside); the reproduction does not have it"));
             } else if (row != null && !deletes && !copyDeletes
                     && !values(config, row).equals(values(config, copyRow))) {
-                losses.add(where + "row " + values(config, row) + " is reproduced as " + values(config, copyRow)
-                        + " (the version it met was unchanged by it)");
+                losses.add(new Loss(KnownLimit.UNCHANGED_ROW_LOST,
+                        where + "row " + values(config, row) + " is reproduced as " + values(config, copyRow)
+                        + " (the version it met was unchanged by it)"));
             }
         }
         return losses;
+    }
+
+    /** True when the batch itself deletes the key explicitly (delete_when), not by absence. */
+    private static boolean isDelete(ReferenceModel.Config config, ReferenceModel.Batch batch, Map<String, Object> row) {
+        List<Object> key = keyOf(config, row);
+        return config.deleteWhen() != null && batch.rows().stream()
+                .anyMatch(r -> keyOf(config, r).equals(key) && config.deleteWhen().test(r));
+    }
+
+    private static List<Object> keyOf(ReferenceModel.Config config, Map<String, Object> row) {
+        List<Object> key = new ArrayList<>();
+        config.keyColumns().forEach(k -> key.add(row.get(k)));
+        return key;
     }
 
     private static Map<List<Object>, List<Map<String, Object>>> byKey(ReferenceModel.Config config,
