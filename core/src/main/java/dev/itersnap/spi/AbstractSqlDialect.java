@@ -85,6 +85,14 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "CAST(? AS " + columnType(type) + ")";
     }
 
+    /**
+     * A sequence expression as it must appear on the left of {@code <, <=, >, >=}: string sequences compare by code
+     * point, so a dialect whose default collation is linguistic adds a binary collation here.
+     */
+    protected String ordered(ResolvedModel m, String sequenceExpression) {
+        return sequenceExpression;
+    }
+
     /** String concatenation. */
     protected String concat(List<String> parts) {
         return "(" + String.join(" || ", parts) + ")";
@@ -263,7 +271,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
                 + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + list(m.sourceNames(), "s") + ", "
                 + del + ", " + reject + ", FALSE FROM (" + m.settings().source() + ") s WHERE "
-                + col("s", m.sequenceBy()) + " >= " + param(m.sequenceColumn())
+                + ordered(m, col("s", m.sequenceBy())) + " >= " + param(m.sequenceColumn())
                 + (includeNullSequence ? " OR " + col("s", m.sequenceBy()) + " IS NULL" : "");
     }
 
@@ -295,8 +303,8 @@ public abstract class AbstractSqlDialect implements Dialect {
             }
         }
         String live = m.settings().hardDeletes().fullBatches()
-                ? col("h", n.openedSeq()) + " <= " + seqParam + " AND (" + col("h", n.closedSeq()) + " IS NULL OR "
-                        + col("h", n.closedSeq()) + " > " + seqParam + ")"
+                ? ordered(m, col("h", n.openedSeq())) + " <= " + seqParam + " AND (" + col("h", n.closedSeq())
+                        + " IS NULL OR " + ordered(m, col("h", n.closedSeq())) + " > " + seqParam + ")"
                 : col("h", n.openedSeq()) + " = " + seqParam;
         String into = "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
                 + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") ";
@@ -316,10 +324,10 @@ public abstract class AbstractSqlDialect implements Dialect {
         String t = table(m.target());
         String p = param(m.sequenceColumn());
         List<String> sql = new ArrayList<>();
-        sql.add("DELETE FROM " + t + " WHERE " + quote(n.openedSeq()) + " >= " + p);
+        sql.add("DELETE FROM " + t + " WHERE " + ordered(m, quote(n.openedSeq())) + " >= " + p);
         sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType()) + " = 'insert', "
                 + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL WHERE "
-                + quote(n.closedSeq()) + " >= " + p);
+                + ordered(m, quote(n.closedSeq())) + " >= " + p);
         for (String c : introducedColumns) {
             sql.add("UPDATE " + t + " SET " + quote(c) + " = NULL");
         }
@@ -518,9 +526,9 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
                 + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
                 + table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
-                + keyJoin(m, "x", "h") + " AND (" + col("x", n.openedSeq()) + " >= " + p + " OR "
-                + col("x", n.closedSeq()) + " >= " + p + "))";
-        return "SELECT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
+                + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", n.openedSeq())) + " >= " + p + " OR "
+                + ordered(m, col("x", n.closedSeq())) + " >= " + p + "))";
+        return "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
                 + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
                 + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
                 + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"

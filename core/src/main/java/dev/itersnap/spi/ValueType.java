@@ -19,6 +19,10 @@ public enum ValueType {
 
     /** Classifies a JDBC column type. */
     public static ValueType of(int jdbcType, String typeName) {
+        String name = typeName == null ? "" : typeName.toLowerCase(Locale.ROOT);
+        if (name.equals("timestamptz") || name.contains("with time zone") && name.startsWith("timestamp")) {
+            return TIMESTAMP_TZ;
+        }
         switch (jdbcType) {
             case Types.DATE:
                 return DATE;
@@ -34,10 +38,6 @@ public enum ValueType {
             case Types.LONGNVARCHAR:
                 return STRING;
             default:
-                String t = typeName == null ? "" : typeName.toLowerCase(Locale.ROOT);
-                if (t.equals("timestamptz") || t.contains("with time zone")) {
-                    return TIMESTAMP_TZ;
-                }
                 return OTHER;
         }
     }

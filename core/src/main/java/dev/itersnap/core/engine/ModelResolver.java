@@ -67,6 +67,16 @@ final class ModelResolver {
             throw invalid(s, "setting 'sequence_by' column '" + sequenceBy + "' has type " + seqCol.typeName()
                     + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
         }
+        if (s.deleteWhen() != null) {
+            String probe = "SELECT 1 FROM (" + s.source() + ") s WHERE (" + s.deleteWhen() + ") AND 1 = 0";
+            try (Statement st = c.createStatement()) {
+                st.executeQuery(probe).close();
+            } catch (SQLException e) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + s.name() + "': setting "
+                        + "'delete_when' is not a valid predicate over the source rows: "
+                        + Jdbc.firstLine(e.getMessage()), "resolve", probe, e);
+            }
+        }
         List<String> tracked = new ArrayList<>();
         if (s.checkCols() != null) {
             for (String cc : s.checkCols()) {

@@ -1,0 +1,114 @@
+package dev.itersnap.dialect.postgres;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ResolvedModel;
+
+import javax.sql.DataSource;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.function.Supplier;
+
+/**
+ * The model lock on PostgreSQL: a session-level advisory lock on a connection of its own, keyed by a hash of the
+ * metadata schema and the model name. The server releases it when the session ends, so a crashed process cannot
+ * leave the model locked. The wait is bounded by the session's {@code lock_timeout}.
+ */
+final class PostgresAdvisoryLock implements ModelLock {
+    /** SQLState of a lock wait that hit lock_timeout. */
+    private static final String LOCK_NOT_AVAILABLE = "55P03";
+
+    private final Connection connection;
+    private final long key;
+
+    private PostgresAdvisoryLock(Connection connection, long key) {
+        this.connection = connection;
+        this.key = key;
+    }
+
+    static long key(ResolvedModel m) {
+        try {
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(("itersnap:" + m.metadataSchema() + ":" + m.name())
+                    .getBytes(StandardCharsets.UTF_8));
+            long k = 0;
+            for (int i = 0; i < 8; i++) {
+                k = (k << 8) | (d[i] & 0xff);
+            }
+            return k;
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    static ModelLock acquire(DataSource ds, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+            throws SQLException {
+        long key = key(m);
+        Connection c = ds.getConnection();
+        try {
+            c.setAutoCommit(true);
+            boolean locked;
+            if (timeout.isZero()) {
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+                    ps.setLong(1, key);
+                    try (ResultSet rs = ps.executeQuery()) {
+                        rs.next();
+                        locked = rs.getBoolean(1);
+                    }
+                }
+            } else {
+                try (Statement st = c.createStatement()) {
+                    st.execute("SET lock_timeout = " + Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
+                }
+                try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_lock(?)")) {
+                    ps.setLong(1, key);
+                    ps.executeQuery().close();
+                    locked = true;
+                } catch (SQLException e) {
+                    if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+                        throw e;
+                    }
+                    locked = false;
+                }
+                try (Statement st = c.createStatement()) {
+                    st.execute("RESET lock_timeout");
+                }
+            }
+            if (!locked) {
+                throw new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + m.name() + "' is locked by another run ("
+                        + describeHolder.get() + "); gave up after " + timeout + " (lock_timeout). Wait for that run "
+                        + "to finish, or raise lock_timeout");
+            }
+            return new PostgresAdvisoryLock(c, key);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                c.close();
+            } catch (SQLException ignored) {
+                // the original failure matters
+            }
+            throw e;
+        }
+    }
+
+    @Override
+    public void close() {
+        try (PreparedStatement ps = connection.prepareStatement("SELECT pg_advisory_unlock(?)")) {
+            ps.setLong(1, key);
+            ps.executeQuery().close();
+        } catch (SQLException ignored) {
+            // closing the session releases it anyway
+        }
+        try {
+            connection.close();
+        } catch (SQLException ignored) {
+            // nothing more to release
+        }
+    }
+}

@@ -1,0 +1,157 @@
+package dev.itersnap.dialect.postgres;
+
+import dev.itersnap.spi.AbstractSqlDialect;
+import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+
+import javax.sql.DataSource;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.function.Supplier;
+
+/**
+ * PostgreSQL 15 and newer: MERGE, transactional DDL (schema changes commit with the run's first transaction),
+ * {@code jsonb} for {@code changed_attributes}, a session advisory lock for the model lock.
+ */
+public final class PostgresDialect extends AbstractSqlDialect {
+
+    @Override
+    public String name() {
+        return "postgres";
+    }
+
+    @Override
+    public boolean handlesUrl(String jdbcUrl) {
+        return jdbcUrl.contains(":postgresql:");
+    }
+
+    @Override
+    public boolean handlesProduct(String productName) {
+        return productName.equalsIgnoreCase("PostgreSQL");
+    }
+
+    @Override
+    protected String md5Hex(String textExpression) {
+        return "md5(" + textExpression + ")";
+    }
+
+    @Override
+    protected String toText(String expression) {
+        return "CAST(" + expression + " AS TEXT)";
+    }
+
+    /** {@code row_to_json} has no argument limit (json_build_object stops at 50 columns). */
+    @Override
+    protected String jsonObject(List<String> names, List<String> expressions) {
+        List<String> cols = new ArrayList<>();
+        for (int i = 0; i < names.size(); i++) {
+            cols.add(expressions.get(i) + " AS " + quote(names.get(i)));
+        }
+        return "(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT " + String.join(", ", cols) + ") r)";
+    }
+
+    @Override
+    protected String longTextType() {
+        return "TEXT";
+    }
+
+    @Override
+    protected String changedAttributesType() {
+        return "JSONB";
+    }
+
+    @Override
+    protected String changedAttributesValue(String textExpression) {
+        return "CAST(" + textExpression + " AS JSONB)";
+    }
+
+    /** String sequences compare by code point whatever the database's collation. */
+    @Override
+    protected String ordered(ResolvedModel m, String sequenceExpression) {
+        return m.sequenceType() == dev.itersnap.spi.ValueType.STRING ? sequenceExpression + " COLLATE \"C\""
+                : sequenceExpression;
+    }
+
+    /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
+    @Override
+    protected String indexName(ResolvedModel m, String table, String suffix) {
+        return quote(m.id(table + "_itersnap_" + suffix));
+    }
+
+    @Override
+    public String columnType(SourceColumn c) {
+        String t = c.typeName().toLowerCase(Locale.ROOT);
+        switch (t) {
+            case "varchar":
+                return c.precision() > 0 && c.precision() < 10_485_760 ? "varchar(" + c.precision() + ")" : "varchar";
+            case "bpchar":
+                return c.precision() > 0 && c.precision() < 10_485_760 ? "char(" + c.precision() + ")" : "char";
+            case "numeric":
+                return c.precision() > 0 && c.precision() <= 1000 ? "numeric(" + c.precision() + ", " + c.scale() + ")"
+                        : "numeric";
+            case "timestamp":
+                return "timestamp(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "timestamptz":
+                return "timestamptz(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "int2": return "smallint";
+            case "int4": return "integer";
+            case "int8": return "bigint";
+            case "float4": return "real";
+            case "float8": return "double precision";
+            case "bool": return "boolean";
+            default:
+                return quoteTypeIfNeeded(t);
+        }
+    }
+
+    private String quoteTypeIfNeeded(String t) {
+        return t.matches("[a-z_][a-z0-9_]*(\\[\\])?") ? t : quote(t);
+    }
+
+    @Override
+    public String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to) {
+        if (!widens(from, to)) {
+            return null;
+        }
+        return "ALTER TABLE " + table(m.target()) + " ALTER COLUMN " + quote(from.name()) + " TYPE " + columnType(to);
+    }
+
+    private static boolean widens(SourceColumn from, SourceColumn to) {
+        int f = rank(from.jdbcType());
+        int t = rank(to.jdbcType());
+        if (f > 0 && t > 0) {
+            return t >= f;
+        }
+        String ft = from.typeName().toLowerCase(Locale.ROOT);
+        String tt = to.typeName().toLowerCase(Locale.ROOT);
+        if (ft.equals("varchar") && (tt.equals("text") || tt.equals("varchar") && (to.precision() >= from.precision()
+                || to.precision() <= 0))) {
+            return true;
+        }
+        if (ft.equals("numeric") && tt.equals("numeric")) {
+            return to.precision() <= 0 || to.precision() > 1000 || to.scale() >= from.scale()
+                    && to.precision() - to.scale() >= from.precision() - from.scale();
+        }
+        return ft.equals(tt) && (ft.equals("timestamp") || ft.equals("timestamptz")) && to.scale() >= from.scale();
+    }
+
+    private static int rank(int jdbcType) {
+        switch (jdbcType) {
+            case Types.SMALLINT: return 1;
+            case Types.INTEGER: return 2;
+            case Types.BIGINT: return 3;
+            default: return 0;
+        }
+    }
+
+    @Override
+    public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+            throws SQLException {
+        return PostgresAdvisoryLock.acquire(dataSource, m, timeout, describeHolder);
+    }
+}

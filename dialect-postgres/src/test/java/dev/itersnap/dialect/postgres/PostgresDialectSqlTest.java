@@ -1,0 +1,83 @@
+package dev.itersnap.dialect.postgres;
+
+import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import org.junit.jupiter.api.Test;
+
+import java.sql.Types;
+import java.util.List;
+import java.util.Locale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Expected SQL of the PostgreSQL dialect. */
+class PostgresDialectSqlTest {
+    private final PostgresDialect dialect = new PostgresDialect();
+
+    private ResolvedModel model(SourceColumn seq) {
+        ModelSettings s = ModelSettings.builder("customers").target("snap.customers").source("SELECT * FROM raw")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy(seq.name()).hardDeletes(HardDeletes.NEW_RECORD)
+                .build();
+        SourceColumn id = new SourceColumn("id", Types.INTEGER, "int4", 10, 0);
+        SourceColumn status = new SourceColumn("status", Types.VARCHAR, "varchar", 20, 0);
+        SourceColumn upd = new SourceColumn("updated_at", Types.TIMESTAMP, "timestamptz", 35, 6);
+        java.util.Map<String, String> lower = ColumnNames.DEFAULTS.asMap();
+        lower.replaceAll((k, v) -> v.toLowerCase(Locale.ROOT));
+        return new ResolvedModel(s, x -> x.toLowerCase(Locale.ROOT), new TableName(List.of("snap", "customers")),
+                "itersnap_metadata", new TableName(List.of("itersnap_metadata", "itersnap_stage_customers")),
+                new TableName(List.of("itersnap_metadata", "itersnap_work_customers")), List.of(id, status, upd, seq),
+                List.of(), List.of("id"), "updated_at", seq.name(), List.of("status"), ColumnNames.withOverrides(lower),
+                seq, upd);
+    }
+
+    @Test
+    void historyUsesTimestamptzAndJsonbAndUnqualifiedIndexNames() {
+        List<String> ddl = dialect.createHistory(model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0)));
+        assertThat(ddl.get(1)).isEqualTo("CREATE TABLE \"snap\".\"customers\" (\"id\" integer, \"status\" varchar(20), "
+                + "\"updated_at\" timestamptz(6), \"batch\" bigint, \"dbt_scd_id\" VARCHAR(64), \"dbt_updated_at\" "
+                + "timestamptz(6), \"dbt_valid_from\" timestamptz(6), \"dbt_valid_to\" timestamptz(6), "
+                + "\"dbt_change_type\" VARCHAR(16), \"changed_attributes\" JSONB, \"dbt_is_deleted\" BOOLEAN, "
+                + "\"dbt_opened_seq\" bigint, \"dbt_closed_seq\" bigint)");
+        assertThat(ddl.get(2)).isEqualTo("CREATE INDEX \"customers_itersnap_key\" ON \"snap\".\"customers\" "
+                + "(\"id\", \"dbt_valid_to\")");
+    }
+
+    @Test
+    void stringSequencesCompareInBinaryCollation() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.VARCHAR, "varchar", 20, 0));
+        assertThat(dialect.rollback(m, List.of()).get(0)).isEqualTo(
+                "DELETE FROM \"snap\".\"customers\" WHERE \"dbt_opened_seq\" COLLATE \"C\" >= CAST(? AS varchar(20))");
+        assertThat(dialect.stageSource(m, false)).contains("s.\"batch\" COLLATE \"C\" >= CAST(? AS varchar(20))");
+    }
+
+    @Test
+    void integerSequencesNeedNoCollation() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
+        assertThat(dialect.rollback(m, List.of()).get(0)).doesNotContain("COLLATE");
+    }
+
+    @Test
+    void changedAttributesAreCastToJsonbAndRecordsUseRowToJson() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.DATE, "date", 13, 0));
+        assertThat(dialect.classifyBatch(m, List.of())).contains("CAST(x.\"x_changed\" AS JSONB)");
+        assertThat(dialect.logRejected(m)).contains("(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT w.\"id\" AS \"id\"");
+    }
+
+    @Test
+    void widensOnlyLosslessly() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.DATE, "date", 13, 0));
+        SourceColumn int4 = new SourceColumn("n", Types.INTEGER, "int4", 10, 0);
+        SourceColumn int8 = new SourceColumn("n", Types.BIGINT, "int8", 19, 0);
+        SourceColumn v10 = new SourceColumn("n", Types.VARCHAR, "varchar", 10, 0);
+        SourceColumn v20 = new SourceColumn("n", Types.VARCHAR, "varchar", 20, 0);
+        assertThat(dialect.widenColumn(m, int4, int8)).isEqualTo("ALTER TABLE \"snap\".\"customers\" ALTER COLUMN \"n\" TYPE bigint");
+        assertThat(dialect.widenColumn(m, int8, int4)).isNull();
+        assertThat(dialect.widenColumn(m, v10, v20)).endsWith("TYPE varchar(20)");
+        assertThat(dialect.widenColumn(m, v20, v10)).isNull();
+        assertThat(dialect.widenColumn(m, v10, int4)).isNull();
+    }
+}
