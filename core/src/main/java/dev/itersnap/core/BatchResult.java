@@ -14,4 +14,9 @@ package dev.itersnap.core;
  */
 public record BatchResult(Object sequence, long sourceRows, long inserted, long updated, long deleted, long rejected,
                           boolean reproduced) {
+
+    /** The sequence as the ledger stores it (ISO-8601 for dates and times, plain digits for numbers). */
+    public String sequenceText() {
+        return SequenceFormat.text(sequence);
+    }
 }

@@ -5,4 +5,25 @@ public interface ModelLock extends AutoCloseable {
     /** Releases the lock; never throws. */
     @Override
     void close();
+
+    /** A timeout as people write it: {@code 500ms}, {@code 2s}, {@code 10m}, {@code 1h30m}. */
+    static String describe(java.time.Duration d) {
+        if (d.toMillis() % 1000 != 0 || d.isZero()) {
+            return d.toMillis() + "ms";
+        }
+        long s = d.getSeconds();
+        StringBuilder b = new StringBuilder();
+        if (s >= 3600) {
+            b.append(s / 3600).append('h');
+            s %= 3600;
+        }
+        if (s >= 60) {
+            b.append(s / 60).append('m');
+            s %= 60;
+        }
+        if (s > 0) {
+            b.append(s).append('s');
+        }
+        return b.toString();
+    }
 }

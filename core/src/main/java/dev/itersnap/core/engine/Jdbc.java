@@ -80,12 +80,20 @@ final class Jdbc {
                 + "' failed: " + firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
     }
 
+    /** The first line of a driver message, without a trailing "SQL statement:" that would dangle without its text. */
     static String firstLine(String s) {
         if (s == null) {
             return "";
         }
         int nl = s.indexOf('\n');
-        return nl < 0 ? s : s.substring(0, nl);
+        String line = (nl < 0 ? s : s.substring(0, nl)).strip();
+        if (line.endsWith("SQL statement:")) {
+            line = line.substring(0, line.length() - "SQL statement:".length()).strip();
+        }
+        while (line.endsWith(";")) {
+            line = line.substring(0, line.length() - 1).strip();
+        }
+        return line;
     }
 
     private static void bind(PreparedStatement ps, Object[] binds) throws SQLException {

@@ -54,7 +54,7 @@ final class H2ModelLock implements ModelLock {
             } catch (SQLException e) {
                 if (e.getErrorCode() == LOCK_TIMEOUT_1 || "HYT00".equals(e.getSQLState())) {
                     throw new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + m.name()
-                            + "' is locked by another run (" + describeHolder.get() + "); gave up after " + timeout
+                            + "' is locked by another run (" + describeHolder.get() + "); gave up after " + ModelLock.describe(timeout)
                             + " (lock_timeout). Wait for that run to finish, or raise lock_timeout", e);
                 }
                 throw e;

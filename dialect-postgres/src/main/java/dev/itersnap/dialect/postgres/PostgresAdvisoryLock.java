@@ -83,7 +83,7 @@ final class PostgresAdvisoryLock implements ModelLock {
             }
             if (!locked) {
                 throw new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + m.name() + "' is locked by another run ("
-                        + describeHolder.get() + "); gave up after " + timeout + " (lock_timeout). Wait for that run "
+                        + describeHolder.get() + "); gave up after " + ModelLock.describe(timeout) + " (lock_timeout). Wait for that run "
                         + "to finish, or raise lock_timeout");
             }
             return new PostgresAdvisoryLock(c, key);

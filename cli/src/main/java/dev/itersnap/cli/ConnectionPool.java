@@ -1,0 +1,49 @@
+package dev.itersnap.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+
+import java.sql.DriverManager;
+import java.sql.SQLException;
+
+/** Opens the HikariCP pool a command works through. */
+final class ConnectionPool {
+    /** A run holds the model lock on one connection and works on another; one more for headroom. */
+    static final int SIZE = 4;
+
+    private ConnectionPool() {
+    }
+
+    /**
+     * Opens a pool on {@code jdbcUrl}. Fails with a {@link ConfigException} when no driver accepts the URL, and with
+     * {@link ErrorCode#DATABASE_ERROR} when no connection can be made.
+     */
+    static HikariDataSource open(String jdbcUrl, String user, String password) {
+        try {
+            DriverManager.getDriver(jdbcUrl);
+        } catch (SQLException e) {
+            throw new ConfigException("no JDBC driver on the class path accepts " + jdbcUrl + "; this jar bundles H2 "
+                    + "and PostgreSQL. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
+                    + ItersnapCommand.class.getName() + " run ...", e);
+        }
+        HikariConfig config = new HikariConfig();
+        config.setPoolName("itersnap");
+        config.setJdbcUrl(jdbcUrl);
+        config.setUsername(user);
+        config.setPassword(password);
+        config.setMaximumPoolSize(SIZE);
+        config.setMinimumIdle(1);
+        try {
+            return new HikariDataSource(config);
+        } catch (RuntimeException e) {
+            Throwable root = e;
+            while (root.getCause() != null) {
+                root = root.getCause();
+            }
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "cannot connect to " + jdbcUrl + ": "
+                    + (root.getMessage() == null ? root : root.getMessage()), root);
+        }
+    }
+}

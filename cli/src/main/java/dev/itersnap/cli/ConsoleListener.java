@@ -1,0 +1,78 @@
+package dev.itersnap.cli;
+
+import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.core.SnapshotListener;
+
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Collectors;
+
+/** Prints the events worth a person's attention, one readable line each; run start and end are left to the command. */
+final class ConsoleListener implements SnapshotListener {
+    private final PrintWriter out;
+    private final String indent;
+
+    ConsoleListener(PrintWriter out, String indent) {
+        this.out = out;
+        this.indent = indent;
+    }
+
+    @Override
+    public void onEvent(SnapshotEvent event) {
+        String line = describe(event);
+        if (line != null) {
+            out.println(indent + line);
+            out.flush();
+        }
+    }
+
+    static String describe(SnapshotEvent event) {
+        if (event instanceof SnapshotEvent.BatchApplied e) {
+            BatchResult b = e.batch();
+            return "batch " + b.sequenceText() + " applied"
+                    + (b.reproduced() ? " (reproduced from history)" : "") + ": " + rows(b.sourceRows()) + ", "
+                    + b.inserted() + " inserted, " + b.updated() + " updated, " + b.deleted() + " deleted, "
+                    + b.rejected() + " rejected";
+        } else if (event instanceof SnapshotEvent.OutOfOrder e) {
+            return "late batch detected: " + SequenceText.of(below(e.incoming(), e.greatestApplied())) + " < "
+                    + SequenceText.of(e.greatestApplied()) + ", replaying from " + SequenceText.of(e.replayPoint());
+        } else if (event instanceof SnapshotEvent.DuplicateRecords e) {
+            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(e.rows())
+                    + " sharing a key with another; set aside";
+        } else if (event instanceof SnapshotEvent.RowsRejected e) {
+            long total = e.reasons().values().stream().mapToLong(Long::longValue).sum();
+            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(total) + " set aside in the error log ("
+                    + e.reasons().entrySet().stream().map(r -> r.getKey() + ": " + r.getValue())
+                    .collect(Collectors.joining(", ")) + ")";
+        } else if (event instanceof SnapshotEvent.SchemaChange e) {
+            List<String> parts = new ArrayList<>();
+            if (!e.added().isEmpty()) {
+                parts.add("added " + String.join(", ", e.added()));
+            }
+            if (!e.missing().isEmpty()) {
+                parts.add("no longer in the source (kept, NULL from now on) " + String.join(", ", e.missing()));
+            }
+            return "schema change: " + String.join("; ", parts);
+        } else if (event instanceof SnapshotEvent.TimelineViolation e) {
+            return "timeline check failed for " + e.keys() + " keys, e.g. " + e.examples();
+        }
+        return null;
+    }
+
+    private static String rows(long n) {
+        return n + (n == 1 ? " row" : " rows");
+    }
+
+    /** The incoming sequences lower than the greatest applied one: the late ones. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    private static List<Object> below(List<Object> incoming, Object greatest) {
+        try {
+            List<Object> late = incoming.stream().filter(s -> ((Comparable) s).compareTo(greatest) < 0).toList();
+            return late.isEmpty() ? incoming : late;
+        } catch (ClassCastException e) {
+            return incoming;
+        }
+    }
+}

@@ -1,0 +1,55 @@
+package dev.itersnap.cli;
+
+import dev.itersnap.core.ItersnapException;
+import picocli.CommandLine;
+
+import java.sql.SQLException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/** The exit codes of the itersnap command, and which failure gets which. */
+final class ExitCodes {
+    static final int OK = 0;
+    static final int FAILED = 1;
+    static final int CONFIGURATION = 2;
+    static final int LOCK_TIMEOUT = 3;
+    static final int DATABASE = 4;
+
+    /** For the {@code --help} text; keep in step with {@link #of(Throwable)}. */
+    static final Map<String, String> HELP = help();
+
+    private ExitCodes() {
+    }
+
+    private static Map<String, String> help() {
+        Map<String, String> m = new LinkedHashMap<>();
+        m.put(" " + OK, "success");
+        m.put(" " + FAILED, "any other failure, e.g. a source column type change the database cannot widen");
+        m.put(" " + CONFIGURATION, "usage or configuration error: bad arguments, unreadable model file, invalid "
+                + "setting, unusable source query, no JDBC driver or dialect for the database");
+        m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
+        m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
+        return m;
+    }
+
+    /** The exit code for a command that failed with {@code error}. */
+    static int of(Throwable error) {
+        if (error instanceof ConfigException || error instanceof CommandLine.ParameterException) {
+            return CONFIGURATION;
+        }
+        if (error instanceof ItersnapException e) {
+            return switch (e.code()) {
+                case INVALID_SETTING, INVALID_SOURCE, NO_DIALECT -> CONFIGURATION;
+                case LOCK_TIMEOUT -> LOCK_TIMEOUT;
+                case DATABASE_ERROR -> DATABASE;
+                default -> FAILED;
+            };
+        }
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof SQLException) {
+                return DATABASE;
+            }
+        }
+        return FAILED;
+    }
+}

@@ -1,0 +1,48 @@
+package dev.itersnap.cli;
+
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ScopeType;
+import picocli.CommandLine.Spec;
+
+/** {@code itersnap}: the top-level command; the work is done by its subcommands. */
+@Command(name = "itersnap", mixinStandardHelpOptions = true, versionProvider = ItersnapCommand.Version.class,
+        description = "Keeps SCD Type 2 history tables correct when batches arrive late or out of order.",
+        subcommands = {DemoCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+public final class ItersnapCommand implements Runnable {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--verbose", scope = ScopeType.INHERIT, description = "print the stack trace of a failure")
+    private boolean verbose;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** The command line, ready to {@link CommandLine#execute execute}; never exits the JVM itself. */
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new ItersnapCommand())
+                .setExecutionExceptionHandler(new ErrorReporter());
+        for (CommandLine c : java.util.List.of(cl, cl.getSubcommands().get("run"))) {
+            c.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCodes.HELP);
+        }
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: demo or run");
+    }
+
+    /** The version from the jar's manifest, when there is one. */
+    static final class Version implements CommandLine.IVersionProvider {
+        @Override
+        public String[] getVersion() {
+            String v = ItersnapCommand.class.getPackage().getImplementationVersion();
+            return new String[] {"itersnap " + (v == null ? "(development build)" : v)};
+        }
+    }
+}

@@ -1,0 +1,203 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Strategy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Reads a model's settings from YAML whose keys are exactly the setting names of SPEC §1. The CLI checks the shape
+ * (known keys, text or list or map); {@link ModelSettings.Builder#build()} checks the values.
+ */
+final class ModelConfig {
+    /** Every key a model file may hold. */
+    static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
+            "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout");
+
+    private static final ObjectMapper YAML = new ObjectMapper(
+            YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+
+    private ModelConfig() {
+    }
+
+    /** Reads and validates the model file. */
+    static ModelSettings load(Path file) {
+        try {
+            return parse(Files.readString(file), file.toString());
+        } catch (NoSuchFileException e) {
+            throw new ConfigException("cannot read model file " + file + ": no such file", e);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read model file " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Parses YAML text; {@code origin} names it in error messages. */
+    static ModelSettings parse(String yaml, String origin) {
+        Map<String, JsonNode> settings = read(yaml, origin);
+        ModelSettings.Builder b = ModelSettings.builder(text(settings, "name"))
+                .target(text(settings, "target"))
+                .source(text(settings, "source"))
+                .uniqueKey(list(settings, "unique_key"))
+                .updatedAt(text(settings, "updated_at"))
+                .sequenceBy(text(settings, "sequence_by"))
+                .deleteWhen(text(settings, "delete_when"))
+                .columnNames(map(settings, "column_names"));
+        String strategy = text(settings, "strategy");
+        if (strategy != null) {
+            b.strategy(Strategy.parse(strategy));
+        }
+        List<String> checkCols = list(settings, "check_cols");
+        if (checkCols != null) {
+            b.checkCols(checkCols);
+        }
+        String hardDeletes = text(settings, "hard_deletes");
+        if (hardDeletes != null) {
+            b.hardDeletes(HardDeletes.parse(hardDeletes));
+        }
+        String schema = text(settings, "metadata_schema");
+        if (schema != null) {
+            b.metadataSchema(schema);
+        }
+        String lockTimeout = text(settings, "lock_timeout");
+        if (lockTimeout != null) {
+            b.lockTimeout(duration("lock_timeout", lockTimeout));
+        }
+        return b.build();
+    }
+
+    /**
+     * Reads {@code 30s}, {@code 10m}, {@code 1h}, {@code 500ms}, plain seconds ({@code 600}) or ISO-8601
+     * ({@code PT10M}).
+     */
+    static Duration duration(String setting, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        Matcher m = SIMPLE_DURATION.matcher(v);
+        try {
+            if (m.matches()) {
+                long n = Long.parseLong(m.group(1));
+                String unit = m.group(2) == null ? "s" : m.group(2);
+                return switch (unit) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    case "h" -> Duration.ofHours(n);
+                    default -> Duration.ofSeconds(n);
+                };
+            }
+            if (v.startsWith("p")) {
+                Duration d = Duration.parse(v.toUpperCase(Locale.ROOT));
+                if (!d.isNegative()) {
+                    return d;
+                }
+            }
+        } catch (NumberFormatException | ArithmeticException | DateTimeParseException e) {
+            // reported below
+        }
+        throw new ConfigException("setting '" + setting + "' expected a duration such as 30s, 10m, 1h, 600 (seconds)"
+                + " or PT10M, got '" + value + "'");
+    }
+
+    private static Map<String, JsonNode> read(String yaml, String origin) {
+        JsonNode root;
+        try {
+            root = YAML.readTree(yaml);
+        } catch (JacksonException e) {
+            String where = e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")";
+            throw new ConfigException(origin + " is not valid YAML" + where + ": " + e.getOriginalMessage(), e);
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            throw new ConfigException(origin + " is empty; expected the model's settings: " + String.join(", ", KEYS));
+        }
+        if (!root.isObject()) {
+            throw new ConfigException(origin + " must be a mapping of setting names to values");
+        }
+        Map<String, JsonNode> settings = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : root.properties()) {
+            if (!KEYS.contains(e.getKey())) {
+                throw new ConfigException("unknown setting '" + e.getKey() + "' in " + origin + "; valid settings: "
+                        + String.join(", ", KEYS));
+            }
+            if (!e.getValue().isNull()) {
+                settings.put(e.getKey(), e.getValue());
+            }
+        }
+        return settings;
+    }
+
+    private static String text(Map<String, JsonNode> settings, String key) {
+        JsonNode node = settings.get(key);
+        if (node == null) {
+            return null;
+        }
+        if (!node.isValueNode()) {
+            throw new ConfigException("setting '" + key + "' expected a single value, got " + shape(node));
+        }
+        return node.asText();
+    }
+
+    /** A list, or one value standing for a list of one. */
+    private static List<String> list(Map<String, JsonNode> settings, String key) {
+        JsonNode node = settings.get(key);
+        if (node == null) {
+            return null;
+        }
+        if (node.isValueNode()) {
+            return List.of(node.asText());
+        }
+        if (!node.isArray()) {
+            throw new ConfigException("setting '" + key + "' expected a column or a list of columns, got " + shape(node));
+        }
+        List<String> values = new ArrayList<>();
+        for (JsonNode item : node) {
+            if (!item.isValueNode() || item.isNull()) {
+                throw new ConfigException("setting '" + key + "' expected a list of column names, got an item that is "
+                        + shape(item));
+            }
+            values.add(item.asText());
+        }
+        return values;
+    }
+
+    private static Map<String, String> map(Map<String, JsonNode> settings, String key) {
+        JsonNode node = settings.get(key);
+        if (node == null) {
+            return null;
+        }
+        if (!node.isObject()) {
+            throw new ConfigException("setting '" + key + "' expected a mapping such as {dbt_valid_to: valid_until}, got "
+                    + shape(node));
+        }
+        Map<String, String> values = new LinkedHashMap<>();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
+            if (!e.getValue().isValueNode() || e.getValue().isNull()) {
+                throw new ConfigException("setting '" + key + "' expected a column name for '" + e.getKey() + "', got "
+                        + shape(e.getValue()));
+            }
+            values.put(e.getKey(), e.getValue().asText());
+        }
+        return values;
+    }
+
+    private static String shape(JsonNode node) {
+        return node.isArray() ? "a list" : node.isObject() ? "a mapping" : node.isNull() ? "nothing"
+                : "'" + node.asText() + "'";
+    }
+}

@@ -1,0 +1,76 @@
+package dev.itersnap.cli;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/** {@code itersnap run}: applies every new batch of one model, described in a YAML file. */
+@Command(name = "run", mixinStandardHelpOptions = true,
+        description = {"Applies the new batches of one model, described in a YAML file.",
+                "Every batch of the source that the ledger does not hold yet is applied in business order; a late batch "
+                        + "rolls the history back and replays. Progress goes to stderr, the result to stdout."},
+        footerHeading = "%nModel file:%n",
+        footer = "YAML whose keys are the setting names: name, target, source, unique_key (a column or a list), "
+                + "updated_at, sequence_by, strategy (check or timestamp), check_cols (all or a list), hard_deletes "
+                + "(ignore, invalidate or new_record), delete_when, column_names (a map), metadata_schema, "
+                + "lock_timeout (30s, 10m, 1h, plain seconds or PT10M).")
+public final class RunCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Option(names = "--jdbc-url", required = true, paramLabel = "URL",
+            description = "JDBC URL of the database, e.g. jdbc:h2:/tmp/warehouse")
+    private String jdbcUrl;
+
+    @Option(names = "--user", paramLabel = "USER", description = "database user")
+    private String user;
+
+    @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:ITERSNAP_PASSWORD}",
+            description = "database password (default: the ITERSNAP_PASSWORD environment variable)")
+    private String password;
+
+    @Option(names = "--config", required = true, paramLabel = "FILE", description = "the model's YAML file")
+    private Path config;
+
+    @Option(names = "--dialect", paramLabel = "NAME",
+            description = "dialect to use (h2, postgres, ...) instead of detecting it")
+    private String dialect;
+
+    @Option(names = "--json", description = "print the run's result as one JSON object on stdout")
+    private boolean json;
+
+    @Override
+    public Integer call() {
+        ModelSettings model = ModelConfig.load(config);
+        try (HikariDataSource dataSource = ConnectionPool.open(jdbcUrl, user, password)) {
+            IterativeSnapshot.Builder builder = IterativeSnapshot.builder().dataSource(dataSource)
+                    .listener(new ConsoleListener(spec.commandLine().getErr(), ""));
+            if (dialect != null) {
+                builder.dialect(dialect);
+            }
+            RunResult result = builder.build().run(model);
+            spec.commandLine().getOut().println(json ? RunResultJson.render(result) : summary(result));
+            spec.commandLine().getOut().flush();
+            return ExitCodes.OK;
+        }
+    }
+
+    static String summary(RunResult r) {
+        if (r.batchesApplied() == 0) {
+            return r.model() + ": up to date, no new batch (run " + r.runId() + ")";
+        }
+        return r.model() + ": " + r.batchesApplied() + (r.batchesApplied() == 1 ? " batch" : " batches") + " applied"
+                + (r.lateBatchFound() ? ", late batch found, replayed from " + r.replayPointText() : "")
+                + "; " + r.inserted() + " inserted, " + r.updated() + " updated, " + r.deleted() + " deleted, "
+                + r.rejected() + " rejected" + (r.timelineViolations() > 0 ? ", " + r.timelineViolations()
+                + " timeline violations" : "") + " in " + r.duration().toMillis() + " ms (run " + r.runId() + ")";
+    }
+}

@@ -1,0 +1,47 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.RunResult;
+
+/** A {@link RunResult} as one JSON object, snake_case keys, sequences as text. */
+final class RunResultJson {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private RunResultJson() {
+    }
+
+    static String render(RunResult result) {
+        ObjectNode run = JSON.createObjectNode()
+                .put("run_id", result.runId())
+                .put("model", result.model())
+                .put("batches_applied", result.batchesApplied())
+                .put("late_batch_found", result.lateBatchFound())
+                .put("replay_point", result.replayPointText())
+                .put("inserted", result.inserted())
+                .put("updated", result.updated())
+                .put("deleted", result.deleted())
+                .put("rejected", result.rejected())
+                .put("timeline_violations", result.timelineViolations())
+                .put("duration_ms", result.duration().toMillis());
+        ArrayNode batches = run.putArray("batches");
+        for (BatchResult b : result.batches()) {
+            batches.addObject()
+                    .put("sequence", b.sequenceText())
+                    .put("source_rows", b.sourceRows())
+                    .put("inserted", b.inserted())
+                    .put("updated", b.updated())
+                    .put("deleted", b.deleted())
+                    .put("rejected", b.rejected())
+                    .put("reproduced", b.reproduced());
+        }
+        try {
+            return JSON.writeValueAsString(run);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot render the run result as JSON", e);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+package dev.itersnap.cli;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.sql.SQLException;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ExitCodesTest {
+
+    @ParameterizedTest
+    @CsvSource({"INVALID_SETTING, 2", "INVALID_SOURCE, 2", "NO_DIALECT, 2", "LOCK_TIMEOUT, 3", "DATABASE_ERROR, 4",
+            "INCOMPATIBLE_SCHEMA_CHANGE, 1", "INVALID_SEQUENCE, 1"})
+    void mapsEachErrorCode(ErrorCode code, int exitCode) {
+        assertThat(ExitCodes.of(new ItersnapException(code, "boom"))).isEqualTo(exitCode);
+    }
+
+    @Test
+    void mapsFailuresThatAreNotItersnapExceptions() {
+        assertThat(ExitCodes.of(new ConfigException("bad file"))).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(ExitCodes.of(new RuntimeException("wrapped", new SQLException("gone", "08006"))))
+                .isEqualTo(ExitCodes.DATABASE);
+        assertThat(ExitCodes.of(new IllegalStateException("bug"))).isEqualTo(ExitCodes.FAILED);
+    }
+
+    @Test
+    void describesAFailureInOneLineWithTheSqlState() {
+        ItersnapException e = new ItersnapException(ErrorCode.DATABASE_ERROR, "model customers: step apply failed:\n"
+                + "Table \"X\" not found;\n SQL statement:\nSELECT 1", "apply", "SELECT 1", new SQLException("x", "42S02"));
+
+        assertThat(ErrorReporter.describe(e)).isEqualTo(
+                "model customers: step apply failed: Table \"X\" not found; SQL statement: SELECT 1 (SQLState 42S02)");
+        assertThat(ErrorReporter.describe(new NullPointerException())).isEqualTo("java.lang.NullPointerException");
+    }
+
+    @Test
+    void helpListsEveryExitCode() {
+        Execution help = Execution.of("run", "--help");
+
+        assertThat(help.exitCode()).isZero();
+        assertThat(help.out()).contains("Exit codes:", "0   success", "2   usage or configuration error",
+                "3   lock timeout", "4   database error", "1   any other failure");
+    }
+}

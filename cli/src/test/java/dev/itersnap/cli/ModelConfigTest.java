@@ -1,0 +1,199 @@
+package dev.itersnap.cli;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Strategy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ModelConfigTest {
+    private static final String MINIMAL = """
+            name: customers
+            target: analytics.customers_history
+            source: SELECT * FROM raw_customers
+            unique_key: customer_id
+            updated_at: updated_at
+            sequence_by: file_date
+            """;
+
+    @Test
+    void readsEverySetting() {
+        ModelSettings m = ModelConfig.parse("""
+                name: orders
+                target: analytics.orders_history
+                source: |
+                  SELECT order_id, line_no, status, op, changed_at, batch_id
+                  FROM raw_orders;
+                unique_key: [order_id, line_no]
+                updated_at: changed_at
+                sequence_by: batch_id
+                strategy: timestamp
+                check_cols:
+                  - status
+                hard_deletes: new_record
+                delete_when: op = 'D'
+                column_names:
+                  dbt_valid_to: valid_until
+                  dbt_valid_from: valid_since
+                metadata_schema: snap_meta
+                lock_timeout: 30s
+                """, "orders.yml");
+
+        assertThat(m.name()).isEqualTo("orders");
+        assertThat(m.target().parts()).containsExactly("analytics", "orders_history");
+        assertThat(m.source()).isEqualTo("SELECT order_id, line_no, status, op, changed_at, batch_id\nFROM raw_orders");
+        assertThat(m.uniqueKey()).containsExactly("order_id", "line_no");
+        assertThat(m.updatedAt()).isEqualTo("changed_at");
+        assertThat(m.sequenceBy()).isEqualTo("batch_id");
+        assertThat(m.strategy()).isEqualTo(Strategy.TIMESTAMP);
+        assertThat(m.checkCols()).containsExactly("status");
+        assertThat(m.hardDeletes()).isEqualTo(HardDeletes.NEW_RECORD);
+        assertThat(m.deleteWhen()).isEqualTo("op = 'D'");
+        assertThat(m.columnNames().validTo()).isEqualTo("valid_until");
+        assertThat(m.columnNames().validFrom()).isEqualTo("valid_since");
+        assertThat(m.columnNames().scdId()).isEqualTo("dbt_scd_id");
+        assertThat(m.metadataSchema()).isEqualTo("snap_meta");
+        assertThat(m.lockTimeout()).isEqualTo(Duration.ofSeconds(30));
+    }
+
+    @Test
+    void leavesDefaultsForSettingsNotGiven() {
+        ModelSettings m = ModelConfig.parse(MINIMAL, "m.yml");
+
+        assertThat(m.strategy()).isEqualTo(Strategy.CHECK);
+        assertThat(m.checkCols()).isNull();
+        assertThat(m.hardDeletes()).isEqualTo(HardDeletes.IGNORE);
+        assertThat(m.deleteWhen()).isNull();
+        assertThat(m.metadataSchema()).isEqualTo(ModelSettings.DEFAULT_METADATA_SCHEMA);
+        assertThat(m.lockTimeout()).isEqualTo(ModelSettings.DEFAULT_LOCK_TIMEOUT);
+        assertThat(m.uniqueKey()).containsExactly("customer_id");
+    }
+
+    @Test
+    void acceptsListsInFlowAndBlockFormAndScalarsForOneColumn() {
+        ModelSettings flow = ModelConfig.parse(MINIMAL.replace("unique_key: customer_id", "unique_key: [customer_id, region]")
+                + "check_cols: [status, tier]\n", "m.yml");
+        ModelSettings block = ModelConfig.parse(MINIMAL.replace("unique_key: customer_id",
+                "unique_key:\n  - customer_id\n  - region") + "check_cols:\n  - status\n  - tier\n", "m.yml");
+        ModelSettings scalar = ModelConfig.parse(MINIMAL + "check_cols: status\n", "m.yml");
+
+        assertThat(flow.uniqueKey()).containsExactly("customer_id", "region");
+        assertThat(block.uniqueKey()).containsExactly("customer_id", "region");
+        assertThat(flow.checkCols()).containsExactly("status", "tier");
+        assertThat(block.checkCols()).containsExactly("status", "tier");
+        assertThat(scalar.checkCols()).containsExactly("status");
+    }
+
+    @Test
+    void checkColsAllMeansEveryColumn() {
+        assertThat(ModelConfig.parse(MINIMAL + "check_cols: all\n", "m.yml").checkCols()).isNull();
+    }
+
+    @Test
+    void anEmptyValueIsTheDefault() {
+        ModelSettings m = ModelConfig.parse(MINIMAL + "delete_when:\nstrategy: ~\n", "m.yml");
+
+        assertThat(m.deleteWhen()).isNull();
+        assertThat(m.strategy()).isEqualTo(Strategy.CHECK);
+    }
+
+    @Test
+    void anUnknownKeyIsNamedWithTheValidOnes() {
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
+                .hasMessageEndingWith("metadata_schema, lock_timeout");
+    }
+
+    @Test
+    void aKeyGivenTwiceIsAnError() {
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "name: again\n", "model.yml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("model.yml is not valid YAML").hasMessageContaining("name");
+    }
+
+    @ParameterizedTest
+    @CsvSource({"30s, PT30S", "10m, PT10M", "1h, PT1H", "600, PT10M", "0, PT0S", "PT10M, PT10M", "pt1m30s, PT1M30S",
+            "500ms, PT0.5S", "'2 m', PT2M"})
+    void readsLockTimeouts(String text, String expected) {
+        assertThat(ModelConfig.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml").lockTimeout())
+                .isEqualTo(Duration.parse(expected));
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"soon", "10 minutes", "-5", "1.5", "PT-1M", "P", "10d", "99999999999999999999"})
+    void aBadLockTimeoutNamesTheSettingAndTheValue(String text) {
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageStartingWith("setting 'lock_timeout' expected a duration such as 30s, 10m, 1h")
+                .hasMessageEndingWith("got '" + text + "'");
+    }
+
+    @Test
+    void invalidValuesAreReportedByTheSettingsBuilder() {
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "strategy: foo\n", "m.yml"))
+                .isInstanceOf(ItersnapException.class)
+                .hasMessage("setting 'strategy' expected one of check, timestamp, got 'foo'")
+                .extracting(e -> ((ItersnapException) e).code()).isEqualTo(ErrorCode.INVALID_SETTING);
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "hard_deletes: sometimes\n", "m.yml"))
+                .hasMessageStartingWith("setting 'hard_deletes' expected one of ignore, invalidate, new_record");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL.replace("target: analytics.customers_history\n", ""), "m.yml"))
+                .hasMessage("setting 'target' is required");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "column_names: {dbt_valid_til: x}\n", "m.yml"))
+                .hasMessageStartingWith("setting 'column_names' has unknown key 'dbt_valid_til'");
+    }
+
+    @Test
+    void aValueOfTheWrongShapeNamesTheSetting() {
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "metadata_schema: [a, b]\n", "m.yml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("setting 'metadata_schema' expected a single value, got a list");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "column_names: [a]\n", "m.yml"))
+                .hasMessageStartingWith("setting 'column_names' expected a mapping");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: {a: b}\n", "m.yml"))
+                .hasMessage("setting 'check_cols' expected a column or a list of columns, got a mapping");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: [a, [b]]\n", "m.yml"))
+                .hasMessage("setting 'check_cols' expected a list of column names, got an item that is a list");
+    }
+
+    @Test
+    void aFileThatIsNotAMappingOfSettingsIsAnError() {
+        assertThatThrownBy(() -> ModelConfig.parse("", "m.yml"))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("m.yml is empty");
+        assertThatThrownBy(() -> ModelConfig.parse("- name\n- target\n", "m.yml"))
+                .hasMessage("m.yml must be a mapping of setting names to values");
+        assertThatThrownBy(() -> ModelConfig.parse("name: [unclosed\n", "m.yml"))
+                .isInstanceOf(ConfigException.class).hasMessageStartingWith("m.yml is not valid YAML");
+    }
+
+    @Test
+    void loadsAFileAndNamesAMissingOne(@TempDir Path dir) throws Exception {
+        Path file = dir.resolve("customers.yml");
+        Files.writeString(file, MINIMAL);
+
+        assertThat(ModelConfig.load(file).name()).isEqualTo("customers");
+        assertThatThrownBy(() -> ModelConfig.load(dir.resolve("missing.yml")))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("cannot read model file " + dir.resolve("missing.yml") + ": no such file");
+    }
+
+    @Test
+    void knowsExactlyTheSettingsOfTheSpec() {
+        assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
+                "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
+                "column_names", "metadata_schema", "lock_timeout"));
+    }
+}
