@@ -40,7 +40,12 @@ import static org.assertj.core.api.Assertions.fail;
  *
  * <p>A dialect module subclasses it and supplies a {@link TestDatabase}. System properties:
  * {@code -Ditersnap.cases=N} (number of cases, default {@link #defaultCases()}), {@code -Ditersnap.seed=S} (run only
- * seed S, for example one printed by a failure), {@code -Ditersnap.firstSeed=S} (seeds S, S+1, ...).
+ * seed S, for example one printed by a failure), {@code -Ditersnap.firstSeed=S} (seeds S, S+1, ...),
+ * {@code -Ditersnap.acceptKnownLimits=true} (see {@link #knownFailures()}).
+ *
+ * <p>A failure prints the seed, the batches, the delivery plan, expected vs actual rows, the events, and a diagnosis:
+ * the case is replayed in memory with the rollback/reproduction rules of docs/semantics.md ({@link ReplaySimulation})
+ * to tell a slip of the engine from a limit of the rules ({@link KnownLimit}).
  */
 public abstract class ReferenceModelPropertyTest {
     /** Failing cases of the whole class, smallest first, for the summary printed at the end. */
