@@ -13,6 +13,7 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.SplittableRandom;
 import java.util.TreeSet;
 
@@ -349,7 +350,7 @@ public final class ScenarioGenerator {
                 }
                 if (what >= 5) {
                     Integer s = score;
-                    while (java.util.Objects.equals(s, score)) {
+                    while (Objects.equals(s, score)) {
                         s = run.randomScore();
                     }
                     score = s;
