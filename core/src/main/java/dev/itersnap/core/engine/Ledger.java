@@ -53,10 +53,13 @@ final class Ledger {
                 b.sourceRows(), b.inserted(), b.updated(), b.deleted(), b.rejected(), deletionTime, b.reproduced());
     }
 
-    /** Removes ledger entries, and error-log rows of the batches that will be re-read from the source. */
-    void forget(List<Seq> batches, List<Seq> reReadFromSource) {
+    /**
+     * Removes the ledger entries and error-log rows of rolled-back batches; replaying them logs their set-aside
+     * rows again (from the source, or from the archive for batches that aged out).
+     */
+    void forget(List<Seq> batches) {
         deleteIn("itersnap_ledger", batches);
-        deleteIn("itersnap_errors", reReadFromSource);
+        deleteIn("itersnap_errors", batches);
     }
 
     private void deleteIn(String table, List<Seq> seqs) {

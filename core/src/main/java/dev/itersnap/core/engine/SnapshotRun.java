@@ -365,8 +365,7 @@ final class SnapshotRun {
             }
         }
         List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
-        List<Seq> reRead = undone.stream().filter(source.sequences()::contains).toList();
-        ledger.forget(undone, reRead);
+        ledger.forget(undone);
     }
 
     /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */
