@@ -88,8 +88,9 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
-     * A sequence expression as it must appear on the left of {@code <, <=, >, >=}: string sequences compare by code
-     * point, so a dialect whose default collation is linguistic adds a binary collation here.
+     * A sequence expression as it must appear on both sides of {@code <, <=, >, >=}: string sequences compare by code
+     * point, so a dialect whose strings compare otherwise (a linguistic collation, UTF-16 code units) makes the
+     * comparison binary here.
      */
     protected String ordered(ResolvedModel m, String sequenceExpression) {
         return sequenceExpression;
@@ -142,7 +143,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(m.metadataSchema()));
         ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_ledger")) + " (" + cols(m,
                 "model VARCHAR(128) NOT NULL", "sequence_value VARCHAR(256) NOT NULL", "run_id VARCHAR(36) NOT NULL",
-                "applied_at TIMESTAMP NOT NULL", "source_rows BIGINT NOT NULL", "inserted_rows BIGINT NOT NULL",
+                "applied_at TIMESTAMP NOT NULL", "source_rows BIGINT NOT NULL", "duplicate_rows BIGINT NOT NULL",
+                "inserted_rows BIGINT NOT NULL",
                 "updated_rows BIGINT NOT NULL", "deleted_rows BIGINT NOT NULL", "rejected_rows BIGINT NOT NULL",
                 "deletion_time VARCHAR(64)", "reproduced BOOLEAN NOT NULL")
                 + ", PRIMARY KEY (" + quote(m.id("model")) + ", " + quote(m.id("sequence_value")) + "))");
@@ -274,7 +276,16 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM (" + m.settings().source() + ") s";
     }
 
-    /** {@inheritDoc} Binds: the lowest sequence to read. */
+    /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
+    protected String partitionable(SourceColumn column, String expression) {
+        return expression;
+    }
+
+    /**
+     * {@inheritDoc} Binds: the lowest sequence to read.
+     * <p>Rows that repeat another row of the batch in every column are exact copies (a file loaded twice): all but
+     * one are marked {@code duplicate_copy} and applied once. Rows of one key that differ are {@code duplicate_key}.
+     */
     @Override
     public String stageSource(ResolvedModel m, boolean includeNullSequence) {
         String deleteWhen = m.settings().deleteWhen();
@@ -283,15 +294,22 @@ public abstract class AbstractSqlDialect implements Dialect {
         List<String> partition = new ArrayList<>();
         partition.add(col("s", m.sequenceBy()));
         m.keys().forEach(k -> partition.add(col("s", k)));
+        List<String> everyColumn = m.sourceColumns().stream().map(c -> partitionable(c, col("s0", c.name()))).toList();
+        String copyNo = quote(m.id("itersnap_copy_no"));
         String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN 'null_sequence'"
                 + " WHEN " + nullKey + " THEN 'null_key'"
-                + " WHEN COUNT(*) OVER (PARTITION BY " + String.join(", ", partition) + ") > 1 THEN 'duplicate_key'"
+                + " WHEN SUM(CASE WHEN s." + copyNo + " = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY "
+                + String.join(", ", partition) + ") > 1 THEN 'duplicate_key'"
+                + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
+        String filter = ordered(m, col("s0", m.sequenceBy())) + " >= " + ordered(m, param(m.sequenceColumn()))
+                + (includeNullSequence ? " OR " + col("s0", m.sequenceBy()) + " IS NULL" : "");
+        String numbered = "SELECT " + list(m.sourceNames(), "s0") + ", ROW_NUMBER() OVER (PARTITION BY "
+                + String.join(", ", everyColumn) + " ORDER BY " + col("s0", m.sequenceBy()) + ") AS " + copyNo
+                + " FROM (" + m.settings().source() + ") s0 WHERE " + filter;
         return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
                 + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + list(m.sourceNames(), "s") + ", "
-                + del + ", " + reject + ", FALSE FROM (" + m.settings().source() + ") s WHERE "
-                + ordered(m, col("s", m.sequenceBy())) + " >= " + param(m.sequenceColumn())
-                + (includeNullSequence ? " OR " + col("s", m.sequenceBy()) + " IS NULL" : "");
+                + del + ", " + reject + ", FALSE FROM (" + numbered + ") s";
     }
 
     /**
@@ -319,8 +337,9 @@ public abstract class AbstractSqlDialect implements Dialect {
             }
         }
         String live = fullPicture
-                ? ordered(m, col("h", n.openedSeq())) + " <= " + seqParam + " AND (" + col("h", n.closedSeq())
-                        + " IS NULL OR " + ordered(m, col("h", n.closedSeq())) + " > " + seqParam + ")"
+                ? ordered(m, col("h", n.openedSeq())) + " <= " + ordered(m, seqParam) + " AND ("
+                        + col("h", n.closedSeq()) + " IS NULL OR " + ordered(m, col("h", n.closedSeq())) + " > "
+                        + ordered(m, seqParam) + ")"
                 : col("h", n.openedSeq()) + " = " + seqParam;
         String archived = "SELECT 1 FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy()) + " = "
                 + seqParam + " AND " + keyJoin(m, "a", "h");
@@ -347,7 +366,7 @@ public abstract class AbstractSqlDialect implements Dialect {
     public List<String> rollback(ResolvedModel m, List<String> introducedColumns) {
         ColumnNames n = m.meta();
         String t = table(m.target());
-        String p = param(m.sequenceColumn());
+        String p = ordered(m, param(m.sequenceColumn()));
         List<String> sql = new ArrayList<>();
         sql.add("DELETE FROM " + t + " WHERE " + ordered(m, quote(n.openedSeq())) + " >= " + p);
         sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType()) + " = 'insert', "
@@ -415,7 +434,8 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN NOT " + col(x, m.id("x_has")) + " THEN 'insert'"
                 + " WHEN " + col(x, m.id("x_cdel")) + " THEN 'return'"
                 + " WHEN " + col(x, m.id("x_chg")) + " THEN 'change' ELSE 'noop' END";
-        String keep = "CASE WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL OR " + col(x, m.id("x_del")) + " THEN TRUE"
+        String keep = "CASE WHEN " + col(x, m.id("x_rej")) + " = 'duplicate_copy' THEN FALSE"
+                + " WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL OR " + col(x, m.id("x_del")) + " THEN TRUE"
                 + " WHEN " + regression + " THEN TRUE WHEN NOT " + col(x, m.id("x_has")) + " OR "
                 + col(x, m.id("x_cdel")) + " OR " + col(x, m.id("x_chg")) + " THEN FALSE ELSE "
                 + (m.settings().hardDeletes().fullBatches() ? "NOT " + col(x, m.id("x_same")) : "TRUE") + " END";
@@ -438,7 +458,8 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + quote(m.id("run_id")) + ", " + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", "
                 + quote(m.id("record")) + ", " + quote(m.id("logged_at")) + ") SELECT ?, ?, ?, "
                 + col("w", m.id(REJECT)) + ", " + jsonObject(m.sourceNames(), exprs) + ", ? FROM " + table(m.work())
-                + " w WHERE " + col("w", m.id(REJECT)) + " IS NOT NULL";
+                + " w WHERE " + col("w", m.id(REJECT)) + " IS NOT NULL AND " + col("w", m.id(REJECT))
+                + " <> 'duplicate_copy'";
     }
 
     /**
@@ -563,7 +584,7 @@ public abstract class AbstractSqlDialect implements Dialect {
     public String timelineCheck(ResolvedModel m) {
         ColumnNames n = m.meta();
         String keys = list(m.keys(), "h");
-        String p = param(m.sequenceColumn());
+        String p = ordered(m, param(m.sequenceColumn()));
         String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
                 + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
                 + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "

@@ -42,11 +42,11 @@ public interface Dialect {
     /** The DDL type for a column described by JDBC metadata, e.g. {@code VARCHAR(20)}. */
     String columnType(SourceColumn column);
 
-    /**
-     * The statement that widens {@code column} of {@code table} from type {@code from} to type {@code to}, or null when
-     * the database cannot widen it losslessly.
-     */
-    String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to);
+    /** True when every value of type {@code from} fits, unchanged, in type {@code to}. */
+    boolean widens(SourceColumn from, SourceColumn to);
+
+    /** The statement that changes {@code column} of {@code table} to the type of {@code to} (a widening). */
+    String widenColumn(dev.itersnap.core.TableName table, String column, SourceColumn to);
 
     // ---- locking
 

@@ -47,10 +47,10 @@ final class Ledger {
     void record(BatchResult b, Seq seq, String runId, String deletionTime) {
         jdbc.update("record batch", "INSERT INTO " + n.t("itersnap_ledger") + " (" + n.c("model") + ", "
                 + n.c("sequence_value") + ", " + n.c("run_id") + ", " + n.c("applied_at") + ", " + n.c("source_rows")
-                + ", " + n.c("inserted_rows") + ", " + n.c("updated_rows") + ", " + n.c("deleted_rows") + ", "
+                + ", " + n.c("duplicate_rows") + ", " + n.c("inserted_rows") + ", " + n.c("updated_rows") + ", " + n.c("deleted_rows") + ", "
                 + n.c("rejected_rows") + ", " + n.c("deletion_time") + ", " + n.c("reproduced")
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", m.name(), seq.text(), runId, LocalDateTime.now(),
-                b.sourceRows(), b.inserted(), b.updated(), b.deleted(), b.rejected(), deletionTime, b.reproduced());
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", m.name(), seq.text(), runId, LocalDateTime.now(),
+                b.sourceRows(), b.duplicateCopies(), b.inserted(), b.updated(), b.deleted(), b.rejected(), deletionTime, b.reproduced());
     }
 
     /**

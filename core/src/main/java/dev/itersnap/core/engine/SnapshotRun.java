@@ -124,7 +124,7 @@ final class SnapshotRun {
         if (!m.updatedAtType().orderable()) {
             throw new ItersnapException(ErrorCode.INVALID_SOURCE, "model '" + settings.name() + "': setting "
                     + "'updated_at' column '" + m.updatedAt() + "' has type " + m.updatedAtColumn().typeName()
-                    + ", which is not a DATE, TIMESTAMP or number type");
+                    + ", which is not a DATE, TIMESTAMP, number or string type");
         }
         n = new SqlNames(dialect, m);
         ledger = new Ledger(jdbc, m, n);
@@ -227,20 +227,19 @@ final class SnapshotRun {
         } else {
             requireBookkeeping();
             for (SourceColumn src : m.sourceColumns()) {
-                SourceColumn existing = targetColumn(src.name());
+                SourceColumn existing = column(targetColumns, src.name());
                 if (existing == null) {
                     jdbc.update("add column", dialect.addColumn(m, m.target(), src));
                     added.add(src.name());
-                } else if (!dialect.columnType(existing).equals(dialect.columnType(src))
-                        && dialect.widenColumn(m, src, existing) == null) {
-                    String widen = dialect.widenColumn(m, existing, src);
-                    if (widen == null) {
-                        throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
-                                + "': source column '" + src.name() + "' changed type from "
-                                + dialect.columnType(existing) + " (history) to " + dialect.columnType(src)
-                                + " (source), which cannot be widened; cast it in the source query");
+                } else if (widen(m.target(), existing, src)) {
+                    // the meta columns typed after sequence_by / updated_at follow them
+                    List<String> followers = src.name().equals(m.sequenceBy())
+                            ? List.of(m.meta().openedSeq(), m.meta().closedSeq())
+                            : src.name().equals(m.updatedAt())
+                            ? List.of(m.meta().updatedAt(), m.meta().validFrom(), m.meta().validTo()) : List.of();
+                    for (String meta : followers) {
+                        jdbc.update("widen column", dialect.widenColumn(m.target(), meta, src));
                     }
-                    jdbc.update("widen column", widen);
                 }
             }
         }
@@ -250,8 +249,11 @@ final class SnapshotRun {
             }
         } else {
             for (SourceColumn src : m.sourceColumns()) {
-                if (archiveColumns.stream().noneMatch(a -> a.name().equalsIgnoreCase(src.name()))) {
+                SourceColumn existing = column(archiveColumns, src.name());
+                if (existing == null) {
                     jdbc.update("add column", dialect.addColumn(m, m.archive(), src));
+                } else {
+                    widen(m.archive(), existing, src);
                 }
             }
         }
@@ -277,7 +279,10 @@ final class SnapshotRun {
                 }
             } else {
                 if (!known.inSource()) {
+                    // a column that comes back is compared again from the batch it returns with (only a column
+                    // that first appears is filled in place; see docs/semantics.md)
                     ledger.markInSource(src.name(), true);
+                    added.add(src.name());
                 }
                 if (known.introducedText() != null) {
                     introduced.put(src.name(), Seq.parse(m.sequenceType(), known.introducedText()));
@@ -300,7 +305,7 @@ final class SnapshotRun {
     private void requireBookkeeping() {
         for (String meta : List.of(m.meta().validFrom(), m.meta().validTo(), m.meta().openedSeq(),
                 m.meta().closedSeq(), m.meta().changeType())) {
-            if (targetColumn(meta) == null) {
+            if (column(targetColumns, meta) == null) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target "
                         + m.target() + " exists but has no column '" + meta + "'; it was not built by itersnap with "
                         + "these column_names. Choose another target or fix column_names");
@@ -308,13 +313,31 @@ final class SnapshotRun {
         }
     }
 
-    private SourceColumn targetColumn(String name) {
-        for (SourceColumn c : targetColumns) {
+    private static SourceColumn column(List<SourceColumn> columns, String name) {
+        for (SourceColumn c : columns) {
             if (c.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
                 return c;
             }
         }
         return null;
+    }
+
+    /**
+     * Widens a column of {@code table} whose source type changed; true when it did. A narrower source type needs
+     * nothing; a change that cannot be widened stops the run naming the column and both types.
+     */
+    private boolean widen(dev.itersnap.core.TableName table, SourceColumn existing, SourceColumn src) {
+        if (dialect.columnType(existing).equals(dialect.columnType(src)) || dialect.widens(src, existing)) {
+            return false;
+        }
+        if (!dialect.widens(existing, src)) {
+            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
+                    + "': source column '" + src.name() + "' changed type from " + dialect.columnType(existing)
+                    + " (history) to " + dialect.columnType(src) + " (source), which cannot be widened; cast it "
+                    + "in the source query");
+        }
+        jdbc.update("widen column", dialect.widenColumn(table, existing.name(), src));
+        return true;
     }
 
     /**
