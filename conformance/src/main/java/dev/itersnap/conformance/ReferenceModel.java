@@ -171,15 +171,6 @@ public final class ReferenceModel {
 
     /** Applies one batch (SPEC §3). Batches must come in ascending sequence order, each once. */
     public void apply(Batch batch) {
-        apply(batch, null);
-    }
-
-    /**
-     * Applies one batch; {@code recordedDeletionTime}, when not null, replaces the batch's own deletion time (a batch
-     * reproduced from the history uses the one its first application recorded). Only {@link ReplaySimulation} passes
-     * one.
-     */
-    void apply(Batch batch, LocalDateTime recordedDeletionTime) {
         Comparable<Object> seq = comparable(batch.sequence());
         if (lastSequence != null && seq.compareTo(lastSequence) <= 0) {
             throw new IllegalArgumentException("batch " + batch.sequence() + " is not after " + lastSequence);
@@ -209,7 +200,7 @@ public final class ReferenceModel {
         }
         // Keys whose rows were set aside are still "in the batch": untouched, not deleted by absence.
         Set<List<Object>> keysInBatch = rowsByKey.keySet();
-        LocalDateTime deletionTime = recordedDeletionTime != null ? recordedDeletionTime : deletionTime(batch);
+        LocalDateTime deletionTime = deletionTime(batch);
         // Keys current before the batch, for deletion by absence; a key applied below is in the batch anyway.
         List<Version> currentBefore = versions.stream().filter(v -> v.current() && !v.deletionRecord()).toList();
 
@@ -297,7 +288,7 @@ public final class ReferenceModel {
      * Deletion time of a full batch: the sequence when it is temporal (a DATE at midnight), otherwise the greatest
      * non-NULL updated_at among all the batch's rows, rejected ones included; null when there is none.
      */
-    LocalDateTime deletionTime(Batch batch) {
+    private LocalDateTime deletionTime(Batch batch) {
         if (config.temporalSequence()) {
             Object s = batch.sequence();
             return s instanceof LocalDate d ? d.atStartOfDay() : (LocalDateTime) s;
@@ -374,60 +365,5 @@ public final class ReferenceModel {
     @SuppressWarnings("unchecked")
     static Comparable<Object> comparable(Object sequence) {
         return (Comparable<Object>) Objects.requireNonNull(sequence, "sequence");
-    }
-
-    // ---------------------------------------------------------------------------------------------------------------
-    // The documented rollback and reproduction (docs/semantics.md, "Rollback, replay and aged-out batches"). Not part
-    // of the oracle: ReplaySimulation uses them to tell an engine bug from a limit of the documented rules.
-
-    /** Rolls back to {@code replayPoint}: versions opened at or after it go, versions closed at or after it reopen. */
-    void rollBack(Object replayPoint) {
-        Comparable<Object> p = comparable(replayPoint);
-        versions.removeIf(v -> p.compareTo(v.openedSeq()) <= 0);
-        for (Version v : versions) {
-            if (v.closedSeq() != null && p.compareTo(v.closedSeq()) <= 0) {
-                v.validTo = null;
-                v.changeType = INSERT;
-                v.changedAttributes = null;
-                v.closedSeq = null;
-            }
-        }
-        lastSequence = null;
-    }
-
-    /**
-     * The rows that stand in for an aged-out batch, read from the history: under ignore the versions it opened, for
-     * full batches every version live right after it (upserts with their own updated_at), plus the versions it
-     * closed by deletion (explicit deletes at their valid_to). Each row carries {@code marker} = true for a delete,
-     * false for an upsert.
-     */
-    Batch reproduce(Object sequence, String marker) {
-        Comparable<Object> seq = comparable(sequence);
-        List<Map<String, Object>> rows = new ArrayList<>();
-        for (Version v : versions) {
-            if (v.deletionRecord()) {
-                continue;
-            }
-            boolean live = config.hardDeletes().fullBatches()
-                    ? seq.compareTo(v.openedSeq()) >= 0 && (v.closedSeq() == null || seq.compareTo(v.closedSeq()) < 0)
-                    : seq.compareTo(v.openedSeq()) == 0;
-            if (live) {
-                Map<String, Object> row = new LinkedHashMap<>(v.values());
-                row.put(config.sequenceColumn(), sequence);
-                row.put(marker, false);
-                rows.add(row);
-            }
-        }
-        for (Version v : versions) {
-            if (!v.deletionRecord() && v.closedSeq() != null && seq.compareTo(v.closedSeq()) == 0
-                    && DELETE.equals(v.changeType())) {
-                Map<String, Object> row = new LinkedHashMap<>(v.values());
-                row.put(config.sequenceColumn(), sequence);
-                row.put(config.updatedAtColumn(), v.validTo());
-                row.put(marker, true);
-                rows.add(row);
-            }
-        }
-        return new Batch((Comparable<?>) sequence, rows);
     }
 }

@@ -7,7 +7,6 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.RunResult;
 import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 
@@ -16,8 +15,6 @@ import java.io.StringWriter;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,7 +23,6 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentSkipListSet;
-import java.util.stream.Collectors;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
 
@@ -40,12 +36,10 @@ import static org.assertj.core.api.Assertions.fail;
  *
  * <p>A dialect module subclasses it and supplies a {@link TestDatabase}. System properties:
  * {@code -Ditersnap.cases=N} (number of cases, default {@link #defaultCases()}), {@code -Ditersnap.seed=S} (run only
- * seed S, for example one printed by a failure), {@code -Ditersnap.firstSeed=S} (seeds S, S+1, ...),
- * {@code -Ditersnap.acceptKnownLimits=true} (see {@link #knownFailures()}).
+ * seed S, for example one printed by a failure), {@code -Ditersnap.firstSeed=S} (seeds S, S+1, ...).
  *
- * <p>A failure prints the seed, the batches, the delivery plan, expected vs actual rows, the events, and a diagnosis:
- * the case is replayed in memory with the rollback/reproduction rules of docs/semantics.md ({@link ReplaySimulation})
- * to tell a slip of the engine from a limit of the rules ({@link KnownLimit}).
+ * <p>A case passes or fails. A failure prints the seed with the rerun hint, the batches, the delivery plan, expected
+ * vs actual and the events; the failing seeds are listed again at the end, smallest case first.
  */
 public abstract class ReferenceModelPropertyTest {
     /** Failing cases of the whole class, smallest first, for the summary printed at the end. */
@@ -59,18 +53,6 @@ public abstract class ReferenceModelPropertyTest {
         return 300;
     }
 
-    /**
-     * Seeds of the generated cases that are known to fail, with the {@link KnownLimit}s that explain them. Default:
-     * {@code known-failures.txt} of this module (the limits of the documented rules fail alike on every dialect).
-     * A listed case still runs: when its diagnosis finds only listed limits it is reported as aborted (skipped) with
-     * the full report; anything else fails, and so does a listed case that passes, to keep the list honest.
-     * {@code -Ditersnap.acceptKnownLimits=true} accepts any case explained by known limits (for long exploratory
-     * runs beyond the listed seeds); they are still printed in the summary.
-     */
-    protected Map<Long, Set<KnownLimit>> knownFailures() {
-        return KnownLimit.knownFailures();
-    }
-
     @TestFactory
     Stream<DynamicTest> historyEqualsTheReferenceModel() {
         ScenarioGenerator generator = new ScenarioGenerator();
@@ -78,10 +60,9 @@ public abstract class ReferenceModelPropertyTest {
         long first = Long.getLong("itersnap.firstSeed", 1L);
         LongStream seeds = only != null ? LongStream.of(only)
                 : LongStream.range(first, first + Integer.getInteger("itersnap.cases", defaultCases()));
-        Map<Long, Set<KnownLimit>> known = knownFailures();
         return seeds.mapToObj(seed -> {
             Scenario scenario = generator.generate(seed);
-            return DynamicTest.dynamicTest(scenario.title(), () -> check(scenario, known.get(seed)));
+            return DynamicTest.dynamicTest(scenario.title(), () -> check(scenario));
         });
     }
 
@@ -89,66 +70,40 @@ public abstract class ReferenceModelPropertyTest {
     static void printFailingSeeds() {
         if (!FAILURES.isEmpty()) {
             System.out.println("itersnap property test: failing seeds, smallest first (rerun one with "
-                    + "-Ditersnap.seed=S; 'known' ones were skipped):");
+                    + "-Ditersnap.seed=S):");
             FAILURES.forEach(f -> System.out.println("  " + f));
             FAILURES.clear();
         }
     }
 
-    /** What a failing case showed: the report, the known limits that explain it, and whether anything is left over. */
-    static final class Findings {
-        final List<String> problems = new ArrayList<>();
-        final Set<KnownLimit> limits = EnumSet.noneOf(KnownLimit.class);
-        boolean unexplained;
-
-        void unexplained(String problem) {
-            problems.add(problem);
-            unexplained = true;
+    private void check(Scenario scenario) {
+        String report = mismatches(scenario);
+        if (report != null) {
+            FAILURES.add(String.format(Locale.ROOT, "%4d rows  ", scenario.size()) + scenario.title());
+            fail(report);
         }
-    }
-
-    private void check(Scenario scenario, Set<KnownLimit> known) {
-        Findings findings = new Findings();
-        String report = mismatches(scenario, findings);
-        if (report == null) {
-            if (known != null) {
-                fail("seed " + scenario.seed() + " is listed in known-failures.txt (" + known
-                        + ") but now passes: remove it from the list");
-            }
-            return;
-        }
-        boolean accepted = !findings.unexplained && !findings.limits.isEmpty()
-                && (known != null ? known.containsAll(findings.limits) : Boolean.getBoolean("itersnap.acceptKnownLimits"));
-        FAILURES.add(String.format(Locale.ROOT, "%4d rows  ", scenario.size()) + scenario.title() + "  "
-                + (accepted ? "known " : findings.unexplained ? "UNEXPLAINED " : "NOT LISTED ") + findings.limits);
-        if (accepted) {
-            Assumptions.abort("known failure " + findings.limits + "\n" + report);
-        }
-        fail((known != null ? "listed as known " + known + ", but the diagnosis finds "
-                + (findings.unexplained ? "an unexplained mismatch" : findings.limits) + "\n" : "") + report);
     }
 
     /** Null when the engine agrees with the model, else a report with everything needed to reproduce the case. */
-    private String mismatches(Scenario scenario, Findings findings) {
+    private String mismatches(Scenario scenario) {
         Outcome outcome;
         try {
             outcome = new ScenarioRunner(database()).play(scenario);
         } catch (ScenarioRunner.ScenarioFailure e) {
-            findings.unexplained = true;
             return scenario.describe() + "\n" + e.getMessage() + "\n" + stackTrace(e.getCause())
                     + "events:\n  " + String.join("\n  ", e.events());
         } catch (Exception e) {
-            findings.unexplained = true;
             return scenario.describe() + "\n" + stackTrace(e);
         }
         ReferenceModel expected = scenario.expected();
-        compareHistory(scenario, expected, outcome, findings);
-        compareErrorLog(scenario, expected, outcome, findings);
-        compareRuns(scenario, outcome, findings);
-        if (findings.problems.isEmpty()) {
+        List<String> problems = new ArrayList<>();
+        compareHistory(scenario, expected, outcome, problems);
+        compareErrorLog(expected, outcome, problems);
+        compareRuns(scenario, outcome, problems);
+        if (problems.isEmpty()) {
             return null;
         }
-        return scenario.describe() + "\n" + String.join("\n", findings.problems) + "\nevents:\n  "
+        return scenario.describe() + "\n" + String.join("\n", problems) + "\nevents:\n  "
                 + String.join("\n  ", outcome.events());
     }
 
@@ -168,27 +123,12 @@ public abstract class ReferenceModelPropertyTest {
             .thenComparing(ComparedRow::validTo, Comparator.nullsLast(Comparator.naturalOrder()))
             .thenComparing(r -> Boolean.TRUE.equals(r.deleted()));
 
-    private void compareHistory(Scenario scenario, ReferenceModel model, Outcome outcome, Findings findings) {
+    private void compareHistory(Scenario scenario, ReferenceModel model, Outcome outcome, List<String> problems) {
         List<ComparedRow> expected = rowsOf(scenario, model);
         List<ComparedRow> actual = rowsOf(scenario, outcome);
-        if (expected.equals(actual)) {
-            return;
-        }
-        String diff = "history differs from the reference model (- expected only, + actual only); tracked columns "
-                + scenario.modelConfig().trackedColumns() + ":\n" + diff(expected, actual);
-        ReplaySimulation.Result simulation = ReplaySimulation.simulate(scenario);
-        List<ComparedRow> simulated = rowsOf(scenario, simulation.model());
-        if (simulated.equals(actual) && !simulation.losses().isEmpty()) {
-            diff += "diagnosis: the engine agrees with the documented rollback/reproduction rules (semantics.md), "
-                    + "which lose information in this case (a limit of the rules, not a slip of the engine). "
-                    + "What the reproduced batches lack:\n  " + simulation.losses().stream().map(Object::toString)
-                    .collect(Collectors.joining("\n  ")) + "\n";
-            findings.problems.add(diff);
-            simulation.losses().forEach(l -> findings.limits.add(l.limit()));
-        } else {
-            diff += "diagnosis: the engine also differs from the documented rollback/reproduction rules "
-                    + "(- simulated only, + actual only):\n" + diff(simulated, actual);
-            findings.unexplained(diff);
+        if (!expected.equals(actual)) {
+            problems.add("history differs from the reference model (- expected only, + actual only); tracked columns "
+                    + scenario.modelConfig().trackedColumns() + ":\n" + diff(expected, actual));
         }
     }
 
@@ -235,85 +175,30 @@ public abstract class ReferenceModelPropertyTest {
     }
 
     /**
-     * Nothing lost, nothing silent: every row the model sets aside is in the error log with the same reason and
-     * sequence, counted per (sequence, reason). {@code updated_at_regression} depends on the history the batch met, so
-     * it is predictable only for batches the source still held at every replay (never dropped by retention): a
-     * reproduced batch keeps the error-log rows of its earlier application.
+     * Nothing lost, nothing silent: the error log holds exactly the rows the model sets aside, counted per (sequence,
+     * reason), {@code updated_at_regression} included: a replay, reproduced batches too, logs what the in-order run
+     * would.
      */
-    private void compareErrorLog(Scenario scenario, ReferenceModel model, Outcome outcome, Findings findings) {
-        Set<String> dropped = scenario.sequencesOf(scenario.droppedBatches()).stream().map(Scenario::canonical)
-                .collect(Collectors.toSet());
+    private void compareErrorLog(ReferenceModel model, Outcome outcome, List<String> problems) {
         Map<String, Integer> expected = new TreeMap<>();
         for (ReferenceModel.Rejection r : model.rejections()) {
-            String sequence = Scenario.canonical(r.sequence());
-            if (!(ReferenceModel.UPDATED_AT_REGRESSION.equals(r.reason()) && dropped.contains(sequence))) {
-                expected.merge(sequence + " " + r.reason(), 1, Integer::sum);
-            }
+            expected.merge(Scenario.canonical(r.sequence()) + " " + r.reason(), 1, Integer::sum);
         }
         Map<String, Integer> actual = new TreeMap<>();
         for (LoggedError e : outcome.errors()) {
             String reason = e.reason() == null ? null : e.reason().toLowerCase(Locale.ROOT);
-            if (!(ReferenceModel.UPDATED_AT_REGRESSION.equals(reason) && dropped.contains(e.sequence()))) {
-                actual.merge(e.sequence() + " " + reason, 1, Integer::sum);
-            }
+            actual.merge(e.sequence() + " " + reason, 1, Integer::sum);
         }
-        if (expected.equals(actual)) {
-            return;
+        if (!expected.equals(actual)) {
+            Set<String> differing = new TreeSet<>(expected.keySet());
+            differing.addAll(actual.keySet());
+            differing.removeIf(k -> Objects.equals(expected.get(k), actual.get(k)));
+            StringBuilder diff = new StringBuilder("error log differs (rows per 'sequence reason'):\n");
+            differing.forEach(k -> diff.append("  ").append(k).append(": expected ")
+                    .append(expected.getOrDefault(k, 0)).append(", actual ").append(actual.getOrDefault(k, 0))
+                    .append('\n'));
+            problems.add(diff.toString());
         }
-        String problem = "error log differs (rows per 'sequence reason'; updated_at_regression of dropped batches "
-                + dropped + " not compared):\n  expected " + expected + "\n  actual   " + actual;
-        String nullSequence = "null " + ReferenceModel.NULL_SEQUENCE;
-        Map<String, Integer> withEngineBug = new TreeMap<>(expected);
-        withEngineBug.put(nullSequence, nullSequenceRowsLoggedOnce(scenario));
-        if (withEngineBug.get(nullSequence) == 0) {
-            withEngineBug.remove(nullSequence);
-        }
-        if (withEngineBug.equals(actual)) {
-            findings.problems.add(problem + "\n  diagnosis: a NULL-sequence row identical to one already logged was "
-                    + "not logged");
-            findings.limits.add(KnownLimit.NULL_SEQUENCE_DUPLICATES_LOGGED_ONCE);
-        } else if (!findings.limits.isEmpty() && !findings.unexplained
-                && withoutRegressions(withEngineBug).equals(withoutRegressions(actual))) {
-            if (!withEngineBug.equals(expected)) {
-                findings.limits.add(KnownLimit.NULL_SEQUENCE_DUPLICATES_LOGGED_ONCE);
-            }
-            findings.problems.add(problem + "\n  diagnosis: updated_at_regression counts follow from the history "
-                    + "mismatch above (the batches met a different history)");
-        } else {
-            findings.unexplained(problem);
-        }
-    }
-
-    /**
-     * The NULL-sequence rows the engine logs, given its known bug: a run logs every NULL-sequence row of the source
-     * whose record is not in the error log yet (identical rows of that run included), so a row identical to one
-     * logged by an earlier run is never logged.
-     */
-    private static int nullSequenceRowsLoggedOnce(Scenario scenario) {
-        List<Map<String, Object>> source = new ArrayList<>();
-        Set<Map<String, Object>> logged = new HashSet<>();
-        int count = 0;
-        for (Scenario.Step step : scenario.plan()) {
-            if (step.deliver().isEmpty()) {
-                continue;
-            }
-            step.deliver().forEach(b -> source.addAll(scenario.nullSequenceRows().getOrDefault(b, List.of())));
-            Set<Map<String, Object>> newlyLogged = new HashSet<>();
-            for (Map<String, Object> row : source) {
-                if (!logged.contains(row)) {
-                    newlyLogged.add(row);
-                    count++;
-                }
-            }
-            logged.addAll(newlyLogged);
-        }
-        return count;
-    }
-
-    private static Map<String, Integer> withoutRegressions(Map<String, Integer> counts) {
-        Map<String, Integer> out = new TreeMap<>(counts);
-        out.keySet().removeIf(k -> k.endsWith(" " + ReferenceModel.UPDATED_AT_REGRESSION));
-        return out;
     }
 
     /**
@@ -321,8 +206,7 @@ public abstract class ReferenceModelPropertyTest {
      * reproducing those the source no longer holds), rows read per batch, late detection, a clean timeline, and a
      * second run with nothing new applying nothing.
      */
-    private void compareRuns(Scenario scenario, Outcome outcome, Findings findings) {
-        List<String> problems = new ArrayList<>();
+    private void compareRuns(Scenario scenario, Outcome outcome, List<String> problems) {
         TreeSet<Integer> applied = new TreeSet<>();
         TreeSet<Integer> inSource = new TreeSet<>();
         int lastStep = -1;
@@ -378,7 +262,6 @@ public abstract class ReferenceModelPropertyTest {
                 problems.add(where + result.timelineViolations() + " timeline violations");
             }
         }
-        problems.forEach(findings::unexplained);
     }
 
     private static List<Object> normaliseAll(List<Object> values) {

@@ -89,11 +89,6 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
         return ReferenceModel.ofBatches(modelConfig(), batches, nullSeq);
     }
 
-    /** The batches retention ever drops: their error-log rows are kept from an earlier application. */
-    public List<Integer> droppedBatches() {
-        return plan.stream().flatMap(s -> s.drop().stream()).distinct().sorted().toList();
-    }
-
     /** Every row delivered, for sorting failing seeds by size (smaller is easier to read). */
     public int size() {
         int rows = batches.stream().mapToInt(b -> b.rows().size()).sum();
