@@ -178,7 +178,8 @@ public final class ReferenceModel {
         lastSequence = seq;
         Object sequence = batch.sequence();
 
-        // Rejections in priority order: null_key, duplicate_key (every row of the key), null_updated_at.
+        // Rejections in priority order: null_key, duplicate_key (every row of a key with differing rows),
+        // null_updated_at. Exact copies of a row count once (a file loaded twice changes nothing).
         Map<List<Object>, List<Map<String, Object>>> rowsByKey = new LinkedHashMap<>();
         for (Map<String, Object> row : batch.rows()) {
             List<Object> key = keyOf(row);
@@ -190,7 +191,7 @@ public final class ReferenceModel {
         }
         List<Map<String, Object>> accepted = new ArrayList<>();
         for (List<Map<String, Object>> rows : rowsByKey.values()) {
-            if (rows.size() > 1) {
+            if (new java.util.HashSet<>(rows).size() > 1) {
                 rows.forEach(r -> rejections.add(new Rejection(sequence, DUPLICATE_KEY, r)));
             } else if (updatedAt(rows.get(0)) == null) {
                 rejections.add(new Rejection(sequence, NULL_UPDATED_AT, rows.get(0)));

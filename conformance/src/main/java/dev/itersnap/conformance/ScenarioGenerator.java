@@ -212,6 +212,13 @@ public final class ScenarioGenerator {
                     rows.set(i, row);
                 }
             }
+            if (chance(0.1)) {
+                // Exact copies of rows (part of a file loaded twice): applied once, never set aside.
+                int n = 1 + random.nextInt(3);
+                for (int i = 0; i < n; i++) {
+                    rows.add(new LinkedHashMap<>(rows.get(random.nextInt(rows.size()))));
+                }
+            }
             if (chance(0.12)) {
                 int n = 1 + random.nextInt(2);
                 for (int i = 0; i < n; i++) {

@@ -65,9 +65,11 @@ class H2DialectSqlTest {
     @Test
     void stageReadsTheSourceOnceFromTheBoundSequenceAndClassifiesDeletes() {
         String sql = dialect.stageSource(model(HardDeletes.IGNORE), false);
-        assertThat(sql).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s WHERE s.\"FILE_DATE\" >= CAST(? AS DATE)")
+        assertThat(sql).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)")
                 .contains("CASE WHEN (op = 'D') THEN TRUE ELSE FALSE END")
-                .contains("COUNT(*) OVER (PARTITION BY s.\"FILE_DATE\", s.\"ID\") > 1 THEN 'duplicate_key'");
+                .contains("ROW_NUMBER() OVER (PARTITION BY s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\"")
+                .contains("SUM(CASE WHEN s.\"ITERSNAP_COPY_NO\" = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY s.\"FILE_DATE\", "
+                        + "s.\"ID\") > 1 THEN 'duplicate_key' WHEN s.\"ITERSNAP_COPY_NO\" > 1 THEN 'duplicate_copy'");
     }
 
     @Test
