@@ -35,7 +35,10 @@ public sealed interface SnapshotEvent {
     record DuplicateRecords(String model, String runId, Object sequence, long rows, long copies)
             implements SnapshotEvent { }
 
-    /** Rows of one batch were set aside in the error log; {@code reasons} counts them by reason. */
+    /**
+     * Rows of one batch were set aside in the error log; {@code reasons} counts them by reason. {@code sequence} is
+     * null for rows without a sequence ({@code null_sequence}), which belong to no batch.
+     */
     record RowsRejected(String model, String runId, Object sequence, java.util.Map<String, Long> reasons)
             implements SnapshotEvent { }
 

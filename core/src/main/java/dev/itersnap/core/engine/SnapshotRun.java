@@ -348,8 +348,12 @@ final class SnapshotRun {
                        TreeMap<Seq, Ledger.Entry> applied) {
         jdbc.update("stage source", dialect.stageSource(m, nullSequence), first.value());
         if (nullSequence) {
-            jdbc.update("set rows aside", dialect.logNullSequences(m),
-                    m.name(), runId, LocalDateTime.now(), m.name());
+            int logged = jdbc.update("set rows aside", dialect.logNullSequences(m), m.name(), runId,
+                    LocalDateTime.now(), m.name());
+            if (logged > 0) {
+                listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
+                        Map.of("null_sequence", (long) logged)));
+            }
         }
         boolean full = settings.hardDeletes().fullBatches();
         for (Seq s : reproduced) {
