@@ -40,7 +40,8 @@ final class ConsoleListener implements SnapshotListener {
                     + SequenceText.of(e.greatestApplied()) + ", replaying from " + SequenceText.of(e.replayPoint());
         } else if (event instanceof SnapshotEvent.DuplicateRecords e) {
             return "batch " + SequenceText.of(e.sequence()) + ": " + rows(e.rows())
-                    + " sharing a key with another; set aside";
+                    + " sharing a key with a differing row (set aside), " + rows(e.copies())
+                    + " repeating another row exactly (applied once)";
         } else if (event instanceof SnapshotEvent.RowsRejected e) {
             long total = e.reasons().values().stream().mapToLong(Long::longValue).sum();
             return "batch " + SequenceText.of(e.sequence()) + ": " + rows(total) + " set aside in the error log ("

@@ -40,7 +40,7 @@ class ModelConfigTest {
                 unique_key: [order_id, line_no]
                 updated_at: changed_at
                 sequence_by: batch_id
-                strategy: timestamp
+                strategy: check
                 check_cols:
                   - status
                 hard_deletes: new_record
@@ -58,7 +58,7 @@ class ModelConfigTest {
         assertThat(m.uniqueKey()).containsExactly("order_id", "line_no");
         assertThat(m.updatedAt()).isEqualTo("changed_at");
         assertThat(m.sequenceBy()).isEqualTo("batch_id");
-        assertThat(m.strategy()).isEqualTo(Strategy.TIMESTAMP);
+        assertThat(m.strategy()).isEqualTo(Strategy.CHECK);
         assertThat(m.checkCols()).containsExactly("status");
         assertThat(m.hardDeletes()).isEqualTo(HardDeletes.NEW_RECORD);
         assertThat(m.deleteWhen()).isEqualTo("op = 'D'");

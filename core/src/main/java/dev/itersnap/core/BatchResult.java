@@ -11,9 +11,11 @@ package dev.itersnap.core;
  * @param deleted       versions closed because the key was deleted
  * @param rejected      rows set aside in the error log
  * @param reproduced    true when the batch had aged out of the source and was reproduced from the history
+ * @param duplicateCopies rows that repeated another row of the batch in every column (a file loaded twice); applied
+ *                      once, not set aside
  */
 public record BatchResult(Object sequence, long sourceRows, long inserted, long updated, long deleted, long rejected,
-                          boolean reproduced) {
+                          boolean reproduced, long duplicateCopies) {
 
     /** The sequence as the ledger stores it (ISO-8601 for dates and times, plain digits for numbers). */
     public String sequenceText() {

@@ -48,7 +48,10 @@ public final class ModelSettings {
         this.lockTimeout = b.lockTimeout;
     }
 
-    /** Starts the settings of the model called {@code name} (the key of its ledger, lock and run log). */
+    /**
+     * Starts the settings of the model called {@code name} (the key of its ledger, lock and run log). Model names are
+     * case-insensitive and kept in lower case.
+     */
     public static Builder builder(String name) {
         return new Builder(name);
     }
@@ -130,7 +133,8 @@ public final class ModelSettings {
 
         /** Validates every setting and returns the immutable settings. */
         public ModelSettings build() {
-            Settings.identifier("name", name);
+            // model names are identifiers, so case-insensitive: 'Customers' and 'customers' are one model
+            name = Settings.identifier("name", name).toLowerCase(Locale.ROOT);
             target = TableName.parse("target", targetText);
             if (source == null || source.isBlank()) {
                 throw Settings.invalid("source", "is required (a SELECT over the raw batches)");
@@ -162,6 +166,10 @@ public final class ModelSettings {
             if (checkCols != null) {
                 if (checkCols.size() == 1 && "all".equalsIgnoreCase(checkCols.get(0))) {
                     checkCols = null;
+                } else if (strategy == Strategy.TIMESTAMP) {
+                    throw Settings.invalid("check_cols", "applies to strategy check only; under strategy timestamp "
+                            + "every column but unique_key, updated_at and sequence_by is tracked. Remove check_cols or "
+                            + "use strategy check");
                 } else {
                     checkCols = Settings.identifiers("check_cols", checkCols);
                     for (String c : checkCols) {

@@ -31,7 +31,8 @@ final class Slf4jListener implements SnapshotListener {
             LOG.warn("[{}] out of order: incoming {} below greatest applied {}; replaying from {}", e.model(),
                     e.incoming(), e.greatestApplied(), e.replayPoint());
         } else if (event instanceof SnapshotEvent.DuplicateRecords e) {
-            LOG.warn("[{}] batch {}: {} rows share a key with another row; set aside", e.model(), e.sequence(), e.rows());
+            LOG.warn("[{}] batch {}: {} rows share a key with a differing row (set aside), {} exact copies (applied "
+                    + "once)", e.model(), e.sequence(), e.rows(), e.copies());
         } else if (event instanceof SnapshotEvent.RowsRejected e) {
             LOG.warn("[{}] batch {}: rows set aside in the error log: {}", e.model(), e.sequence(), e.reasons());
         } else if (event instanceof SnapshotEvent.SchemaChange e) {

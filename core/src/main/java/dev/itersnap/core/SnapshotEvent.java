@@ -28,10 +28,17 @@ public sealed interface SnapshotEvent {
     record OutOfOrder(String model, String runId, List<Object> incoming, Object greatestApplied, Object replayPoint)
             implements SnapshotEvent { }
 
-    /** Rows of one batch shared a key; all of them were set aside. */
-    record DuplicateRecords(String model, String runId, Object sequence, long rows) implements SnapshotEvent { }
+    /**
+     * Rows of one batch shared a key: {@code rows} differing rows were all set aside ({@code duplicate_key});
+     * {@code copies} exact copies of another row were applied once.
+     */
+    record DuplicateRecords(String model, String runId, Object sequence, long rows, long copies)
+            implements SnapshotEvent { }
 
-    /** Rows of one batch were set aside in the error log; {@code reasons} counts them by reason. */
+    /**
+     * Rows of one batch were set aside in the error log; {@code reasons} counts them by reason. {@code sequence} is
+     * null for rows without a sequence ({@code null_sequence}), which belong to no batch.
+     */
     record RowsRejected(String model, String runId, Object sequence, java.util.Map<String, Long> reasons)
             implements SnapshotEvent { }
 

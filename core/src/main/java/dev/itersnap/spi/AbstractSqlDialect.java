@@ -27,6 +27,8 @@ public abstract class AbstractSqlDialect implements Dialect {
     public static final String ACTION = "itersnap_action";
     /** Internal column: valid_from of the version the row opens. */
     public static final String VFROM = "itersnap_vfrom";
+    /** Internal column: the row goes to the archive. */
+    public static final String KEEP = "itersnap_keep";
     /** Internal column: changed_attributes of the version the row closes. */
     public static final String CHANGED = "itersnap_changed";
     /** Prefix of the merge-key columns. */
@@ -86,8 +88,9 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
-     * A sequence expression as it must appear on the left of {@code <, <=, >, >=}: string sequences compare by code
-     * point, so a dialect whose default collation is linguistic adds a binary collation here.
+     * A sequence expression as it must appear on both sides of {@code <, <=, >, >=}: string sequences compare by code
+     * point, so a dialect whose strings compare otherwise (a linguistic collation, UTF-16 code units) makes the
+     * comparison binary here.
      */
     protected String ordered(ResolvedModel m, String sequenceExpression) {
         return sequenceExpression;
@@ -140,7 +143,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(m.metadataSchema()));
         ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_ledger")) + " (" + cols(m,
                 "model VARCHAR(128) NOT NULL", "sequence_value VARCHAR(256) NOT NULL", "run_id VARCHAR(36) NOT NULL",
-                "applied_at TIMESTAMP NOT NULL", "source_rows BIGINT NOT NULL", "inserted_rows BIGINT NOT NULL",
+                "applied_at TIMESTAMP NOT NULL", "source_rows BIGINT NOT NULL", "duplicate_rows BIGINT NOT NULL",
+                "inserted_rows BIGINT NOT NULL",
                 "updated_rows BIGINT NOT NULL", "deleted_rows BIGINT NOT NULL", "rejected_rows BIGINT NOT NULL",
                 "deletion_time VARCHAR(64)", "reproduced BOOLEAN NOT NULL")
                 + ", PRIMARY KEY (" + quote(m.id("model")) + ", " + quote(m.id("sequence_value")) + "))");
@@ -213,8 +217,24 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     @Override
-    public String addColumn(ResolvedModel m, SourceColumn column) {
-        return "ALTER TABLE " + table(m.target()) + " ADD COLUMN " + quote(column.name()) + " " + columnType(column);
+    public String addColumn(ResolvedModel m, TableName table, SourceColumn column) {
+        return "ALTER TABLE " + table(table) + " ADD COLUMN " + quote(column.name()) + " " + columnType(column);
+    }
+
+    @Override
+    public List<String> createArchive(ResolvedModel m) {
+        List<String> cols = new ArrayList<>();
+        for (SourceColumn c : m.sourceColumns()) {
+            cols.add(quote(c.name()) + " " + columnType(c));
+        }
+        cols.add(quote(m.id(DEL)) + " BOOLEAN");
+        cols.add(quote(m.id(REJECT)) + " VARCHAR(32)");
+        List<String> keyCols = new ArrayList<>();
+        keyCols.add(m.sequenceBy());
+        keyCols.addAll(m.keys());
+        return List.of("CREATE TABLE IF NOT EXISTS " + table(m.archive()) + " (" + String.join(", ", cols) + ")",
+                "CREATE INDEX IF NOT EXISTS " + quote(m.id(m.archive().table() + "_ix")) + " ON " + table(m.archive())
+                        + " (" + list(keyCols, null) + ")");
     }
 
     @Override
@@ -232,6 +252,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         work.add(quote(m.id(DEL)) + " BOOLEAN");
         work.add(quote(m.id(REJECT)) + " VARCHAR(32)");
         work.add(quote(m.id(ACTION)) + " VARCHAR(8)");
+        work.add(quote(m.id(KEEP)) + " BOOLEAN");
         work.add(quote(m.id(VFROM)) + " " + upd);
         work.add(quote(m.id(CHANGED)) + " " + changedAttributesType());
         List<String> keyCols = new ArrayList<>();
@@ -255,7 +276,16 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM (" + m.settings().source() + ") s";
     }
 
-    /** {@inheritDoc} Binds: the lowest sequence to read. */
+    /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
+    protected String partitionable(SourceColumn column, String expression) {
+        return expression;
+    }
+
+    /**
+     * {@inheritDoc} Binds: the lowest sequence to read.
+     * <p>Rows that repeat another row of the batch in every column are exact copies (a file loaded twice): all but
+     * one are marked {@code duplicate_copy} and applied once. Rows of one key that differ are {@code duplicate_key}.
+     */
     @Override
     public String stageSource(ResolvedModel m, boolean includeNullSequence) {
         String deleteWhen = m.settings().deleteWhen();
@@ -264,55 +294,69 @@ public abstract class AbstractSqlDialect implements Dialect {
         List<String> partition = new ArrayList<>();
         partition.add(col("s", m.sequenceBy()));
         m.keys().forEach(k -> partition.add(col("s", k)));
+        List<String> everyColumn = m.sourceColumns().stream().map(c -> partitionable(c, col("s0", c.name()))).toList();
+        String copyNo = quote(m.id("itersnap_copy_no"));
         String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN 'null_sequence'"
                 + " WHEN " + nullKey + " THEN 'null_key'"
-                + " WHEN COUNT(*) OVER (PARTITION BY " + String.join(", ", partition) + ") > 1 THEN 'duplicate_key'"
+                + " WHEN SUM(CASE WHEN s." + copyNo + " = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY "
+                + String.join(", ", partition) + ") > 1 THEN 'duplicate_key'"
+                + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
+        String filter = ordered(m, col("s0", m.sequenceBy())) + " >= " + ordered(m, param(m.sequenceColumn()))
+                + (includeNullSequence ? " OR " + col("s0", m.sequenceBy()) + " IS NULL" : "");
+        String numbered = "SELECT " + list(m.sourceNames(), "s0") + ", ROW_NUMBER() OVER (PARTITION BY "
+                + String.join(", ", everyColumn) + " ORDER BY " + col("s0", m.sequenceBy()) + ") AS " + copyNo
+                + " FROM (" + m.settings().source() + ") s0 WHERE " + filter;
         return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
                 + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + list(m.sourceNames(), "s") + ", "
-                + del + ", " + reject + ", FALSE FROM (" + m.settings().source() + ") s WHERE "
-                + ordered(m, col("s", m.sequenceBy())) + " >= " + param(m.sequenceColumn())
-                + (includeNullSequence ? " OR " + col("s", m.sequenceBy()) + " IS NULL" : "");
+                + del + ", " + reject + ", FALSE FROM (" + numbered + ") s";
     }
 
     /**
      * {@inheritDoc}
-     * <p>Binds, in order: sequence (the stage's sequence value), sequence (versions opened by it, or for full batches
-     * opened at or before it), [full batches: sequence (not closed by then)], sequence (stage value of the deletes),
-     * sequence (versions it closed by deletion).
+     * <p>Two parts: the versions the batch left live (full picture) or opened, minus the keys the archive holds for
+     * it, and the archive's rows of the batch (set-aside rows, explicit deletes, rows that changed nothing but differ
+     * from the live version). Deletions by absence need no row: the key is absent again.
      */
     @Override
-    public String stageReproduced(ResolvedModel m, List<String> notYetIntroduced) {
+    public String stageReproduced(ResolvedModel m, List<String> notYetIntroduced, boolean fullPicture) {
         ColumnNames n = m.meta();
         String seqParam = param(m.sequenceColumn());
-        List<String> upsert = new ArrayList<>();
-        List<String> delete = new ArrayList<>();
+        List<String> fromHistory = new ArrayList<>();
+        List<String> fromArchive = new ArrayList<>();
         for (String c : m.sourceNames()) {
             if (c.equals(m.sequenceBy())) {
-                upsert.add(seqParam);
-                delete.add(seqParam);
+                fromHistory.add(seqParam);
+                fromArchive.add(col("a", c));
             } else if (notYetIntroduced.contains(c)) {
-                upsert.add("NULL");
-                delete.add("NULL");
-            } else if (c.equals(m.updatedAt())) {
-                upsert.add(col("h", c));
-                delete.add(col("h", n.validTo()));
+                fromHistory.add("NULL");
+                fromArchive.add("NULL");
             } else {
-                upsert.add(col("h", c));
-                delete.add(col("h", c));
+                fromHistory.add(col("h", c));
+                fromArchive.add(col("a", c));
             }
         }
-        String live = m.settings().hardDeletes().fullBatches()
-                ? ordered(m, col("h", n.openedSeq())) + " <= " + seqParam + " AND (" + col("h", n.closedSeq())
-                        + " IS NULL OR " + ordered(m, col("h", n.closedSeq())) + " > " + seqParam + ")"
+        String live = fullPicture
+                ? ordered(m, col("h", n.openedSeq())) + " <= " + ordered(m, seqParam) + " AND ("
+                        + col("h", n.closedSeq()) + " IS NULL OR " + ordered(m, col("h", n.closedSeq())) + " > "
+                        + ordered(m, seqParam) + ")"
                 : col("h", n.openedSeq()) + " = " + seqParam;
-        String into = "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
-                + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") ";
-        return into + "SELECT " + String.join(", ", upsert) + ", FALSE, NULL, TRUE FROM " + table(m.target())
-                + " h WHERE " + live + " AND " + notDeletionRecord(m, "h")
-                + " UNION ALL SELECT " + String.join(", ", delete) + ", TRUE, NULL, TRUE FROM " + table(m.target())
-                + " h WHERE " + col("h", n.closedSeq()) + " = " + seqParam + " AND " + col("h", n.changeType())
-                + " = 'delete' AND " + notDeletionRecord(m, "h");
+        String archived = "SELECT 1 FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy()) + " = "
+                + seqParam + " AND " + keyJoin(m, "a", "h");
+        return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
+                + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + String.join(", ", fromHistory)
+                + ", FALSE, NULL, TRUE FROM " + table(m.target()) + " h WHERE " + live + " AND "
+                + notDeletionRecord(m, "h") + " AND NOT EXISTS (" + archived + ") UNION ALL SELECT "
+                + String.join(", ", fromArchive) + ", " + col("a", m.id(DEL)) + ", " + col("a", m.id(REJECT))
+                + ", TRUE FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy()) + " = " + seqParam;
+    }
+
+    @Override
+    public String archiveBatch(ResolvedModel m) {
+        return "INSERT INTO " + table(m.archive()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
+                + ", " + quote(m.id(REJECT)) + ") SELECT " + list(m.sourceNames(), "w") + ", " + col("w", m.id(DEL))
+                + ", CASE WHEN " + col("w", m.id(REJECT)) + " = 'updated_at_regression' THEN NULL ELSE "
+                + col("w", m.id(REJECT)) + " END FROM " + table(m.work()) + " w WHERE " + col("w", m.id(KEEP));
     }
 
     // ---------------------------------------------------------------- rollback
@@ -322,7 +366,7 @@ public abstract class AbstractSqlDialect implements Dialect {
     public List<String> rollback(ResolvedModel m, List<String> introducedColumns) {
         ColumnNames n = m.meta();
         String t = table(m.target());
-        String p = param(m.sequenceColumn());
+        String p = ordered(m, param(m.sequenceColumn()));
         List<String> sql = new ArrayList<>();
         sql.add("DELETE FROM " + t + " WHERE " + ordered(m, quote(n.openedSeq())) + " >= " + p);
         sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType()) + " = 'insert', "
@@ -331,6 +375,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         for (String c : introducedColumns) {
             sql.add("UPDATE " + t + " SET " + quote(c) + " = NULL");
         }
+        sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + ordered(m, quote(m.sequenceBy())) + " >= " + p);
         return sql;
     }
 
@@ -359,13 +404,21 @@ public abstract class AbstractSqlDialect implements Dialect {
         }
         String changed = diffParts.isEmpty() ? "'[]'"
                 : concat(List.of("'['", "SUBSTRING(" + concat(diffParts) + " FROM 2)", "']'"));
+        List<String> sameParts = new ArrayList<>();
+        for (String c : m.sourceNames()) {
+            if (!c.equals(m.sequenceBy()) && !m.keys().contains(c) && !untracked.contains(c)) {
+                sameParts.add("NOT " + isDistinct(col("c", c), col("s", c)));
+            }
+        }
+        String same = sameParts.isEmpty() ? "TRUE" : "(" + String.join(" AND ", sameParts) + ")";
         String lastEnd = "CASE WHEN " + col("c", firstKey) + " IS NULL THEN (SELECT MAX(" + col("h", n.validTo())
                 + ") FROM " + table(m.target()) + " h WHERE " + keyJoin(m, "h", "s") + ") END";
         String inner = "SELECT " + list(m.sourceNames(), "s") + ", " + col("s", m.id(DEL)) + " AS "
                 + quote(m.id("x_del")) + ", " + col("s", m.id(REJECT)) + " AS " + quote(m.id("x_rej")) + ", "
                 + hasCur + " AS " + quote(m.id("x_has")) + ", " + curDel + " AS " + quote(m.id("x_cdel")) + ", "
                 + col("c", n.validFrom()) + " AS " + quote(m.id("x_cvf")) + ", " + change + " AS "
-                + quote(m.id("x_chg")) + ", " + changed + " AS " + quote(m.id("x_changed")) + ", " + lastEnd + " AS "
+                + quote(m.id("x_chg")) + ", " + same + " AS " + quote(m.id("x_same")) + ", " + changed + " AS "
+                + quote(m.id("x_changed")) + ", " + lastEnd + " AS "
                 + quote(m.id("x_end")) + " FROM " + table(m.stage()) + " s LEFT JOIN " + table(m.target()) + " c ON "
                 + keyJoin(m, "c", "s") + " AND " + col("c", n.validTo()) + " IS NULL WHERE "
                 + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn());
@@ -381,14 +434,19 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN NOT " + col(x, m.id("x_has")) + " THEN 'insert'"
                 + " WHEN " + col(x, m.id("x_cdel")) + " THEN 'return'"
                 + " WHEN " + col(x, m.id("x_chg")) + " THEN 'change' ELSE 'noop' END";
+        String keep = "CASE WHEN " + col(x, m.id("x_rej")) + " = 'duplicate_copy' THEN FALSE"
+                + " WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL OR " + col(x, m.id("x_del")) + " THEN TRUE"
+                + " WHEN " + regression + " THEN TRUE WHEN NOT " + col(x, m.id("x_has")) + " OR "
+                + col(x, m.id("x_cdel")) + " OR " + col(x, m.id("x_chg")) + " THEN FALSE ELSE "
+                + (m.settings().hardDeletes().fullBatches() ? "NOT " + col(x, m.id("x_same")) : "TRUE") + " END";
         String vfrom = "CASE WHEN NOT " + col(x, m.id("x_has")) + " THEN (CASE WHEN " + col(x, m.id("x_end"))
                 + " IS NOT NULL AND " + col(x, m.id("x_end")) + " > " + u + " THEN " + col(x, m.id("x_end"))
                 + " ELSE " + u + " END) WHEN " + col(x, m.id("x_cdel")) + " THEN (CASE WHEN " + col(x, m.id("x_cvf"))
                 + " > " + u + " THEN " + col(x, m.id("x_cvf")) + " ELSE " + u + " END) ELSE " + u + " END";
         return "INSERT INTO " + table(m.work()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
-                + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", " + quote(m.id(VFROM)) + ", "
-                + quote(m.id(CHANGED)) + ") SELECT " + list(m.sourceNames(), x) + ", " + col(x, m.id("x_del")) + ", "
-                + reject + ", " + action + ", " + vfrom + ", " + changedAttributesValue(col(x, m.id("x_changed")))
+                + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", " + quote(m.id(KEEP)) + ", "
+                + quote(m.id(VFROM)) + ", " + quote(m.id(CHANGED)) + ") SELECT " + list(m.sourceNames(), x) + ", "
+                + col(x, m.id("x_del")) + ", " + reject + ", " + action + ", " + keep + ", " + vfrom + ", " + changedAttributesValue(col(x, m.id("x_changed")))
                 + " FROM (" + inner + ") x";
     }
 
@@ -400,9 +458,15 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + quote(m.id("run_id")) + ", " + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", "
                 + quote(m.id("record")) + ", " + quote(m.id("logged_at")) + ") SELECT ?, ?, ?, "
                 + col("w", m.id(REJECT)) + ", " + jsonObject(m.sourceNames(), exprs) + ", ? FROM " + table(m.work())
-                + " w WHERE " + col("w", m.id(REJECT)) + " IS NOT NULL";
+                + " w WHERE " + col("w", m.id(REJECT)) + " IS NOT NULL AND " + col("w", m.id(REJECT))
+                + " <> 'duplicate_copy'";
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>A record is logged as often as it occurs in the source, minus the times it is already in the error log, so
+     * reruns add nothing and two identical rows are two entries.
+     */
     @Override
     public String logNullSequences(ResolvedModel m) {
         List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
@@ -410,10 +474,11 @@ public abstract class AbstractSqlDialect implements Dialect {
         String errors = table(m.metaTable("itersnap_errors"));
         return "INSERT INTO " + errors + " (" + quote(m.id("model")) + ", " + quote(m.id("run_id")) + ", "
                 + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", " + quote(m.id("record")) + ", "
-                + quote(m.id("logged_at")) + ") SELECT ?, ?, NULL, 'null_sequence', " + json + ", ? FROM "
-                + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL AND NOT EXISTS (SELECT 1 FROM "
-                + errors + " e WHERE " + col("e", m.id("model")) + " = ? AND " + col("e", m.id("reason"))
-                + " = 'null_sequence' AND " + col("e", m.id("record")) + " = " + json + ")";
+                + quote(m.id("logged_at")) + ") SELECT ?, ?, NULL, 'null_sequence', x.rec, ? FROM (SELECT " + json
+                + " AS rec, ROW_NUMBER() OVER (PARTITION BY " + json + " ORDER BY " + json + ") AS rn FROM "
+                + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL) x WHERE x.rn > (SELECT "
+                + "COUNT(*) FROM " + errors + " e WHERE " + col("e", m.id("model")) + " = ? AND "
+                + col("e", m.id("reason")) + " = 'null_sequence' AND " + col("e", m.id("record")) + " = x.rec)";
     }
 
     @Override
@@ -519,7 +584,7 @@ public abstract class AbstractSqlDialect implements Dialect {
     public String timelineCheck(ResolvedModel m) {
         ColumnNames n = m.meta();
         String keys = list(m.keys(), "h");
-        String p = param(m.sequenceColumn());
+        String p = ordered(m, param(m.sequenceColumn()));
         String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
                 + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
                 + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "

@@ -42,11 +42,11 @@ public interface Dialect {
     /** The DDL type for a column described by JDBC metadata, e.g. {@code VARCHAR(20)}. */
     String columnType(SourceColumn column);
 
-    /**
-     * The statement that widens {@code column} of {@code table} from type {@code from} to type {@code to}, or null when
-     * the database cannot widen it losslessly.
-     */
-    String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to);
+    /** True when every value of type {@code from} fits, unchanged, in type {@code to}. */
+    boolean widens(SourceColumn from, SourceColumn to);
+
+    /** The statement that changes {@code column} of {@code table} to the type of {@code to} (a widening). */
+    String widenColumn(dev.itersnap.core.TableName table, String column, SourceColumn to);
 
     // ---- locking
 
@@ -68,8 +68,11 @@ public interface Dialect {
     /** Creates the history table and its indexes. */
     List<String> createHistory(ResolvedModel m);
 
-    /** Adds a source column to the history table. */
-    String addColumn(ResolvedModel m, SourceColumn column);
+    /** Adds a source column to a table of the model (the history or the archive). */
+    String addColumn(ResolvedModel m, dev.itersnap.core.TableName table, SourceColumn column);
+
+    /** Creates the model's archive table and its index if missing ({@link ResolvedModel#archive()}). */
+    List<String> createArchive(ResolvedModel m);
 
     /** Drops and creates the run's scratch tables (stage and work). */
     List<String> createScratch(ResolvedModel m);
@@ -84,16 +87,23 @@ public interface Dialect {
     String stageSource(ResolvedModel m, boolean includeNullSequence);
 
     /**
-     * Reproduces one aged-out batch from the history into the stage. Binds: the batch's sequence, repeated as the
-     * statement documents (see {@link AbstractSqlDialect#stageReproduced}).
+     * Reproduces one aged-out batch into the stage from the history and the archive. Every bind is the batch's
+     * sequence.
+     *
+     * @param notYetIntroduced columns introduced after this batch (reproduced as NULL)
+     * @param fullPicture      true when the batch was a full picture with a deletion time: every version live
+     *                         right after it was in it; otherwise only the versions it opened
      */
-    String stageReproduced(ResolvedModel m, List<String> notYetIntroduced);
+    String stageReproduced(ResolvedModel m, List<String> notYetIntroduced, boolean fullPicture);
 
-    /** Statements undoing every batch from the bound sequence on (inclusive). */
+    /** Statements undoing every batch from the bound sequence on (inclusive); a statement with a {@code ?} binds it. */
     List<String> rollback(ResolvedModel m, List<String> introducedColumns);
 
     /** Classifies one batch of the stage into the work table. Binds: the batch's sequence. */
     String classifyBatch(ResolvedModel m, List<String> untracked);
+
+    /** Copies the work table's rows that the history cannot reproduce into the archive. No binds. */
+    String archiveBatch(ResolvedModel m);
 
     /** Copies set-aside rows of the work table into the error log. */
     String logRejected(ResolvedModel m);

@@ -45,6 +45,15 @@ public record ResolvedModel(ModelSettings settings, UnaryOperator<String> fold, 
         return new TableName(List.of(metadataSchema, fold.apply(table)));
     }
 
+    /**
+     * The model's archive: the rows of applied batches whose effect the history alone cannot reproduce (set-aside
+     * rows, explicit deletes, rows that changed nothing but differ from the live version), so that a batch that
+     * aged out of the source can be replayed exactly.
+     */
+    public TableName archive() {
+        return new TableName(List.of(metadataSchema, fold.apply("itersnap_archive_" + name())));
+    }
+
     /** Folds an internal identifier (column of a metadata or scratch table). */
     public String id(String name) {
         return fold.apply(name);

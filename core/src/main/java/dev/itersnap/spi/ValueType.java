@@ -128,7 +128,9 @@ public enum ValueType {
                     return v;
             }
         } catch (RuntimeException e) {
-            throw new IllegalArgumentException("'" + v + "' is not a " + name().toLowerCase(Locale.ROOT) + " value", e);
+            String type = name().toLowerCase(Locale.ROOT).replace('_', ' ');
+            throw new IllegalArgumentException("'" + v + "' is not " + (type.startsWith("i") ? "an " : "a ") + type
+                    + " value", e);
         }
     }
 

@@ -65,13 +65,16 @@ final class BatchApplier {
         long inserted = 0;
         long updated = 0;
         long deleted = 0;
+        long copies = 0;
         for (Object[] r : jdbc.query("count batch", dialect.countBatch(m),
                 rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3)})) {
             String reason = (String) r[0];
             String action = (String) r[1];
             long count = (Long) r[2];
             rows += count;
-            if (reason != null) {
+            if ("duplicate_copy".equals(reason)) {
+                copies += count;
+            } else if (reason != null) {
                 reasons.merge(reason, count, Long::sum);
             } else if ("insert".equals(action)) {
                 inserted += count;
@@ -86,6 +89,7 @@ final class BatchApplier {
         if (rejected > 0) {
             jdbc.update("set rows aside", dialect.logRejected(m), m.name(), runId, seq.text(), LocalDateTime.now());
         }
+        jdbc.update("archive rows", dialect.archiveBatch(m));
         String deletionText = null;
         if (m.settings().hardDeletes().fullBatches()) {
             Object deletionTime = deletionTime(seq, recordedDeletionTime);
@@ -100,11 +104,12 @@ final class BatchApplier {
             inserted += jdbc.update("insert deletion records", dialect.insertDeletionRecords(m), seq.text(),
                     seq.value(), seq.value());
         }
-        BatchResult result = new BatchResult(seq.value(), rows, inserted, updated, deleted, rejected, reproduced);
+        BatchResult result = new BatchResult(seq.value(), rows, inserted, updated, deleted, rejected, reproduced,
+                copies);
         ledger.record(result, seq, runId, deletionText);
-        Long duplicates = reasons.get("duplicate_key");
-        if (duplicates != null) {
-            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, seq.value(), duplicates));
+        long conflicting = reasons.getOrDefault("duplicate_key", 0L);
+        if (conflicting > 0 || copies > 0) {
+            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, seq.value(), conflicting, copies));
         }
         if (rejected > 0) {
             listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, seq.value(), reasons));

@@ -47,16 +47,19 @@ final class Ledger {
     void record(BatchResult b, Seq seq, String runId, String deletionTime) {
         jdbc.update("record batch", "INSERT INTO " + n.t("itersnap_ledger") + " (" + n.c("model") + ", "
                 + n.c("sequence_value") + ", " + n.c("run_id") + ", " + n.c("applied_at") + ", " + n.c("source_rows")
-                + ", " + n.c("inserted_rows") + ", " + n.c("updated_rows") + ", " + n.c("deleted_rows") + ", "
+                + ", " + n.c("duplicate_rows") + ", " + n.c("inserted_rows") + ", " + n.c("updated_rows") + ", " + n.c("deleted_rows") + ", "
                 + n.c("rejected_rows") + ", " + n.c("deletion_time") + ", " + n.c("reproduced")
-                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", m.name(), seq.text(), runId, LocalDateTime.now(),
-                b.sourceRows(), b.inserted(), b.updated(), b.deleted(), b.rejected(), deletionTime, b.reproduced());
+                + ") VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", m.name(), seq.text(), runId, LocalDateTime.now(),
+                b.sourceRows(), b.duplicateCopies(), b.inserted(), b.updated(), b.deleted(), b.rejected(), deletionTime, b.reproduced());
     }
 
-    /** Removes ledger entries, and error-log rows of the batches that will be re-read from the source. */
-    void forget(List<Seq> batches, List<Seq> reReadFromSource) {
+    /**
+     * Removes the ledger entries and error-log rows of rolled-back batches; replaying them logs their set-aside
+     * rows again (from the source, or from the archive for batches that aged out).
+     */
+    void forget(List<Seq> batches) {
         deleteIn("itersnap_ledger", batches);
-        deleteIn("itersnap_errors", reReadFromSource);
+        deleteIn("itersnap_errors", batches);
     }
 
     private void deleteIn(String table, List<Seq> seqs) {

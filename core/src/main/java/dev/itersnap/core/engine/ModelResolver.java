@@ -26,8 +26,8 @@ import java.util.regex.Pattern;
 final class ModelResolver {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
-    /** The resolved model and the history table's columns (null when it does not exist yet). */
-    record Resolution(ResolvedModel model, List<SourceColumn> targetColumns) {
+    /** The resolved model and the columns of the history and the archive (null when they do not exist yet). */
+    record Resolution(ResolvedModel model, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns) {
     }
 
     private ModelResolver() {
@@ -117,7 +117,9 @@ final class ModelResolver {
         }
         ResolvedModel m = new ResolvedModel(s, fold, target, metaSchema, stage, work, source, historyOnly, keys,
                 updatedAt, sequenceBy, tracked, meta, seqCol, column(source, updatedAt));
-        return new Resolution(m, targetColumns);
+        List<SourceColumn> archiveColumns = d.tableExists(c, m.archive())
+                ? describe(c, "SELECT * FROM " + qualified(d, m.archive()) + " WHERE 1 = 0", "archive", s) : null;
+        return new Resolution(m, targetColumns, archiveColumns);
     }
 
     static String qualified(Dialect d, TableName t) {

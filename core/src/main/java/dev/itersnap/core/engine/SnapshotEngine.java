@@ -49,20 +49,23 @@ public final class SnapshotEngine {
     private RunResult execute(SnapshotRun.Operation operation, Object replayFrom) {
         long start = System.nanoTime();
         String runId = UUID.randomUUID().toString();
+        RunLog log = null;
+        boolean started = false;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             Jdbc jdbc = new Jdbc(c, settings.name());
-            ResolvedModel pre = ModelResolver.resolve(c, dialect, settings).model();
-            createMetadata(jdbc, pre);
-            RunLog log = new RunLog(jdbc, pre, new SqlNames(dialect, pre));
-            try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), log::describeRunning)) {
-                c.setAutoCommit(false);
-                log.started(runId, operation.label());
-                listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
-                try {
+            try {
+                ResolvedModel pre = ModelResolver.resolve(c, dialect, settings).model();
+                createMetadata(jdbc, pre);
+                log = new RunLog(jdbc, pre, new SqlNames(dialect, pre));
+                try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), log::describeRunning)) {
+                    c.setAutoCommit(false);
+                    log.started(runId, operation.label());
+                    started = true;
+                    listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
                             log.previousStatus(runId));
-                    RunResult result = run.execute(Duration.ofNanos(System.nanoTime() - start));
+                    RunResult result = run.execute(Duration.ZERO);
                     result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
                             result.replayPoint(), result.timelineViolations(),
                             Duration.ofNanos(System.nanoTime() - start));
@@ -70,22 +73,41 @@ public final class SnapshotEngine {
                             run.replayPointText(), null);
                     listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
                     return result;
-                } catch (RuntimeException e) {
-                    jdbc.rollbackQuietly();
-                    ItersnapException error = wrap(e);
-                    try {
-                        log.finished(runId, "failed", 0, false, null, error.getMessage());
-                    } catch (RuntimeException ignored) {
-                        // the run's own failure is what matters; a stale 'running' row triggers recovery next time
-                    }
-                    listener.onEvent(new SnapshotEvent.RunFailed(settings.name(), runId, error,
-                            Duration.ofNanos(System.nanoTime() - start)));
-                    throw error;
                 }
+            } catch (RuntimeException | SQLException e) {
+                jdbc.rollbackQuietly();
+                ItersnapException error = wrap(e);
+                recordFailure(log, runId, operation, started, error);
+                listener.onEvent(new SnapshotEvent.RunFailed(settings.name(), runId, error,
+                        Duration.ofNanos(System.nanoTime() - start)));
+                throw error;
             }
         } catch (SQLException e) {
-            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
+            ItersnapException error = new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name()
+                    + "': cannot connect: " + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]",
+                    "connect", null, e);
+            listener.onEvent(new SnapshotEvent.RunFailed(settings.name(), runId, error,
+                    Duration.ofNanos(System.nanoTime() - start)));
+            throw error;
+        }
+    }
+
+    /**
+     * Records a failed run in the run log (best effort): updates the run's row, or, for a run that failed before it
+     * held the lock (for example a lock timeout), adds one.
+     */
+    private static void recordFailure(RunLog log, String runId, SnapshotRun.Operation operation, boolean started,
+                                      ItersnapException error) {
+        if (log == null) {
+            return; // the metadata tables may not exist: nothing to record in
+        }
+        try {
+            if (!started) {
+                log.started(runId, operation.label());
+            }
+            log.finished(runId, "failed", 0, false, null, error.getMessage());
+        } catch (RuntimeException ignored) {
+            // the run's own failure is what matters; a stale 'running' row triggers recovery next time
         }
     }
 
@@ -100,9 +122,13 @@ public final class SnapshotEngine {
         }
     }
 
-    private ItersnapException wrap(RuntimeException e) {
+    private ItersnapException wrap(Exception e) {
         if (e instanceof ItersnapException ie) {
             return ie;
+        }
+        if (e instanceof SQLException se) {
+            return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
+                    + Jdbc.firstLine(se.getMessage()) + " [SQLState " + se.getSQLState() + "]", "lock", null, se);
         }
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': unexpected failure: "
                 + e, e);

@@ -55,6 +55,7 @@ final class SnapshotRun {
     private final String previousStatus;
     private ResolvedModel m;
     private List<SourceColumn> targetColumns;
+    private List<SourceColumn> archiveColumns;
     private SqlNames n;
     private Ledger ledger;
     private Seq replayPoint;
@@ -99,7 +100,7 @@ final class SnapshotRun {
                 reproduced.add(s);
             }
         }
-        stage(first, source.nullSequence(), reproduced, introduced);
+        stage(first, source.nullSequence(), reproduced, introduced, applied);
         if (replayPoint != null) {
             rollBack(applied, source, introduced);
         }
@@ -116,13 +117,14 @@ final class SnapshotRun {
             ModelResolver.Resolution r = ModelResolver.resolve(jdbc.connection(), dialect, settings);
             m = r.model();
             targetColumns = r.targetColumns();
+            archiveColumns = r.archiveColumns();
         } catch (SQLException e) {
             throw jdbc.failure("resolve", null, e);
         }
         if (!m.updatedAtType().orderable()) {
             throw new ItersnapException(ErrorCode.INVALID_SOURCE, "model '" + settings.name() + "': setting "
                     + "'updated_at' column '" + m.updatedAt() + "' has type " + m.updatedAtColumn().typeName()
-                    + ", which is not a DATE, TIMESTAMP or number type");
+                    + ", which is not a DATE, TIMESTAMP, number or string type");
         }
         n = new SqlNames(dialect, m);
         ledger = new Ledger(jdbc, m, n);
@@ -150,6 +152,16 @@ final class SnapshotRun {
             jdbc.update("recover", "UPDATE " + n.table(m.target()) + " SET " + n.q(m.meta().validTo()) + " = NULL, "
                     + n.q(m.meta().changeType()) + " = 'insert', " + n.q(m.meta().changedAttributes()) + " = NULL, "
                     + n.q(m.meta().closedSeq()) + " = NULL WHERE " + n.q(m.meta().closedSeq()) + " = ?", s.value());
+        }
+        if (archiveColumns != null) {
+            TreeSet<Seq> archived = new TreeSet<>();
+            jdbc.query("recover", "SELECT DISTINCT " + n.q(m.sequenceBy()) + " FROM " + n.table(m.archive()), rs ->
+                    archived.add(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1))));
+            archived.removeAll(recorded);
+            for (Seq s : archived) {
+                jdbc.update("recover", "DELETE FROM " + n.table(m.archive()) + " WHERE " + n.q(m.sequenceBy())
+                        + " = ?", s.value());
+            }
         }
         jdbc.commit("recover");
     }
@@ -215,20 +227,33 @@ final class SnapshotRun {
         } else {
             requireBookkeeping();
             for (SourceColumn src : m.sourceColumns()) {
-                SourceColumn existing = targetColumn(src.name());
+                SourceColumn existing = column(targetColumns, src.name());
                 if (existing == null) {
-                    jdbc.update("add column", dialect.addColumn(m, src));
+                    jdbc.update("add column", dialect.addColumn(m, m.target(), src));
                     added.add(src.name());
-                } else if (!dialect.columnType(existing).equals(dialect.columnType(src))
-                        && dialect.widenColumn(m, src, existing) == null) {
-                    String widen = dialect.widenColumn(m, existing, src);
-                    if (widen == null) {
-                        throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
-                                + "': source column '" + src.name() + "' changed type from "
-                                + dialect.columnType(existing) + " (history) to " + dialect.columnType(src)
-                                + " (source), which cannot be widened; cast it in the source query");
+                } else if (widen(m.target(), existing, src)) {
+                    // the meta columns typed after sequence_by / updated_at follow them
+                    List<String> followers = src.name().equals(m.sequenceBy())
+                            ? List.of(m.meta().openedSeq(), m.meta().closedSeq())
+                            : src.name().equals(m.updatedAt())
+                            ? List.of(m.meta().updatedAt(), m.meta().validFrom(), m.meta().validTo()) : List.of();
+                    for (String meta : followers) {
+                        jdbc.update("widen column", dialect.widenColumn(m.target(), meta, src));
                     }
-                    jdbc.update("widen column", widen);
+                }
+            }
+        }
+        if (archiveColumns == null) {
+            for (String sql : dialect.createArchive(m)) {
+                jdbc.update("create archive", sql);
+            }
+        } else {
+            for (SourceColumn src : m.sourceColumns()) {
+                SourceColumn existing = column(archiveColumns, src.name());
+                if (existing == null) {
+                    jdbc.update("add column", dialect.addColumn(m, m.archive(), src));
+                } else {
+                    widen(m.archive(), existing, src);
                 }
             }
         }
@@ -254,7 +279,10 @@ final class SnapshotRun {
                 }
             } else {
                 if (!known.inSource()) {
+                    // a column that comes back is compared again from the batch it returns with (only a column
+                    // that first appears is filled in place; see docs/semantics.md)
                     ledger.markInSource(src.name(), true);
+                    added.add(src.name());
                 }
                 if (known.introducedText() != null) {
                     introduced.put(src.name(), Seq.parse(m.sequenceType(), known.introducedText()));
@@ -277,7 +305,7 @@ final class SnapshotRun {
     private void requireBookkeeping() {
         for (String meta : List.of(m.meta().validFrom(), m.meta().validTo(), m.meta().openedSeq(),
                 m.meta().closedSeq(), m.meta().changeType())) {
-            if (targetColumn(meta) == null) {
+            if (column(targetColumns, meta) == null) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target "
                         + m.target() + " exists but has no column '" + meta + "'; it was not built by itersnap with "
                         + "these column_names. Choose another target or fix column_names");
@@ -285,8 +313,8 @@ final class SnapshotRun {
         }
     }
 
-    private SourceColumn targetColumn(String name) {
-        for (SourceColumn c : targetColumns) {
+    private static SourceColumn column(List<SourceColumn> columns, String name) {
+        for (SourceColumn c : columns) {
             if (c.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
                 return c;
             }
@@ -295,14 +323,37 @@ final class SnapshotRun {
     }
 
     /**
+     * Widens a column of {@code table} whose source type changed; true when it did. A narrower source type needs
+     * nothing; a change that cannot be widened stops the run naming the column and both types.
+     */
+    private boolean widen(dev.itersnap.core.TableName table, SourceColumn existing, SourceColumn src) {
+        if (dialect.columnType(existing).equals(dialect.columnType(src)) || dialect.widens(src, existing)) {
+            return false;
+        }
+        if (!dialect.widens(existing, src)) {
+            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
+                    + "': source column '" + src.name() + "' changed type from " + dialect.columnType(existing)
+                    + " (history) to " + dialect.columnType(src) + " (source), which cannot be widened; cast it "
+                    + "in the source query");
+        }
+        jdbc.update("widen column", dialect.widenColumn(table, existing.name(), src));
+        return true;
+    }
+
+    /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
      * out of the source from the history (before it is rolled back).
      */
-    private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced) {
+    private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
+                       TreeMap<Seq, Ledger.Entry> applied) {
         jdbc.update("stage source", dialect.stageSource(m, nullSequence), first.value());
         if (nullSequence) {
-            jdbc.update("set rows aside", dialect.logNullSequences(m),
-                    m.name(), runId, LocalDateTime.now(), m.name());
+            int logged = jdbc.update("set rows aside", dialect.logNullSequences(m), m.name(), runId,
+                    LocalDateTime.now(), m.name());
+            if (logged > 0) {
+                listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
+                        Map.of("null_sequence", (long) logged)));
+            }
         }
         boolean full = settings.hardDeletes().fullBatches();
         for (Seq s : reproduced) {
@@ -312,9 +363,12 @@ final class SnapshotRun {
                     notYet.add(column);
                 }
             });
-            Object v = s.value();
-            Object[] binds = full ? new Object[] {v, v, v, v, v} : new Object[] {v, v, v, v};
-            jdbc.update("reproduce aged-out batch", dialect.stageReproduced(m, notYet), binds);
+            Ledger.Entry entry = applied.get(s);
+            boolean fullPicture = full && entry != null && entry.deletionTime() != null;
+            String sql = dialect.stageReproduced(m, notYet, fullPicture);
+            Object[] binds = new Object[(int) sql.chars().filter(ch -> ch == '?').count()];
+            java.util.Arrays.fill(binds, s.value());
+            jdbc.update("reproduce aged-out batch", sql, binds);
         }
         jdbc.commit("stage");
     }
@@ -338,8 +392,7 @@ final class SnapshotRun {
             }
         }
         List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
-        List<Seq> reRead = undone.stream().filter(source.sequences()::contains).toList();
-        ledger.forget(undone, reRead);
+        ledger.forget(undone);
     }
 
     /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */

@@ -1,5 +1,6 @@
 package dev.itersnap.dialect.h2;
 
+import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
@@ -33,6 +34,13 @@ public final class H2Dialect extends AbstractSqlDialect {
     @Override
     public boolean handlesProduct(String productName) {
         return productName.equalsIgnoreCase("H2");
+    }
+
+    /** H2 compares strings by UTF-16 code unit; UTF-8 bytes compare by code point. */
+    @Override
+    protected String ordered(ResolvedModel m, String sequenceExpression) {
+        return m.sequenceType() == dev.itersnap.spi.ValueType.STRING ? "STRINGTOUTF8(" + sequenceExpression + ")"
+                : sequenceExpression;
     }
 
     @Override
@@ -74,15 +82,16 @@ public final class H2Dialect extends AbstractSqlDialect {
     }
 
     @Override
-    public String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to) {
-        if (!widens(from, to)) {
-            return null;
-        }
-        return "ALTER TABLE " + table(m.target()) + " ALTER COLUMN " + quote(from.name()) + " SET DATA TYPE "
-                + columnType(to);
+    public String widenColumn(TableName table, String column, SourceColumn to) {
+        return "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column) + " SET DATA TYPE " + columnType(to);
     }
 
-    private static boolean widens(SourceColumn from, SourceColumn to) {
+    @Override
+    public boolean widens(SourceColumn from, SourceColumn to) {
+        return widening(from, to);
+    }
+
+    private static boolean widening(SourceColumn from, SourceColumn to) {
         int f = rank(from.jdbcType());
         int t = rank(to.jdbcType());
         if (f > 0 && t > 0) {

@@ -46,7 +46,8 @@ class H2DialectSqlTest {
                 "DELETE FROM \"SNAP\".\"CUSTOMERS\" WHERE \"DBT_OPENED_SEQ\" >= CAST(? AS DATE)",
                 "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"DBT_VALID_TO\" = NULL, \"DBT_CHANGE_TYPE\" = 'insert', "
                         + "\"CHANGED_ATTRIBUTES\" = NULL, \"DBT_CLOSED_SEQ\" = NULL WHERE \"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)",
-                "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"STATUS\" = NULL");
+                "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"STATUS\" = NULL",
+                "DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" >= CAST(? AS DATE)");
     }
 
     @Test
@@ -64,9 +65,11 @@ class H2DialectSqlTest {
     @Test
     void stageReadsTheSourceOnceFromTheBoundSequenceAndClassifiesDeletes() {
         String sql = dialect.stageSource(model(HardDeletes.IGNORE), false);
-        assertThat(sql).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s WHERE s.\"FILE_DATE\" >= CAST(? AS DATE)")
+        assertThat(sql).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)")
                 .contains("CASE WHEN (op = 'D') THEN TRUE ELSE FALSE END")
-                .contains("COUNT(*) OVER (PARTITION BY s.\"FILE_DATE\", s.\"ID\") > 1 THEN 'duplicate_key'");
+                .contains("ROW_NUMBER() OVER (PARTITION BY s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\"")
+                .contains("SUM(CASE WHEN s.\"ITERSNAP_COPY_NO\" = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY s.\"FILE_DATE\", "
+                        + "s.\"ID\") > 1 THEN 'duplicate_key' WHEN s.\"ITERSNAP_COPY_NO\" > 1 THEN 'duplicate_copy'");
     }
 
     @Test
@@ -79,8 +82,9 @@ class H2DialectSqlTest {
         assertThat(binds(dialect.logRejected(m))).isEqualTo(4);
         assertThat(binds(dialect.logNullSequences(m))).isEqualTo(4);
         assertThat(binds(dialect.timelineCheck(m))).isEqualTo(2);
-        assertThat(binds(dialect.stageReproduced(m, List.of()))).isEqualTo(5);
-        assertThat(binds(dialect.stageReproduced(model(HardDeletes.IGNORE), List.of()))).isEqualTo(4);
+        assertThat(binds(dialect.stageReproduced(m, List.of(), true))).isEqualTo(5);
+        assertThat(binds(dialect.stageReproduced(m, List.of(), false))).isEqualTo(4);
+        assertThat(binds(dialect.archiveBatch(m))).isZero();
     }
 
     @Test
@@ -89,6 +93,15 @@ class H2DialectSqlTest {
         assertThat(sql).startsWith("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (")
                 .contains("ON (t.\"ID\" = m.\"ITERSNAP_MK0\" AND t.\"DBT_VALID_TO\" IS NULL)")
                 .contains("WHEN MATCHED THEN UPDATE SET").contains("WHEN NOT MATCHED THEN INSERT");
+    }
+
+    @Test
+    void aReproducedBatchComesFromTheVersionsItLeftLiveAndItsArchivedRows() {
+        String sql = dialect.stageReproduced(model(HardDeletes.INVALIDATE), List.of("STATUS"), true);
+        assertThat(sql).contains("h.\"DBT_OPENED_SEQ\" <= CAST(? AS DATE) AND (h.\"DBT_CLOSED_SEQ\" IS NULL OR "
+                        + "h.\"DBT_CLOSED_SEQ\" > CAST(? AS DATE))")
+                .contains("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" a WHERE")
+                .contains("UNION ALL SELECT a.\"ID\", NULL, a.\"UPDATED_AT\", a.\"FILE_DATE\"");
     }
 
     @Test

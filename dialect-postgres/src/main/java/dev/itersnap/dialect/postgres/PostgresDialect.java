@@ -1,5 +1,6 @@
 package dev.itersnap.dialect.postgres;
 
+import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
@@ -77,6 +78,13 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 : sequenceExpression;
     }
 
+    /** {@code json} and {@code xml} have no equality operator; their text does. */
+    @Override
+    protected String partitionable(SourceColumn column, String expression) {
+        String t = column.typeName().toLowerCase(Locale.ROOT);
+        return t.equals("json") || t.equals("xml") ? "CAST(" + expression + " AS TEXT)" : expression;
+    }
+
     /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
     @Override
     protected String indexName(ResolvedModel m, String table, String suffix) {
@@ -114,14 +122,16 @@ public final class PostgresDialect extends AbstractSqlDialect {
     }
 
     @Override
-    public String widenColumn(ResolvedModel m, SourceColumn from, SourceColumn to) {
-        if (!widens(from, to)) {
-            return null;
-        }
-        return "ALTER TABLE " + table(m.target()) + " ALTER COLUMN " + quote(from.name()) + " TYPE " + columnType(to);
+    public String widenColumn(TableName table, String column, SourceColumn to) {
+        return "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column) + " TYPE " + columnType(to);
     }
 
-    private static boolean widens(SourceColumn from, SourceColumn to) {
+    @Override
+    public boolean widens(SourceColumn from, SourceColumn to) {
+        return widening(from, to);
+    }
+
+    private static boolean widening(SourceColumn from, SourceColumn to) {
         int f = rank(from.jdbcType());
         int t = rank(to.jdbcType());
         if (f > 0 && t > 0) {

@@ -50,8 +50,10 @@ class PostgresDialectSqlTest {
     void stringSequencesCompareInBinaryCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.VARCHAR, "varchar", 20, 0));
         assertThat(dialect.rollback(m, List.of()).get(0)).isEqualTo(
-                "DELETE FROM \"snap\".\"customers\" WHERE \"dbt_opened_seq\" COLLATE \"C\" >= CAST(? AS varchar(20))");
-        assertThat(dialect.stageSource(m, false)).contains("s.\"batch\" COLLATE \"C\" >= CAST(? AS varchar(20))");
+                "DELETE FROM \"snap\".\"customers\" WHERE \"dbt_opened_seq\" COLLATE \"C\" >= CAST(? AS varchar(20)) "
+                        + "COLLATE \"C\"");
+        assertThat(dialect.stageSource(m, false))
+                .contains("s0.\"batch\" COLLATE \"C\" >= CAST(? AS varchar(20)) COLLATE \"C\"");
     }
 
     @Test
@@ -74,10 +76,13 @@ class PostgresDialectSqlTest {
         SourceColumn int8 = new SourceColumn("n", Types.BIGINT, "int8", 19, 0);
         SourceColumn v10 = new SourceColumn("n", Types.VARCHAR, "varchar", 10, 0);
         SourceColumn v20 = new SourceColumn("n", Types.VARCHAR, "varchar", 20, 0);
-        assertThat(dialect.widenColumn(m, int4, int8)).isEqualTo("ALTER TABLE \"snap\".\"customers\" ALTER COLUMN \"n\" TYPE bigint");
-        assertThat(dialect.widenColumn(m, int8, int4)).isNull();
-        assertThat(dialect.widenColumn(m, v10, v20)).endsWith("TYPE varchar(20)");
-        assertThat(dialect.widenColumn(m, v20, v10)).isNull();
-        assertThat(dialect.widenColumn(m, v10, int4)).isNull();
+        assertThat(dialect.widens(int4, int8)).isTrue();
+        assertThat(dialect.widenColumn(m.target(), "n", int8))
+                .isEqualTo("ALTER TABLE \"snap\".\"customers\" ALTER COLUMN \"n\" TYPE bigint");
+        assertThat(dialect.widens(int8, int4)).isFalse();
+        assertThat(dialect.widens(v10, v20)).isTrue();
+        assertThat(dialect.widenColumn(m.target(), "n", v20)).endsWith("TYPE varchar(20)");
+        assertThat(dialect.widens(v20, v10)).isFalse();
+        assertThat(dialect.widens(v10, int4)).isFalse();
     }
 }

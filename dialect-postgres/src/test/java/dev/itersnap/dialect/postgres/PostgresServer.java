@@ -41,7 +41,11 @@ public final class PostgresServer {
                         dataSource(url, user, password));
             } else {
                 try {
-                    EmbeddedPostgres pg = EmbeddedPostgres.builder().start();
+                    // a throwaway server: durability settings off make each scenario's CREATE DATABASE and commits
+                    // cheap; correctness under crashes is tested by fault injection, not by fsync
+                    EmbeddedPostgres pg = EmbeddedPostgres.builder().setServerConfig("fsync", "off")
+                            .setServerConfig("synchronous_commit", "off").setServerConfig("full_page_writes", "off")
+                            .start();
                     Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                         try {
                             pg.close();
@@ -68,6 +72,16 @@ public final class PostgresServer {
             throw new IllegalStateException("cannot create test database " + name + ": " + e.getMessage(), e);
         }
         return dataSource(baseUrl + name, user, password);
+    }
+
+    /** Drops a database made by {@link #newDatabase()}, closing its sessions. */
+    public void drop(DataSource database) {
+        String name = ((PGSimpleDataSource) database).getDatabaseName();
+        try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot drop test database " + name + ": " + e.getMessage(), e);
+        }
     }
 
     /** The server's version, e.g. 18.1. */

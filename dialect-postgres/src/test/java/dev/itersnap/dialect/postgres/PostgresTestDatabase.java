@@ -1,0 +1,28 @@
+package dev.itersnap.dialect.postgres;
+
+import dev.itersnap.conformance.TestDatabase;
+
+import javax.sql.DataSource;
+
+/** A fresh database per scenario on the test server ({@link PostgresServer}); dropped when the scenario ends. */
+public final class PostgresTestDatabase implements TestDatabase {
+    @Override
+    public DataSource newDatabase(String scenario) {
+        return PostgresServer.get().newDatabase();
+    }
+
+    @Override
+    public void discard(DataSource database) {
+        PostgresServer.get().drop(database);
+    }
+
+    @Override
+    public String sqlType(ColumnType type) {
+        return switch (type) {
+            case INTEGER -> "integer";
+            case VARCHAR -> "varchar(40)";
+            case DATE -> "date";
+            case TIMESTAMP -> "timestamp";
+        };
+    }
+}
