@@ -82,6 +82,7 @@ public abstract class BadInputTests extends ConformanceTestBase {
                 bad("check_cols", "names sequence_by", b -> b.checkCols("FILE_DATE")),
                 bad("check_cols", "not an identifier", b -> b.checkCols("status, tier")),
                 bad("check_cols", "empty", b -> b.checkCols(List.of())),
+                bad("check_cols", "with strategy timestamp", b -> b.strategy(Strategy.TIMESTAMP).checkCols("status")),
                 bad("column_names", "unknown key", b -> b.columnNames(Map.of("valid_to", "until"))),
                 bad("column_names", "not an identifier", b -> b.columnNames(Map.of("dbt_valid_to", "valid to"))),
                 bad("column_names", "two meta columns one name",

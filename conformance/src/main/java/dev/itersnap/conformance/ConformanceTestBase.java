@@ -19,8 +19,8 @@ import java.util.List;
  */
 public abstract class ConformanceTestBase {
     /**
-     * Tag of tests that expose an engine bug (listed in conformance/ENGINE-BUGS.md). They are {@code @Disabled} with
-     * the bug's number so the build stays green; run them with
+     * Tag for a test that exposes an open engine bug (listed in conformance/ENGINE-BUGS.md). Such a test is also
+     * {@code @Disabled("ENGINE BUG n: ...")} so the build stays green; run them with
      * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition -Dgroups=engine-bug}.
      */
     public static final String ENGINE_BUG = "engine-bug";

@@ -12,8 +12,6 @@ import dev.itersnap.core.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
-import org.junit.jupiter.api.Disabled;
-import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -102,7 +100,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         assertThat(fixture.ledger(MODEL)).extracting(LedgerEntry::runId).containsExactly(first.runId(),
                 second.runId());
         BatchResult b = second.batches().get(0);
-        assertThat(b).isEqualTo(new BatchResult(B, 5, 2, 1, 2, 1, false));
+        assertThat(b).isEqualTo(new BatchResult(B, 5, 2, 1, 2, 1, false, 0));
         assertThat(events.of(SnapshotEvent.BatchApplied.class)).extracting(SnapshotEvent.BatchApplied::batch)
                 .containsExactly(first.batches().get(0), b);
         assertThat(fixture.versions(TARGET, "id", 4)).extracting(Version::validTo, Version::changeType)
@@ -168,10 +166,6 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * the same rows again (at-least-once delivery) must not turn the batch's keys into duplicates that are set aside.
      */
     @Test
-    @Tag(ENGINE_BUG)
-    @Disabled("ENGINE BUG 2: identical rows of a redelivered batch are set aside as duplicate_key when the batch "
-            + "is replayed"
-            + "; see conformance/ENGINE-BUGS.md")
     void batchDeliveredTwiceAndThenReplayedChangesNothing() {
         RawTable raw = customers(fixture);
         ModelSettings m = model(raw).build();
@@ -189,6 +183,9 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
             insertC(r);
         }));
         assertThat(fixture.errors(MODEL)).as("identical rows of a redelivered batch are not duplicates").isEmpty();
+        assertThat(fixture.ledger(MODEL)).filteredOn(e -> e.sequence().equals("2024-01-03"))
+                .as("the replayed batch counts its 3 exact copies").singleElement()
+                .satisfies(e -> assertThat(e.duplicateRows()).isEqualTo(3));
     }
 
     /** The history does not depend on how arrivals were split across runs: one run per batch equals one run. */
@@ -382,9 +379,6 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * need the wider type, including the bookkeeping columns that record the opening and closing batch.
      */
     @Test
-    @Tag(ENGINE_BUG)
-    @Disabled("ENGINE BUG 4: widening sequence_by does not widen dbt_opened_seq/dbt_closed_seq"
-            + "; see conformance/ENGINE-BUGS.md")
     void widenedSequenceColumnHoldsWiderBatchIds() {
         fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "batch_id BIGINT",
                 "batch_code VARCHAR(40)");
@@ -409,9 +403,6 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
 
     /** As above for a string sequence: batch codes grow longer than the column first was. */
     @Test
-    @Tag(ENGINE_BUG)
-    @Disabled("ENGINE BUG 4: widening sequence_by does not widen dbt_opened_seq/dbt_closed_seq"
-            + "; see conformance/ENGINE-BUGS.md")
     void widenedStringSequenceHoldsLongerBatchCodes() {
         fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
                 "batch_code VARCHAR(40)");
@@ -436,9 +427,6 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * values from updated_at, keep the full precision, so valid_from still equals updated_at.
      */
     @Test
-    @Tag(ENGINE_BUG)
-    @Disabled("ENGINE BUG 4: widening updated_at does not widen dbt_updated_at/dbt_valid_from/dbt_valid_to"
-            + "; see conformance/ENGINE-BUGS.md")
     void widenedUpdatedAtKeepsItsPrecisionInTheValidityColumns() {
         fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "file_date DATE");
         fixture.execute("INSERT INTO raw_customers VALUES (?, ?, ?, ?)", 1, "Active", ts("2024-01-01 09:00"), A);
@@ -880,8 +868,6 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
      * listener ("nothing silent", SPEC §5 and §6: applications alert on RunFailed).
      */
     @Test
-    @Tag(ENGINE_BUG)
-    @Disabled("ENGINE BUG 7: failures before the lock is taken fire no RunFailed; see conformance/ENGINE-BUGS.md")
     void runFailingOnItsSourceReportsRunFailed() {
         RawTable raw = customers(fixture);
         insertA(raw);
@@ -897,8 +883,6 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
 
     /** A run that gives up waiting for the lock reports RunFailed to the listener, like every failed run. */
     @Test
-    @Tag(ENGINE_BUG)
-    @Disabled("ENGINE BUG 7: a LOCK_TIMEOUT fires no RunFailed; see conformance/ENGINE-BUGS.md")
     void runTimingOutOnTheLockReportsRunFailed() throws Exception {
         RawTable raw = customers(fixture);
         insertA(raw);
@@ -929,6 +913,9 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         assertThat(timeout.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT);
         assertThat(events.of(SnapshotEvent.RunFailed.class)).as("RunFailed for a LOCK_TIMEOUT failure")
                 .singleElement().satisfies(e -> assertThat(e.error()).isSameAs(timeout));
+        String failedRun = events.of(SnapshotEvent.RunFailed.class).get(0).runId();
+        assertThat(fixture.runs(MODEL)).filteredOn(r -> r.runId().equals(failedRun)).as("the run log records it")
+                .singleElement().satisfies(r -> assertThat(r.status()).isEqualTo("failed"));
     }
 
     /** The run log holds one row per run: operation, status, batches applied, late flag, replay point, error. */

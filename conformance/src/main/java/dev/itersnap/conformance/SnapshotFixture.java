@@ -368,7 +368,7 @@ public final class SnapshotFixture {
 
     /** One ledger entry. {@code sequence} is the canonical text the ledger stores. */
     public record LedgerEntry(String sequence, String runId, long sourceRows, long inserted, long updated, long deleted,
-                              long rejected, String deletionTime, boolean reproduced) {
+                              long rejected, String deletionTime, boolean reproduced, long duplicateRows) {
         /** The entry's counts. */
         public Counts counts() {
             return new Counts(sequence, sourceRows, inserted, updated, deleted, rejected, reproduced);
@@ -376,7 +376,7 @@ public final class SnapshotFixture {
 
         /** The entry without its run id (what two equivalent runs share), as text. */
         public String withoutRun() {
-            return counts() + " deletion_time=" + deletionTime;
+            return counts() + " deletion_time=" + deletionTime + " duplicate_rows=" + duplicateRows;
         }
     }
 
@@ -395,15 +395,15 @@ public final class SnapshotFixture {
         if (!tableExists(metadataSchema + ".itersnap_ledger")) {
             return List.of();
         }
-        return query("SELECT sequence_value, run_id, source_rows, inserted_rows, updated_rows, deleted_rows, "
-                + "rejected_rows, deletion_time, reproduced FROM " + metadataSchema
+        return query("SELECT * FROM " + metadataSchema
                 + ".itersnap_ledger WHERE model = ? "
                 + "ORDER BY applied_at, sequence_value", model).stream()
                 .map(r -> new LedgerEntry((String) r.get("sequence_value"), (String) r.get("run_id"),
                         (Long) num(r.get("source_rows")), (Long) num(r.get("inserted_rows")),
                         (Long) num(r.get("updated_rows")), (Long) num(r.get("deleted_rows")),
                         (Long) num(r.get("rejected_rows")), (String) r.get("deletion_time"),
-                        Boolean.TRUE.equals(r.get("reproduced"))))
+                        Boolean.TRUE.equals(r.get("reproduced")),
+                        r.get("duplicate_rows") == null ? 0 : (Long) num(r.get("duplicate_rows"))))
                 .toList();
     }
 
