@@ -8,11 +8,11 @@ import javax.sql.DataSource;
 class H2FaultInjectionTest extends FaultInjectionTests {
     @Override
     protected DataSource newDatabase() {
-        return H2Databases.fresh();
+        return new H2TestDatabase().newDatabase("conformance");
     }
 
     @Override
     protected void discard(DataSource database) {
-        H2Databases.shutdown(database);
+        new H2TestDatabase().discard(database);
     }
 }

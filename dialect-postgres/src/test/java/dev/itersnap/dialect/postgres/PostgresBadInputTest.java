@@ -8,11 +8,11 @@ import javax.sql.DataSource;
 class PostgresBadInputTest extends BadInputTests {
     @Override
     protected DataSource newDatabase() {
-        return PostgresDatabases.fresh();
+        return PostgresServer.get().newDatabase();
     }
 
     @Override
     protected void discard(DataSource database) {
-        PostgresDatabases.drop(database);
+        PostgresServer.get().drop(database);
     }
 }

@@ -8,11 +8,11 @@ import javax.sql.DataSource;
 class PostgresScenarioTest extends ScenarioTests {
     @Override
     protected DataSource newDatabase() {
-        return PostgresDatabases.fresh();
+        return PostgresServer.get().newDatabase();
     }
 
     @Override
     protected void discard(DataSource database) {
-        PostgresDatabases.drop(database);
+        PostgresServer.get().drop(database);
     }
 }
