@@ -14,6 +14,8 @@ final class ExitCodes {
     static final int CONFIGURATION = 2;
     static final int LOCK_TIMEOUT = 3;
     static final int DATABASE = 4;
+    /** {@code audit} ran and found at least one problem in the table. */
+    static final int AUDIT_PROBLEMS = 5;
 
     /** For the {@code --help} text; keep in step with {@link #of(Throwable)}. */
     static final Map<String, String> HELP = help();
@@ -29,6 +31,7 @@ final class ExitCodes {
                 + "setting, unusable source query, no JDBC driver or dialect for the database");
         m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
         m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
+        m.put(" " + AUDIT_PROBLEMS, "audit only: the audit ran and found at least one problem in the table");
         return m;
     }
 

@@ -10,7 +10,8 @@ import picocli.CommandLine.Spec;
 /** {@code itersnap}: the top-level command; the work is done by its subcommands. */
 @Command(name = "itersnap", mixinStandardHelpOptions = true, versionProvider = ItersnapCommand.Version.class,
         description = "Keeps SCD Type 2 history tables correct when batches arrive late or out of order.",
-        subcommands = {DemoCommand.class, RunCommand.class, CommandLine.HelpCommand.class})
+        subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, FullRefreshCommand.class,
+                StatusCommand.class, ValidateCommand.class, AuditCommand.class, CommandLine.HelpCommand.class})
 public final class ItersnapCommand implements Runnable {
     @Spec
     private CommandSpec spec;
@@ -26,7 +27,9 @@ public final class ItersnapCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ItersnapCommand())
                 .setExecutionExceptionHandler(new ErrorReporter());
-        for (CommandLine c : java.util.List.of(cl, cl.getSubcommands().get("run"))) {
+        java.util.List<CommandLine> withExitCodes = new java.util.ArrayList<>(cl.getSubcommands().values());
+        withExitCodes.add(cl);
+        for (CommandLine c : withExitCodes) {
             c.getCommandSpec().usageMessage().exitCodeListHeading("%nExit codes:%n").exitCodeList(ExitCodes.HELP);
         }
         return cl;
@@ -34,7 +37,7 @@ public final class ItersnapCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: demo or run");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: demo, run, replay, full-refresh, status, validate or audit");
     }
 
     /** The version from the jar's manifest, when there is one. */

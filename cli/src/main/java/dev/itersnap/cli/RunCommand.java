@@ -1,15 +1,14 @@
 package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.itersnap.core.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /** {@code itersnap run}: applies every new batch of one model, described in a YAML file. */
@@ -26,37 +25,21 @@ public final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
 
-    @Option(names = "--jdbc-url", required = true, paramLabel = "URL",
-            description = "JDBC URL of the database, e.g. jdbc:h2:/tmp/warehouse")
-    private String jdbcUrl;
+    @Mixin
+    private ConnectionOptions connection;
 
-    @Option(names = "--user", paramLabel = "USER", description = "database user")
-    private String user;
-
-    @Option(names = "--password", paramLabel = "PASSWORD", defaultValue = "${env:ITERSNAP_PASSWORD}",
-            description = "database password (default: the ITERSNAP_PASSWORD environment variable)")
-    private String password;
-
-    @Option(names = "--config", required = true, paramLabel = "FILE", description = "the model's YAML file")
-    private Path config;
-
-    @Option(names = "--dialect", paramLabel = "NAME",
-            description = "dialect to use (h2, postgres, ...) instead of detecting it")
-    private String dialect;
+    @Mixin
+    private ModelOption model;
 
     @Option(names = "--json", description = "print the run's result as one JSON object on stdout")
     private boolean json;
 
     @Override
     public Integer call() {
-        ModelSettings model = ModelConfig.load(config);
-        try (HikariDataSource dataSource = ConnectionPool.open(jdbcUrl, user, password)) {
-            IterativeSnapshot.Builder builder = IterativeSnapshot.builder().dataSource(dataSource)
-                    .listener(new ConsoleListener(spec.commandLine().getErr(), ""));
-            if (dialect != null) {
-                builder.dialect(dialect);
-            }
-            RunResult result = builder.build().run(model);
+        ModelSettings settings = model.load();
+        try (HikariDataSource dataSource = connection.open()) {
+            RunResult result = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""))
+                    .run(settings);
             spec.commandLine().getOut().println(json ? RunResultJson.render(result) : summary(result));
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;

@@ -1,0 +1,206 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.TableName;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code itersnap audit}: checks any SCD Type 2 table (one itersnap built, or a dbt snapshot) for the marks of a
+ * history applied out of order or otherwise broken. Reads only; window functions (LAG, LEAD) portable across H2 and
+ * PostgreSQL.
+ */
+@Command(name = "audit", mixinStandardHelpOptions = true,
+        description = {"Checks an SCD Type 2 table (one itersnap built or any dbt snapshot) and reads only. Per key, "
+                + "versions are ordered by valid_from; it counts:",
+                "  out_of_order      a version whose updated_at is earlier than its predecessor's (the fingerprint "
+                        + "of a batch applied late)",
+                "  overlap           a version still valid when its successor starts (valid_to NULL or after the "
+                        + "successor's valid_from)",
+                "  gap               a version closed before its successor starts (also what a deleted key that "
+                        + "returned looks like)",
+                "  multiple_current  more than one version with valid_to NULL for one key (counted per key)",
+                "  inverted          valid_to before valid_from",
+                "Prints counts and up to 5 examples per check. Exit 0 when clean, 5 when any check found a problem."})
+public final class AuditCommand implements Callable<Integer> {
+    static final int EXAMPLES = 5;
+
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ConnectionOptions connection;
+
+    @Option(names = "--table", required = true, paramLabel = "T", description = "the history table: table, "
+            + "schema.table or catalog.schema.table")
+    private String table;
+
+    @Option(names = "--key", required = true, split = ",", paramLabel = "K", description = "key column(s), "
+            + "comma-separated")
+    private List<String> keys;
+
+    @Option(names = "--updated-at", defaultValue = "dbt_updated_at", paramLabel = "U",
+            description = "column with the source's modification time (default: ${DEFAULT-VALUE})")
+    private String updatedAt;
+
+    @Option(names = "--valid-from", defaultValue = "dbt_valid_from", paramLabel = "COL",
+            description = "default: ${DEFAULT-VALUE}")
+    private String validFrom;
+
+    @Option(names = "--valid-to", defaultValue = "dbt_valid_to", paramLabel = "COL",
+            description = "default: ${DEFAULT-VALUE}")
+    private String validTo;
+
+    @Option(names = "--json", description = "print the findings as one JSON object on stdout")
+    private boolean json;
+
+    /** One check's findings: count and up to {@link #EXAMPLES} example rows under {@code headers}. */
+    record Finding(String check, String description, long count, List<String> headers, List<List<String>> examples) {
+    }
+
+    @Override
+    public Integer call() throws SQLException {
+        List<Finding> findings;
+        try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
+            c.setReadOnly(true);
+            findings = audit(new Sql(c));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        long total = findings.stream().mapToLong(Finding::count).sum();
+        if (json) {
+            out.println(json(findings, total));
+        } else {
+            print(out, findings, total);
+        }
+        out.flush();
+        return total == 0 ? ExitCodes.OK : ExitCodes.AUDIT_PROBLEMS;
+    }
+
+    private List<Finding> audit(Sql sql) throws SQLException {
+        TableName name;
+        try {
+            name = TableName.parse("--table", table);
+        } catch (ItersnapException e) {
+            throw new ConfigException(e.getMessage(), e);
+        }
+        String t = sql.table(name.parts());
+        List<Sql.Column> columns;
+        try {
+            columns = sql.describe("SELECT * FROM " + t + " WHERE 1 = 0");
+        } catch (SQLException e) {
+            throw new ConfigException("cannot read table " + table + ": " + ModelInspection.firstLine(e.getMessage()), e);
+        }
+        List<String> k = new ArrayList<>();
+        for (String key : keys) {
+            k.add(column(sql, columns, "--key", key));
+        }
+        String u = column(sql, columns, "--updated-at", updatedAt);
+        String vf = column(sql, columns, "--valid-from", validFrom);
+        String vt = column(sql, columns, "--valid-to", validTo);
+        String keyList = String.join(", ", k);
+        String order = vf + ", " + vt + " NULLS LAST, " + u;
+        String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, "
+                + "LAG(" + u + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS prev_u, "
+                + "LAG(" + vf + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS prev_vf, "
+                + "LEAD(" + vf + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS next_vf FROM " + t;
+        List<String> keyHeaders = keys.stream().toList();
+        List<Finding> out = new ArrayList<>();
+        out.add(check(sql, "out_of_order", "versions whose updated_at is earlier than the previous version's",
+                "SELECT " + keyList + ", vf, u, prev_vf, prev_u FROM (" + v + ") v WHERE u < prev_u",
+                headers(keyHeaders, "valid_from", "updated_at", "previous_valid_from", "previous_updated_at")));
+        out.add(check(sql, "overlap", "versions still valid when the next version of the key starts",
+                "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE next_vf IS NOT NULL "
+                        + "AND (vt IS NULL OR next_vf < vt)",
+                headers(keyHeaders, "valid_from", "valid_to", "next_valid_from")));
+        out.add(check(sql, "gap", "versions closed before the next version of the key starts",
+                "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE vt IS NOT NULL "
+                        + "AND next_vf IS NOT NULL AND next_vf > vt",
+                headers(keyHeaders, "valid_from", "valid_to", "next_valid_from")));
+        out.add(check(sql, "multiple_current", "keys with more than one current version (valid_to NULL)",
+                "SELECT " + keyList + ", COUNT(*) AS versions FROM " + t + " WHERE " + vt + " IS NULL GROUP BY "
+                        + keyList + " HAVING COUNT(*) > 1",
+                headers(keyHeaders, "current_versions")));
+        out.add(check(sql, "inverted", "versions whose valid_to is before their valid_from",
+                "SELECT " + keyList + ", " + vf + ", " + vt + " FROM " + t + " WHERE " + vt + " < " + vf,
+                headers(keyHeaders, "valid_from", "valid_to")));
+        return out;
+    }
+
+    private static List<String> headers(List<String> keys, String... more) {
+        List<String> h = new ArrayList<>(keys);
+        h.addAll(List.of(more));
+        return h;
+    }
+
+    private static Finding check(Sql sql, String check, String description, String query, List<String> headers)
+            throws SQLException {
+        long count = ((Number) sql.rows("SELECT COUNT(*) FROM (" + query + ") x").get(0).get(0)).longValue();
+        List<List<String>> examples = new ArrayList<>();
+        if (count > 0) {
+            for (List<Object> row : sql.rows(EXAMPLES, query + " ORDER BY 1")) {
+                examples.add(row.stream().map(Sql::text).toList().stream().map(s -> s == null ? "" : s).toList());
+            }
+        }
+        return new Finding(check, description, count, headers, examples);
+    }
+
+    /** The table's column called {@code name} (case-insensitive), quoted. */
+    private String column(Sql sql, List<Sql.Column> columns, String option, String name) {
+        Sql.Column c = Sql.find(columns, name);
+        if (c == null) {
+            throw new ConfigException("option " + option + " names column '" + name + "', which table " + table
+                    + " does not have; its columns: " + columns.stream().map(Sql.Column::name).toList());
+        }
+        return sql.quote(c.name());
+    }
+
+    private void print(PrintWriter out, List<Finding> findings, long total) {
+        out.println("audit of " + table + " (key " + String.join(", ", keys) + ", updated_at " + updatedAt
+                + ", validity " + validFrom + " .. " + validTo + ")");
+        for (Finding f : findings) {
+            out.println();
+            out.println(f.check() + ": " + f.count() + " - " + f.description());
+            if (!f.examples().isEmpty()) {
+                TablePrinter.print(out, f.headers(), f.examples());
+            }
+        }
+        out.println();
+        out.println(total == 0 ? "clean: no problem found" : "problems found: " + total
+                + " (exit code " + ExitCodes.AUDIT_PROBLEMS + ")");
+    }
+
+    private String json(List<Finding> findings, long total) {
+        ObjectMapper mapper = new ObjectMapper();
+        ObjectNode o = mapper.createObjectNode().put("table", table).put("clean", total == 0).put("problems", total);
+        ObjectNode checks = o.putObject("checks");
+        for (Finding f : findings) {
+            ObjectNode c = checks.putObject(f.check()).put("description", f.description()).put("count", f.count());
+            ArrayNode ex = c.putArray("examples");
+            for (List<String> row : f.examples()) {
+                ObjectNode e = ex.addObject();
+                for (int i = 0; i < f.headers().size(); i++) {
+                    e.put(f.headers().get(i), row.get(i));
+                }
+            }
+        }
+        try {
+            return mapper.writeValueAsString(o);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}

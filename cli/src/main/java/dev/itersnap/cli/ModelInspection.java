@@ -1,0 +1,162 @@
+package dev.itersnap.cli;
+
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.spi.ValueType;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * A model checked against the database without writing anything: the source query's columns, the configured columns
+ * found in it, the sequence type, the delete_when predicate; and read-only views of its ledger and source batches.
+ * Every problem is a {@link ConfigException} (exit code 2) with one line naming it.
+ */
+final class ModelInspection {
+    final ModelSettings settings;
+    final Sql sql;
+    final List<Sql.Column> sourceColumns;
+    final List<String> keys;
+    final String updatedAt;
+    final String sequenceBy;
+    final ValueType sequenceType;
+    final List<String> tracked;
+
+    private ModelInspection(ModelSettings settings, Sql sql, List<Sql.Column> sourceColumns, List<String> keys,
+                            String updatedAt, String sequenceBy, ValueType sequenceType, List<String> tracked) {
+        this.settings = settings;
+        this.sql = sql;
+        this.sourceColumns = sourceColumns;
+        this.keys = keys;
+        this.updatedAt = updatedAt;
+        this.sequenceBy = sequenceBy;
+        this.sequenceType = sequenceType;
+        this.tracked = tracked;
+    }
+
+    /** Describes the source ({@code SELECT * FROM (source) s WHERE 1=0}) and checks every configured column. */
+    static ModelInspection of(ModelSettings s, Sql sql) {
+        String model = "model '" + s.name() + "': ";
+        List<Sql.Column> source;
+        try {
+            source = sql.describe("SELECT * FROM (" + s.source() + ") s WHERE 1 = 0");
+        } catch (SQLException e) {
+            throw new ConfigException(model + "cannot read the source query: " + firstLine(e.getMessage()), e);
+        }
+        List<String> keys = new ArrayList<>();
+        for (String k : s.uniqueKey()) {
+            keys.add(find(source, "unique_key", k, s));
+        }
+        String updatedAt = find(source, "updated_at", s.updatedAt(), s);
+        String sequenceBy = find(source, "sequence_by", s.sequenceBy(), s);
+        Sql.Column seq = Sql.find(source, sequenceBy);
+        if (!seq.valueType().orderable()) {
+            throw new ConfigException(model + "setting 'sequence_by' column '" + sequenceBy + "' has type "
+                    + seq.typeName() + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
+        }
+        if (s.deleteWhen() != null) {
+            try {
+                sql.rows("SELECT 1 FROM (" + s.source() + ") s WHERE (" + s.deleteWhen() + ") AND 1 = 0");
+            } catch (SQLException e) {
+                throw new ConfigException(model + "setting 'delete_when' is not a valid predicate over the source rows: "
+                        + firstLine(e.getMessage()), e);
+            }
+        }
+        List<String> tracked = new ArrayList<>();
+        if (s.checkCols() != null) {
+            for (String c : s.checkCols()) {
+                tracked.add(find(source, "check_cols", c, s));
+            }
+        } else {
+            for (Sql.Column c : source) {
+                if (!keys.contains(c.name()) && !c.name().equals(updatedAt) && !c.name().equals(sequenceBy)) {
+                    tracked.add(c.name());
+                }
+            }
+        }
+        return new ModelInspection(s, sql, source, keys, updatedAt, sequenceBy, seq.valueType(), tracked);
+    }
+
+    private static String find(List<Sql.Column> source, String setting, String name, ModelSettings s) {
+        Sql.Column c = Sql.find(source, name);
+        if (c == null) {
+            throw new ConfigException("model '" + s.name() + "': setting '" + setting + "' names column '" + name
+                    + "', which the source query does not return; source columns: "
+                    + source.stream().map(Sql.Column::name).toList());
+        }
+        return c.name();
+    }
+
+    static String firstLine(String message) {
+        if (message == null) {
+            return "";
+        }
+        int nl = message.indexOf('\n');
+        return (nl < 0 ? message : message.substring(0, nl)).strip();
+    }
+
+    /** The folded metadata schema. */
+    String metadataSchema() {
+        return sql.fold(settings.metadataSchema());
+    }
+
+    /** A metadata table, qualified and quoted. */
+    String metaTable(String table) {
+        return sql.quote(metadataSchema()) + "." + sql.id(table);
+    }
+
+    /** Whether the run has ever created the metadata table {@code table}. */
+    boolean hasMetaTable(String table) throws SQLException {
+        return sql.tableExists(metadataSchema(), sql.fold(table));
+    }
+
+    /** The sequences in the ledger, typed and in business order, mapped to their ledger text. */
+    TreeMap<Comparable<?>, String> ledgerSequences() throws SQLException {
+        TreeMap<Comparable<?>, String> out = sequenceMap();
+        if (!hasMetaTable("itersnap_ledger")) {
+            return out;
+        }
+        for (List<Object> row : sql.rows("SELECT " + sql.id("sequence_value") + " FROM " + metaTable("itersnap_ledger")
+                + " WHERE " + sql.id("model") + " = ?", settings.name())) {
+            String text = (String) row.get(0);
+            out.put(typed(text), text);
+        }
+        return out;
+    }
+
+    /** The distinct non-NULL sequences the source holds now, typed and in business order. */
+    TreeSet<Comparable<?>> sourceSequences() throws SQLException {
+        TreeSet<Comparable<?>> out = new TreeSet<>(sequenceMap().comparator());
+        String query = "SELECT DISTINCT s." + sql.quote(sequenceBy) + " FROM (" + settings.source() + ") s";
+        try (var st = sql.connection().createStatement(); var rs = st.executeQuery(query)) {
+            while (rs.next()) {
+                Object v = sequenceType.read(rs, 1);
+                if (v != null) {
+                    out.add((Comparable<?>) v);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** A value of the sequence type from its text (ledger text or a user's --from). */
+    Comparable<?> typed(String text) {
+        try {
+            return (Comparable<?>) sequenceType.coerce(text);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException("model '" + settings.name() + "': sequence '" + text + "' is not a value of "
+                    + "sequence_by '" + sequenceBy + "' (" + sequenceType.name().toLowerCase(Locale.ROOT) + ")", e);
+        }
+    }
+
+    String text(Object sequence) {
+        return sequenceType.format(sequence);
+    }
+
+    private TreeMap<Comparable<?>, String> sequenceMap() {
+        return new TreeMap<>(sequenceType::compare);
+    }
+}
