@@ -42,7 +42,7 @@ final class ExitCodes {
         }
         if (error instanceof ItersnapException e) {
             return switch (e.code()) {
-                case INVALID_SETTING, INVALID_SOURCE, NO_DIALECT -> CONFIGURATION;
+                case INVALID_SETTING, INVALID_SOURCE, INVALID_SEQUENCE, NO_DIALECT -> CONFIGURATION;
                 case LOCK_TIMEOUT -> LOCK_TIMEOUT;
                 case DATABASE_ERROR -> DATABASE;
                 default -> FAILED;
