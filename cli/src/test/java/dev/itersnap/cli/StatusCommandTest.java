@@ -1,0 +1,135 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.sql.PreparedStatement;
+import java.time.LocalDateTime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code itersnap status} on file-based H2. */
+class StatusCommandTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void aModelThatNeverRanHasNoMetadata() throws Exception {
+        H2Model db = new H2Model(dir);
+
+        Execution text = db.cli("status");
+        assertThat(text.exitCode()).as(text.err()).isZero();
+        assertThat(text.out()).contains("never run");
+
+        JsonNode json = H2Model.json(db.cli("status", "--json"));
+        assertThat(json.get("metadata_exists").asBoolean()).isFalse();
+        assertThat(json.get("ledger")).isEmpty();
+        assertThat(db.rows("SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'ITERSNAP_METADATA'"))
+                .isEmpty();
+    }
+
+    @Test
+    void showsLedgerRunsErrorsAndTheLockAsOneJsonObject() throws Exception {
+        H2Model db = new H2Model(dir);
+        db.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+        db.load(2, "Active", "basic", "2024-01-01T10:00", "2024-01-01");
+        db.load(null, "Ghost", "basic", "2024-01-01T10:00", "2024-01-01");
+        db.load(1, "Gold", "pro", "2024-01-10T09:00", "2024-01-10");
+        String firstRun = H2Model.json(db.cli("run", "--json")).get("run_id").asText();
+        db.load(1, "Premium", "plus", "2024-01-02T09:00", "2024-01-02");
+        db.load(2, "A", "x", "2024-01-02T09:00", "2024-01-02");
+        db.load(2, "B", "y", "2024-01-02T09:00", "2024-01-02");
+        String lateRun = H2Model.json(db.cli("run", "--json")).get("run_id").asText();
+
+        Execution e = db.cli("status", "--json");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        JsonNode s = H2Model.json(e);
+        assertThat(s.get("model").asText()).isEqualTo("customers");
+        assertThat(s.get("metadata_exists").asBoolean()).isTrue();
+        JsonNode ledger = s.get("ledger");
+        assertThat(ledger).hasSize(3);
+        // business order (2024-01-10 after 2024-01-02), every batch of the late run's replay carries its run id
+        assertThat(ledger.get(0).get("sequence").asText()).isEqualTo("2024-01-01");
+        assertThat(ledger.get(0).get("run_id").asText()).isEqualTo(firstRun);
+        assertThat(ledger.get(0).get("source_rows").asLong()).isEqualTo(3);
+        assertThat(ledger.get(0).get("inserted").asLong()).isEqualTo(2);
+        assertThat(ledger.get(0).get("rejected").asLong()).isEqualTo(1);
+        assertThat(ledger.get(1).get("sequence").asText()).isEqualTo("2024-01-02");
+        assertThat(ledger.get(1).get("run_id").asText()).isEqualTo(lateRun);
+        assertThat(ledger.get(1).get("rejected").asLong()).isEqualTo(2);
+        assertThat(ledger.get(2).get("sequence").asText()).isEqualTo("2024-01-10");
+        assertThat(ledger.get(2).get("run_id").asText()).isEqualTo(lateRun);
+
+        JsonNode runs = s.get("runs");
+        assertThat(runs).hasSize(2);
+        assertThat(runs.get(0).get("run_id").asText()).isEqualTo(lateRun);
+        assertThat(runs.get(0).get("status").asText()).isEqualTo("success");
+        assertThat(runs.get(0).get("late_batch").asBoolean()).isTrue();
+        assertThat(runs.get(0).get("replay_point").asText()).isEqualTo("2024-01-02");
+        assertThat(runs.get(0).get("duration_ms").isIntegralNumber()).isTrue();
+        assertThat(runs.get(1).get("run_id").asText()).isEqualTo(firstRun);
+
+        assertThat(s.get("errors_by_reason").toString())
+                .isEqualTo("[{\"reason\":\"duplicate_key\",\"rows\":2},{\"reason\":\"null_key\",\"rows\":1}]");
+        assertThat(s.get("errors_by_sequence").toString()).isEqualTo("["
+                + "{\"sequence\":\"2024-01-01\",\"reason\":\"null_key\",\"rows\":1},"
+                + "{\"sequence\":\"2024-01-02\",\"reason\":\"duplicate_key\",\"rows\":2}]");
+        assertThat(s.get("lock").get("held").asBoolean()).isFalse();
+        assertThat(s.get("lock").get("according_to").asText()).isEqualTo("run log");
+
+        assertThat(H2Model.json(db.cli("status", "--json", "--runs", "1")).get("runs")).hasSize(1);
+    }
+
+    @Test
+    void printsReadableTablesAndTheRunHoldingTheLock() throws Exception {
+        H2Model db = new H2Model(dir);
+        db.threeBatchesApplied();
+        try (var c = db.connect(); PreparedStatement ps = c.prepareStatement("INSERT INTO"
+                + " itersnap_metadata.itersnap_runs (run_id, model, operation, holder, started_at, status)"
+                + " VALUES ('r-42', 'customers', 'run', 'airflow worker 7', ?, 'running')")) {
+            ps.setObject(1, LocalDateTime.of(2030, 1, 1, 6, 0));
+            ps.executeUpdate();
+        }
+
+        Execution e = db.cli("status");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        assertThat(e.out()).contains("lock: held according to the run log by run r-42 (run) of airflow worker 7"
+                + " since 2030-01-01 06:00");
+        assertThat(e.out()).contains("applied batches (ledger):").contains(" sequence ").contains(" 2024-01-05 ")
+                .contains("recent runs (newest first):").contains(" success ").contains("(3 rows)")
+                .contains("rows set aside (error log) by reason:");
+        JsonNode lock = H2Model.json(db.cli("status", "--json")).get("lock");
+        assertThat(lock.get("held").asBoolean()).isTrue();
+        assertThat(lock.get("run_id").asText()).isEqualTo("r-42");
+        assertThat(lock.get("holder").asText()).isEqualTo("airflow worker 7");
+    }
+
+    @Test
+    void honoursMetadataSchema() throws Exception {
+        H2Model db = new H2Model(dir, "metadata_schema: ops_meta\n");
+        db.threeBatchesApplied();
+
+        JsonNode s = H2Model.json(db.cli("status", "--json"));
+
+        assertThat(s.get("metadata_schema").asText()).isEqualTo("OPS_META");
+        assertThat(s.get("ledger")).hasSize(3);
+    }
+
+    @Test
+    void aModelNameIsBoundNotSpliced() throws Exception {
+        H2Model db = new H2Model(dir);
+        db.threeBatchesApplied();
+        java.nio.file.Files.writeString(db.config, java.nio.file.Files.readString(db.config)
+                .replace("name: customers", "name: other_model"));
+
+        JsonNode s = H2Model.json(db.cli("status", "--json"));
+
+        assertThat(s.get("model").asText()).isEqualTo("other_model");
+        assertThat(s.get("ledger")).isEmpty();
+        assertThat(s.get("runs")).isEmpty();
+    }
+}
