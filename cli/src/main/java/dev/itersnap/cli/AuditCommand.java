@@ -35,6 +35,8 @@ import java.util.concurrent.Callable;
                         + "returned looks like)",
                 "  multiple_current  more than one version with valid_to NULL for one key (counted per key)",
                 "  inverted          valid_to before valid_from",
+                "  missing_versions  with --source and --sequence-by: a (key, updated_at) of the raw batches that no "
+                        + "version of the table carries (what a timestamp-strategy snapshot drops silently)",
                 "Prints counts and up to 5 examples per check. Exit 0 when clean, 5 when any check found a problem."})
 public final class AuditCommand implements Callable<Integer> {
     static final int EXAMPLES = 5;
@@ -64,6 +66,18 @@ public final class AuditCommand implements Callable<Integer> {
     @Option(names = "--valid-to", defaultValue = "dbt_valid_to", paramLabel = "COL",
             description = "default: ${DEFAULT-VALUE}")
     private String validTo;
+
+    @Option(names = "--source", paramLabel = "SQL", description = "a SELECT over the raw batches; with it the audit "
+            + "also lists versions that should exist and do not (needs --sequence-by)")
+    private String source;
+
+    @Option(names = "--sequence-by", paramLabel = "COL", description = "the source column naming a row's batch")
+    private String sequenceBy;
+
+    @Option(names = "--source-updated-at", defaultValue = "updated_at", paramLabel = "COL",
+            description = "the source column that becomes the table's --updated-at (default: ${DEFAULT-VALUE}); "
+                    + "the source's key columns have the names given in --key")
+    private String sourceUpdatedAt;
 
     @Option(names = "--json", description = "print the findings as one JSON object on stdout")
     private boolean json;
@@ -137,7 +151,50 @@ public final class AuditCommand implements Callable<Integer> {
         out.add(check(sql, "inverted", "versions whose valid_to is before their valid_from",
                 "SELECT " + keyList + ", " + vf + ", " + vt + " FROM " + t + " WHERE " + vt + " < " + vf,
                 headers(keyHeaders, "valid_from", "valid_to")));
+        if (source != null || sequenceBy != null) {
+            out.add(missing(sql, t, k, u, keyHeaders));
+        }
         return out;
+    }
+
+    /** Source (key, updated_at) pairs that no version carries, with the first batch holding each. */
+    private Finding missing(Sql sql, String t, List<String> tableKeys, String u, List<String> keyHeaders)
+            throws SQLException {
+        if (source == null || sequenceBy == null) {
+            throw new ConfigException("--source and --sequence-by go together: the raw batches and the column naming "
+                    + "a row's batch");
+        }
+        List<Sql.Column> sourceColumns;
+        try {
+            sourceColumns = sql.describe("SELECT * FROM (" + source + ") s WHERE 1 = 0");
+        } catch (SQLException e) {
+            throw new ConfigException("cannot run --source: " + ModelInspection.firstLine(e.getMessage()), e);
+        }
+        List<String> sk = new ArrayList<>();
+        for (String key : keys) {
+            sk.add("s." + sourceColumn(sql, sourceColumns, "--key", key));
+        }
+        String su = "s." + sourceColumn(sql, sourceColumns, "--source-updated-at", sourceUpdatedAt);
+        String seq = "s." + sourceColumn(sql, sourceColumns, "--sequence-by", sequenceBy);
+        List<String> match = new ArrayList<>();
+        for (int i = 0; i < sk.size(); i++) {
+            match.add("t." + tableKeys.get(i) + " = " + sk.get(i));
+        }
+        String keyList = String.join(", ", sk);
+        String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM (" + source + ") s WHERE " + seq
+                + " IS NOT NULL AND " + su + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t + " t WHERE "
+                + String.join(" AND ", match) + " AND t." + u + " = " + su + ") GROUP BY " + keyList + ", " + su;
+        return check(sql, "missing_versions", "source rows (key, updated_at) that no version of the table carries",
+                query, headers(keyHeaders, "updated_at", "first_batch"));
+    }
+
+    private String sourceColumn(Sql sql, List<Sql.Column> columns, String option, String name) {
+        Sql.Column c = Sql.find(columns, name);
+        if (c == null) {
+            throw new ConfigException("option " + option + " names column '" + name + "', which --source does not "
+                    + "return; its columns: " + columns.stream().map(Sql.Column::name).toList());
+        }
+        return sql.quote(c.name());
     }
 
     private static List<String> headers(List<String> keys, String... more) {

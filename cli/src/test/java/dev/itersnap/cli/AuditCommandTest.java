@@ -65,6 +65,10 @@ class AuditCommandTest {
     }
 
     private static void assertOnly(JsonNode result, String check, long count) {
+        if (result.get("checks").has("missing_versions")) {
+            assertThat(result.get("checks").get("missing_versions").get("count").asLong()).as("missing_versions")
+                    .isEqualTo(check.equals("missing_versions") ? count : 0);
+        }
         for (String c : CHECKS) {
             assertThat(result.get("checks").get(c).get("count").asLong()).as(c).isEqualTo(c.equals(check) ? count : 0);
         }
@@ -210,5 +214,48 @@ class AuditCommandTest {
         Execution badName = db.cli("audit", "--table", "snap; DROP TABLE snap", "--key", "id");
         assertThat(badName.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
         assertThat(db.rows("SELECT COUNT(*) FROM snap")).containsExactly("0|");
+    }
+
+    @Test
+    void withTheRawBatchesListsVersionsATimestampSnapshotDroppedSilently() throws Exception {
+        // raw daily files: Monday, Wednesday, then Tuesday's late file; a timestamp-strategy snapshot ignored the
+        // late row (its updated_at is older than the current version's), so Tuesday's state never became a version
+        db.execute("CREATE TABLE raw (id INT, name VARCHAR(20), updated_at TIMESTAMP, file_date DATE)",
+                "INSERT INTO raw VALUES (1, 'Active', TIMESTAMP '2024-01-01 00:00:00', DATE '2024-01-01')",
+                "INSERT INTO raw VALUES (1, 'Gold', TIMESTAMP '2024-01-03 00:00:00', DATE '2024-01-03')",
+                "INSERT INTO raw VALUES (1, 'Premium', TIMESTAMP '2024-01-02 00:00:00', DATE '2024-01-02')",
+                "INSERT INTO raw VALUES (2, 'Active', TIMESTAMP '2024-01-01 00:00:00', DATE '2024-01-01')",
+                "INSERT INTO raw VALUES (2, 'Active', TIMESTAMP '2024-01-01 00:00:00', DATE '2024-01-03')");
+        version(1, "Active", 1, 1, 3);
+        version(1, "Gold", 3, 3, 0);
+        version(2, "Active", 1, 1, 0);
+
+        JsonNode r = audit(ExitCodes.AUDIT_PROBLEMS, "--source", "SELECT * FROM raw", "--sequence-by", "file_date");
+
+        assertOnly(r, "missing_versions", 1);
+        JsonNode example = r.get("checks").get("missing_versions").get("examples").get(0);
+        assertThat(example.get("id").asText()).isEqualTo("1");
+        assertThat(example.get("updated_at").asText()).isEqualTo("2024-01-02 00:00");
+        assertThat(example.get("first_batch").asText()).isEqualTo("2024-01-02");
+    }
+
+    @Test
+    void anItersnapHistoryHoldsEveryVersionOfItsRawBatches() throws Exception {
+        db.threeBatchesApplied();
+        db.load(1, "Premium", "plus", "2024-01-02T09:00", "2024-01-02");
+        assertThat(db.cli("run").exitCode()).isZero();
+
+        Execution e = db.cli("audit", "--table", "customers_history", "--key", "customer_id", "--source",
+                "SELECT * FROM raw_customers", "--sequence-by", "file_date");
+
+        assertThat(e.exitCode()).as(e.out() + e.err()).isZero();
+        assertThat(e.out()).contains("missing_versions: 0");
+    }
+
+    @Test
+    void sourceNeedsSequenceBy() throws Exception {
+        Execution e = db.cli("audit", "--table", "snap", "--key", "id", "--source", "SELECT 1 AS id");
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.err()).contains("--source and --sequence-by go together");
     }
 }
