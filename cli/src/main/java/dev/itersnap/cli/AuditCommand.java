@@ -177,12 +177,14 @@ public final class AuditCommand implements Callable<Integer> {
         String su = "s." + sourceColumn(sql, sourceColumns, "--source-updated-at", sourceUpdatedAt);
         String seq = "s." + sourceColumn(sql, sourceColumns, "--sequence-by", sequenceBy);
         List<String> match = new ArrayList<>();
+        List<String> keyPresent = new ArrayList<>();
         for (int i = 0; i < sk.size(); i++) {
             match.add("t." + tableKeys.get(i) + " = " + sk.get(i));
+            keyPresent.add(sk.get(i) + " IS NOT NULL AND ");
         }
         String keyList = String.join(", ", sk);
-        String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM (" + source + ") s WHERE " + seq
-                + " IS NOT NULL AND " + su + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t + " t WHERE "
+        String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM (" + source + ") s WHERE "
+                + String.join("", keyPresent) + seq + " IS NOT NULL AND " + su + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t + " t WHERE "
                 + String.join(" AND ", match) + " AND t." + u + " = " + su + ") GROUP BY " + keyList + ", " + su;
         return check(sql, "missing_versions", "source rows (key, updated_at) that no version of the table carries",
                 query, headers(keyHeaders, "updated_at", "first_batch"));

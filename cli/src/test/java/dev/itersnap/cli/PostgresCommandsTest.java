@@ -1,0 +1,186 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import javax.sql.DataSource;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * validate, status, replay, full-refresh and audit against PostgreSQL (embedded 18, or ITERSNAP_PG_URL): identifiers
+ * fold to lower case there, the lock is an advisory lock, timestamps come back as java.sql.Timestamp.
+ */
+class PostgresCommandsTest {
+    @TempDir
+    Path dir;
+    private DataSource database;
+    private Path config;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        database = PostgresServer.get().newDatabase();
+        sql("CREATE TABLE raw_customers (customer_id INT, status VARCHAR(20), tier VARCHAR(20),"
+                + " updated_at TIMESTAMP, file_date DATE)");
+        config = Files.writeString(dir.resolve("customers.yml"), """
+                name: customers
+                target: customers_history
+                source: SELECT customer_id, status, tier, updated_at, file_date FROM raw_customers
+                unique_key: customer_id
+                updated_at: updated_at
+                sequence_by: file_date
+                metadata_schema: ops
+                lock_timeout: 30s
+                """);
+    }
+
+    @AfterEach
+    void drop() {
+        PostgresServer.get().drop(database);
+    }
+
+    private void sql(String... statements) throws Exception {
+        try (Connection c = database.getConnection(); Statement s = c.createStatement()) {
+            for (String q : statements) {
+                s.execute(q);
+            }
+        }
+    }
+
+    private List<String> rows(String query) throws Exception {
+        List<String> out = new ArrayList<>();
+        try (Connection c = database.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(query)) {
+            while (rs.next()) {
+                StringBuilder b = new StringBuilder();
+                for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
+                    b.append(rs.getString(i)).append('|');
+                }
+                out.add(b.toString());
+            }
+        }
+        return out;
+    }
+
+    private Execution cli(String command, boolean withConfig, String... args) {
+        List<String> all = new ArrayList<>(List.of(command));
+        all.addAll(List.of(PostgresServer.get().connectionOptions(database)));
+        if (withConfig) {
+            all.addAll(List.of("--config", config.toString()));
+        }
+        all.addAll(List.of(args));
+        return Execution.of(all.toArray(String[]::new));
+    }
+
+    private static JsonNode json(Execution e) throws Exception {
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        return new ObjectMapper().readTree(e.out());
+    }
+
+    private void file(String date, String... rows) throws Exception {
+        for (String r : rows) {
+            sql("INSERT INTO raw_customers VALUES (" + r + ", DATE '" + date + "')");
+        }
+    }
+
+    @Test
+    void validateStatusLateBatchReplayFullRefreshAndAudit() throws Exception {
+        Execution valid = cli("validate", true);
+        assertThat(valid.exitCode()).as(valid.err()).isZero();
+        assertThat(valid.out()).contains("valid: model customers").contains("sequence_by: file_date (date)");
+        assertThat(json(cli("status", true, "--json")).get("metadata_exists").asBoolean()).isFalse();
+        assertThat(rows("SELECT 1 FROM information_schema.schemata WHERE schema_name = 'ops'")).isEmpty();
+
+        file("2024-01-01", "1, 'Active', 'basic', TIMESTAMP '2024-01-01 09:00'", "2, 'Active', 'basic', TIMESTAMP '2024-01-01 10:00'");
+        file("2024-01-03", "1, 'Gold', 'pro', TIMESTAMP '2024-01-03 09:00'", "2, 'Active', 'basic', TIMESTAMP '2024-01-01 10:00'");
+        String first = json(cli("run", true, "--json")).get("run_id").asText();
+        file("2024-01-02", "1, 'Premium', 'plus', TIMESTAMP '2024-01-02 09:00'", "NULL, 'Ghost', 'x', TIMESTAMP '2024-01-02 09:00'");
+
+        JsonNode plan = json(cli("replay", true, "--from", "2024-01-03", "--dry-run", "--json"));
+        assertThat(plan.get("late_batch_found").asBoolean()).isTrue();
+        assertThat(plan.get("replay_point").asText()).isEqualTo("2024-01-02");
+        assertThat(plan.get("rolled_back").toString()).isEqualTo("[\"2024-01-03\"]");
+        assertThat(rows("SELECT COUNT(*) FROM ops.itersnap_ledger")).containsExactly("2|");
+
+        String late = json(cli("run", true, "--json")).get("run_id").asText();
+        JsonNode status = json(cli("status", true, "--json"));
+        assertThat(status.get("metadata_schema").asText()).isEqualTo("ops");
+        assertThat(status.get("ledger")).hasSize(3);
+        assertThat(status.get("ledger").get(0).get("run_id").asText()).isEqualTo(first);
+        assertThat(status.get("ledger").get(1).get("sequence").asText()).isEqualTo("2024-01-02");
+        assertThat(status.get("ledger").get(1).get("run_id").asText()).isEqualTo(late);
+        assertThat(status.get("runs").get(0).get("late_batch").asBoolean()).isTrue();
+        assertThat(status.get("runs").get(0).get("duration_ms").isIntegralNumber()).isTrue();
+        assertThat(status.get("errors_by_reason").toString()).isEqualTo("[{\"reason\":\"null_key\",\"rows\":1}]");
+        assertThat(status.get("lock").get("held").asBoolean()).isFalse();
+        Execution text = cli("status", true);
+        assertThat(text.exitCode()).as(text.err()).isZero();
+        assertThat(text.out()).contains(" 2024-01-02 ").contains(" null_key ");
+
+        Execution refuse = cli("full-refresh", true);
+        assertThat(refuse.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        List<String> history = rows("SELECT customer_id, status, dbt_valid_from, dbt_valid_to FROM customers_history"
+                + " ORDER BY 1, 3");
+        JsonNode refreshed = json(cli("full-refresh", true, "--yes", "--json"));
+        assertThat(refreshed.get("batches_applied").asInt()).isEqualTo(3);
+        assertThat(rows("SELECT customer_id, status, dbt_valid_from, dbt_valid_to FROM customers_history ORDER BY 1, 3"))
+                .isEqualTo(history);
+        JsonNode replayed = json(cli("replay", true, "--from", "2024-01-02", "--json"));
+        assertThat(replayed.get("batches_applied").asInt()).isEqualTo(2);
+
+        Execution audit = cli("audit", false, "--table", "customers_history", "--key", "customer_id", "--source",
+                "SELECT * FROM raw_customers", "--sequence-by", "file_date");
+        assertThat(audit.exitCode()).as(audit.out() + audit.err()).isZero();
+        assertThat(audit.out()).contains("clean: no problem found");
+
+        sql("UPDATE customers_history SET dbt_valid_to = NULL WHERE customer_id = 1");
+        JsonNode corrupted = new ObjectMapper().readTree(cli("audit", false, "--table", "customers_history", "--key",
+                "customer_id", "--json").out());
+        assertThat(corrupted.get("checks").get("multiple_current").get("count").asLong()).isEqualTo(1);
+        assertThat(corrupted.get("checks").get("overlap").get("count").asLong()).isEqualTo(2);
+    }
+
+    @Test
+    void auditFindsEachCorruptionOfADbtSnapshot() throws Exception {
+        sql("CREATE SCHEMA snapshots", "CREATE TABLE snapshots.customers_snapshot (id INT, name TEXT,"
+                + " dbt_updated_at TIMESTAMP, dbt_valid_from TIMESTAMP, dbt_valid_to TIMESTAMP)",
+                "INSERT INTO snapshots.customers_snapshot VALUES"
+                        // clean
+                        + " (100, 'a', '2024-01-01', '2024-01-01', '2024-01-04'), (100, 'b', '2024-01-04', '2024-01-04', NULL),"
+                        // out of order: the version after Wednesday's is Tuesday's
+                        + " (1, 'a', '2024-01-01', '2024-01-01', '2024-01-03'), (1, 'b', '2024-01-03', '2024-01-03', '2024-01-05'),"
+                        + " (1, 'c', '2024-01-02', '2024-01-05', NULL),"
+                        // overlap
+                        + " (2, 'a', '2024-01-01', '2024-01-01', '2024-01-05'), (2, 'b', '2024-01-03', '2024-01-03', NULL),"
+                        // gap
+                        + " (3, 'a', '2024-01-01', '2024-01-01', '2024-01-02'), (3, 'b', '2024-01-03', '2024-01-03', NULL),"
+                        // inverted
+                        + " (4, 'a', '2024-01-05', '2024-01-05', '2024-01-02'),"
+                        // two current versions (and so an overlap)
+                        + " (5, 'a', '2024-01-01', '2024-01-01', NULL), (5, 'b', '2024-01-03', '2024-01-03', NULL)");
+
+        Execution e = cli("audit", false, "--table", "snapshots.customers_snapshot", "--key", "id", "--json");
+
+        assertThat(e.exitCode()).as(e.err()).isEqualTo(ExitCodes.AUDIT_PROBLEMS);
+        JsonNode checks = new ObjectMapper().readTree(e.out()).get("checks");
+        assertThat(checks.get("out_of_order").get("count").asLong()).isEqualTo(1);
+        assertThat(checks.get("out_of_order").get("examples").get(0).get("id").asText()).isEqualTo("1");
+        assertThat(checks.get("overlap").get("count").asLong()).isEqualTo(2);
+        assertThat(checks.get("gap").get("count").asLong()).isEqualTo(1);
+        assertThat(checks.get("gap").get("examples").get(0).get("id").asText()).isEqualTo("3");
+        assertThat(checks.get("inverted").get("count").asLong()).isEqualTo(1);
+        assertThat(checks.get("inverted").get("examples").get(0).get("id").asText()).isEqualTo("4");
+        assertThat(checks.get("multiple_current").get("count").asLong()).isEqualTo(1);
+        assertThat(checks.get("multiple_current").get("examples").get(0).get("id").asText()).isEqualTo("5");
+    }
+}

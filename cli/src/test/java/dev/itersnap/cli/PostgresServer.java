@@ -1,0 +1,111 @@
+package dev.itersnap.cli;
+
+import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.postgresql.ds.PGSimpleDataSource;
+
+import javax.sql.DataSource;
+import java.io.IOException;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * (A copy of dialect-postgres's test helper: test classes of another module are not on this class path.)
+ * The PostgreSQL server the tests run on: an embedded one started from Maven artifacts (zonky, PostgreSQL 18), or the
+ * server named by {@code ITERSNAP_PG_URL} (a JDBC URL of a database whose user may CREATE DATABASE; user and password
+ * from {@code ITERSNAP_PG_USER} / {@code ITERSNAP_PG_PASSWORD}). One per JVM; each scenario gets a fresh database.
+ */
+final class PostgresServer {
+    private static final AtomicInteger COUNTER = new AtomicInteger();
+    private static PostgresServer instance;
+
+    private final String baseUrl;
+    private final String user;
+    private final String password;
+    private final DataSource admin;
+
+    private PostgresServer(String baseUrl, String user, String password, DataSource admin) {
+        this.baseUrl = baseUrl;
+        this.user = user;
+        this.password = password;
+        this.admin = admin;
+    }
+
+    public static synchronized PostgresServer get() {
+        if (instance == null) {
+            String url = System.getenv("ITERSNAP_PG_URL");
+            if (url != null && !url.isBlank()) {
+                String user = System.getenv().getOrDefault("ITERSNAP_PG_USER", "postgres");
+                String password = System.getenv().getOrDefault("ITERSNAP_PG_PASSWORD", "");
+                instance = new PostgresServer(url.substring(0, url.lastIndexOf('/') + 1), user, password,
+                        dataSource(url, user, password));
+            } else {
+                try {
+                    // a throwaway server: durability settings off make each scenario's CREATE DATABASE and commits
+                    // cheap; correctness under crashes is tested by fault injection, not by fsync
+                    EmbeddedPostgres pg = EmbeddedPostgres.builder().setServerConfig("fsync", "off")
+                            .setServerConfig("synchronous_commit", "off").setServerConfig("full_page_writes", "off")
+                            .start();
+                    Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                        try {
+                            pg.close();
+                        } catch (IOException ignored) {
+                            // the JVM is going away
+                        }
+                    }));
+                    instance = new PostgresServer("jdbc:postgresql://localhost:" + pg.getPort() + "/", "postgres",
+                            "", pg.getPostgresDatabase());
+                } catch (IOException e) {
+                    throw new IllegalStateException("cannot start embedded PostgreSQL: " + e.getMessage(), e);
+                }
+            }
+        }
+        return instance;
+    }
+
+    /** A new, empty database. */
+    public DataSource newDatabase() {
+        String name = "itersnap_t" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
+        try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + name);
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot create test database " + name + ": " + e.getMessage(), e);
+        }
+        return dataSource(baseUrl + name, user, password);
+    }
+
+    /** Drops a database made by {@link #newDatabase()}, closing its sessions. */
+    public void drop(DataSource database) {
+        String name = ((PGSimpleDataSource) database).getDatabaseName();
+        try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DROP DATABASE IF EXISTS " + name + " WITH (FORCE)");
+        } catch (SQLException e) {
+            throw new IllegalStateException("cannot drop test database " + name + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** The CLI's connection options for a database made by {@link #newDatabase()}. */
+    String[] connectionOptions(DataSource database) {
+        String url = ((PGSimpleDataSource) database).getURL();
+        return password == null || password.isEmpty() ? new String[] {"--jdbc-url", url, "--user", user}
+                : new String[] {"--jdbc-url", url, "--user", user, "--password", password};
+    }
+
+    /** The server's version, e.g. 18.1. */
+    public String version() {
+        try (Connection c = admin.getConnection()) {
+            return c.getMetaData().getDatabaseProductVersion();
+        } catch (SQLException e) {
+            return "unknown";
+        }
+    }
+
+    private static DataSource dataSource(String url, String user, String password) {
+        PGSimpleDataSource ds = new PGSimpleDataSource();
+        ds.setURL(url);
+        ds.setUser(user);
+        ds.setPassword(password);
+        return ds;
+    }
+}
