@@ -25,8 +25,8 @@ import java.util.concurrent.Callable;
  * PostgreSQL.
  */
 @Command(name = "audit", mixinStandardHelpOptions = true,
-        description = {"Checks an SCD Type 2 table (one itersnap built or any dbt snapshot) and reads only. Per key, "
-                + "versions are ordered by valid_from; it counts:",
+        description = {"Checks any SCD Type 2 table (itersnap-built or a dbt snapshot) for broken history; writes nothing.",
+                "Per key, versions are ordered by valid_from; it counts:",
                 "  out_of_order      a version whose updated_at is earlier than its predecessor's (the fingerprint "
                         + "of a batch applied late)",
                 "  overlap           a version still valid when its successor starts (valid_to NULL or after the "

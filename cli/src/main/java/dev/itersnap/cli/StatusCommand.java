@@ -24,7 +24,8 @@ import java.util.concurrent.Callable;
 
 /** {@code itersnap status}: what the metadata tables say about one model; reads only. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Shows one model's state from its metadata tables, reading only: applied batches (ledger), the "
+        description = {"Shows one model's state from its metadata tables; writes nothing.",
+                "Applied batches (ledger), the "
                 + "last runs (run log), rows set aside (error log) by reason and by batch, and the run holding the "
                 + "lock according to the run log."})
 public final class StatusCommand implements Callable<Integer> {

@@ -15,9 +15,10 @@ import java.util.concurrent.Callable;
 
 /** {@code itersnap validate}: checks the settings and the source query; writes nothing. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = {"Checks a model's settings and its source query without writing anything: the source runs "
-                + "(SELECT * FROM (source) s WHERE 1 = 0), unique_key, updated_at, sequence_by and check_cols exist, "
-                + "sequence_by is a DATE, TIMESTAMP, integer, decimal or string column, and delete_when parses.",
+        description = {"Checks a model's settings and its source query; writes nothing.",
+                "The source runs (SELECT * FROM (source) s WHERE 1 = 0), unique_key, updated_at, sequence_by and "
+                + "check_cols exist, sequence_by is a DATE, TIMESTAMP, integer, decimal or string column, and "
+                + "delete_when parses.",
                 "Prints \"valid\" and the resolved columns, or exits 2 with one line naming the problem."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec
