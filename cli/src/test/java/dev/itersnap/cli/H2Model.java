@@ -26,6 +26,7 @@ final class H2Model {
 
     /** {@code extraYaml} is appended to the model file. */
     H2Model(Path dir, String extraYaml) throws Exception {
+        Files.createDirectories(dir);
         url = "jdbc:h2:" + dir.resolve("warehouse").toAbsolutePath();
         execute("CREATE TABLE raw_customers (customer_id INT, status VARCHAR(20), tier VARCHAR(20),"
                 + " updated_at TIMESTAMP, file_date DATE)");

@@ -146,4 +146,30 @@ class RebuildCommandTest {
         assertThat(text.exitCode()).as(text.err()).isZero();
         assertThat(text.out()).contains("customers: 3 batches applied");
     }
+
+    @Test
+    void aReplayFromBeyondTheLedgerRollsNothingBack() throws Exception {
+        db.load(4, "New", "basic", "2024-01-09T08:00", "2024-01-09");
+
+        Execution e = db.cli("replay", "--from", "2024-01-07", "--dry-run");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        assertThat(e.out()).contains("rolled back: nothing").contains("applied in order: 1 batch")
+                .contains(" 2024-01-09 | new ");
+    }
+
+    @Test
+    void aDryRunOfAModelThatNeverRanAppliesEveryBatchAndCreatesNoMetadata() throws Exception {
+        H2Model fresh = new H2Model(dir.resolve("fresh"));
+        fresh.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+        fresh.load(1, "Gold", "pro", "2024-01-02T09:00", "2024-01-02");
+
+        JsonNode plan = H2Model.json(fresh.cli("full-refresh", "--dry-run", "--json"));
+
+        assertThat(plan.get("replay_point").isNull()).isTrue();
+        assertThat(plan.get("rolled_back")).isEmpty();
+        assertThat(plan.get("batches")).hasSize(2);
+        assertThat(fresh.rows("SELECT table_name FROM information_schema.tables WHERE table_schema <> "
+                + "'INFORMATION_SCHEMA'")).containsExactly("RAW_CUSTOMERS|");
+    }
 }

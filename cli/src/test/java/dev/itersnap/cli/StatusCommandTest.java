@@ -132,4 +132,16 @@ class StatusCommandTest {
         assertThat(s.get("ledger")).isEmpty();
         assertThat(s.get("runs")).isEmpty();
     }
+
+    @Test
+    void worksWhenTheSourceNoLongerRuns() throws Exception {
+        H2Model db = new H2Model(dir);
+        db.threeBatchesApplied();
+        db.execute("DROP TABLE raw_customers");
+
+        JsonNode s = H2Model.json(db.cli("status", "--json"));
+
+        assertThat(s.get("ledger")).hasSize(3);
+        assertThat(s.get("runs")).hasSize(1);
+    }
 }
