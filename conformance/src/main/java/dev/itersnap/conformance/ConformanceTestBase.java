@@ -19,7 +19,7 @@ import java.util.List;
  */
 public abstract class ConformanceTestBase {
     /**
-     * Tag for a test that exposes an open engine bug (listed in conformance/ENGINE-BUGS.md). Such a test is also
+     * Tag for a test that exposes an open engine bug (see conformance/README.md). Such a test is also
      * {@code @Disabled("ENGINE BUG n: ...")} so the build stays green; run them with
      * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition -Dgroups=engine-bug}.
      */
