@@ -46,7 +46,18 @@ public final class IterativeSnapshot {
      * @throws ItersnapException when the run fails; the history is then as after the last batch in the ledger
      */
     public RunResult run(ModelSettings model) {
-        return engine(model).run();
+        return run(model, LogicChange.REFUSE);
+    }
+
+    /**
+     * As {@link #run(ModelSettings)}; {@code logicChange} says what to do when the model's logic ({@link
+     * ModelSettings#logic()}) differs from the last successful run's: {@link LogicChange#REFUSE} fails with
+     * {@link ErrorCode#LOGIC_CHANGE} before writing anything, {@link LogicChange#ACCEPT} keeps the history and applies
+     * the new logic from now on.
+     */
+    public RunResult run(ModelSettings model, LogicChange logicChange) {
+        Objects.requireNonNull(logicChange, "logicChange");
+        return engine(model).run(logicChange);
     }
 
     /**

@@ -152,7 +152,7 @@ public abstract class AbstractSqlDialect implements Dialect {
                 "run_id VARCHAR(36) NOT NULL PRIMARY KEY", "model VARCHAR(128) NOT NULL", "operation VARCHAR(16) NOT NULL",
                 "holder VARCHAR(256)", "started_at TIMESTAMP NOT NULL", "finished_at TIMESTAMP",
                 "status VARCHAR(16) NOT NULL", "batches_applied INT", "late_batch BOOLEAN",
-                "replay_point VARCHAR(256)", "error_message VARCHAR(4000)") + ")");
+                "replay_point VARCHAR(256)", "error_message VARCHAR(4000)", "logic " + text) + ")");
         ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_errors")) + " (" + cols(m,
                 "model VARCHAR(128) NOT NULL", "run_id VARCHAR(36) NOT NULL", "sequence_value VARCHAR(256)",
                 "reason VARCHAR(32) NOT NULL", "record " + text, "logged_at TIMESTAMP NOT NULL") + ")");
