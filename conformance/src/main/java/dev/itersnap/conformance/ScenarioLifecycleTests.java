@@ -4,6 +4,7 @@ import dev.itersnap.conformance.SnapshotFixture.Counts;
 import dev.itersnap.conformance.SnapshotFixture.LedgerEntry;
 import dev.itersnap.conformance.SnapshotFixture.RunEntry;
 import dev.itersnap.conformance.SnapshotFixture.Version;
+import dev.itersnap.core.AsOf;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
@@ -994,5 +995,49 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
             insertC(r);
             insertD(r);
         }));
+    }
+
+    // ================================================================== point-in-time reads
+
+    /**
+     * As of a time: the versions valid then, half-open [valid_from, valid_to). As of a batch: the state right after
+     * it. Deleted keys are absent. The SQL defines a view as well.
+     */
+    @Test
+    void pointInTimeReadsByTimeAndByBatch() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        insertC(raw);
+        insertD(raw);
+        snap.run(m);
+        insertB(raw);
+        snap.run(m);
+
+        assertThat(statusById(snap.asOfSql(m, AsOf.time(ts("2024-01-02 09:00")))))
+                .containsExactly(tuple(1, "Premium"), tuple(2, "Active"), tuple(3, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.time("2024-01-02 08:59:59"))))
+                .containsExactly(tuple(1, "Active"), tuple(2, "Active"), tuple(3, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.sequence(C))))
+                .containsExactly(tuple(1, "Gold"), tuple(2, "Silver"), tuple(3, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.sequence("2024-01-04"))))
+                .containsExactly(tuple(1, "Gold"), tuple(2, "Silver"), tuple(3, "Active"), tuple(4, "Active"));
+
+        snap.createAsOfView(m, AsOf.sequence(B), "customers_as_of_tuesday");
+        assertThat(statusById("SELECT * FROM customers_as_of_tuesday"))
+                .containsExactly(tuple(1, "Premium"), tuple(2, "Active"), tuple(3, "Active"));
+        assertThatThrownBy(() -> snap.asOfSql(m, AsOf.sequence("tuesday"))).isInstanceOf(ItersnapException.class)
+                .satisfies(e -> assertThat(((ItersnapException) e).code()).isEqualTo(ErrorCode.INVALID_SEQUENCE));
+    }
+
+    private List<org.assertj.core.groups.Tuple> statusById(String sql) {
+        return fixture.query("SELECT id, status FROM (" + sql + ") q ORDER BY id").stream()
+                .map(r -> tuple(((Number) value(r, "id")).intValue(), value(r, "status"))).toList();
+    }
+
+    private static Object value(java.util.Map<String, Object> row, String column) {
+        return row.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(column)).findFirst()
+                .orElseThrow().getValue();
     }
 }

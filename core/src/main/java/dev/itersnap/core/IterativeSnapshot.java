@@ -78,6 +78,22 @@ public final class IterativeSnapshot {
         return engine(model).replayFrom(sequence);
     }
 
+    /**
+     * The SQL of the model's history as of a time or a batch ({@link AsOf}): the versions valid then, half-open
+     * {@code [dbt_valid_from, dbt_valid_to)}, deleted keys left out. The point is written into the SQL as a typed
+     * literal (read through the column's type first, so it cannot carry SQL), so the text can define a view.
+     */
+    public String asOfSql(ModelSettings model, AsOf asOf) {
+        Objects.requireNonNull(asOf, "asOf");
+        return new dev.itersnap.core.engine.PointInTime(dataSource, dialect, model).sql(asOf);
+    }
+
+    /** Creates a view {@code view} ({@code name} or {@code schema.name}) of {@link #asOfSql}; returns its DDL. */
+    public String createAsOfView(ModelSettings model, AsOf asOf, String view) {
+        Objects.requireNonNull(asOf, "asOf");
+        return new dev.itersnap.core.engine.PointInTime(dataSource, dialect, model).createView(asOf, view);
+    }
+
     private SnapshotEngine engine(ModelSettings model) {
         Objects.requireNonNull(model, "model");
         return new SnapshotEngine(dataSource, dialect, listener, model);

@@ -109,7 +109,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         return columns.stream().map(c -> alias == null ? quote(c) : col(alias, c)).collect(Collectors.joining(", "));
     }
 
-    private String stringLiteral(String s) {
+    /** A string literal; a dialect whose literals treat more characters specially escapes them too. */
+    protected String stringLiteral(String s) {
         return "'" + s.replace("'", "''") + "'";
     }
 
@@ -571,6 +572,32 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " FROM " + table(m.target()) + " h WHERE " + col("h", n.closedSeq()) + " = "
                 + param(m.sequenceColumn()) + " AND " + col("h", n.changeType()) + " = 'delete' AND "
                 + col("h", n.isDeleted()) + " = FALSE";
+    }
+
+    @Override
+    public String asOf(ResolvedModel m, boolean bySequence, String literal) {
+        ColumnNames n = m.meta();
+        String from = bySequence ? n.openedSeq() : n.validFrom();
+        String to = bySequence ? n.closedSeq() : n.validTo();
+        String lit = bySequence ? ordered(m, literal) : literal;
+        String in = bySequence ? ordered(m, col("h", from)) : col("h", from);
+        String out = bySequence ? ordered(m, col("h", to)) : col("h", to);
+        return "SELECT h.* FROM " + table(m.target()) + " h WHERE " + in + " <= " + lit + " AND (" + col("h", to)
+                + " IS NULL OR " + out + " > " + lit + ")"
+                + (m.deletionRecords() ? " AND " + col("h", n.isDeleted()) + " = FALSE" : "");
+    }
+
+    @Override
+    public String literal(SourceColumn type, Object value) {
+        ValueType t = type.valueType();
+        String text = t.format(t.coerce(value));
+        if (t == ValueType.INTEGER || t == ValueType.DECIMAL) {
+            return text;
+        }
+        if (t.temporal()) {
+            text = text.replace('T', ' ');
+        }
+        return "CAST(" + stringLiteral(text) + " AS " + columnType(type) + ")";
     }
 
     @Override
