@@ -19,7 +19,7 @@ import java.util.List;
  */
 public abstract class ConformanceTestBase {
     /**
-     * Tag for a test that exposes an open engine bug (listed in conformance/ENGINE-BUGS.md). Such a test is also
+     * Tag for a test that exposes an open engine bug (see conformance/README.md). Such a test is also
      * {@code @Disabled("ENGINE BUG n: ...")} so the build stays green; run them with
      * {@code -Djunit.jupiter.conditions.deactivate=org.junit.*DisabledCondition -Dgroups=engine-bug}.
      */
@@ -30,15 +30,21 @@ public abstract class ConformanceTestBase {
 
     private final List<SnapshotFixture> open = new ArrayList<>();
 
+    /** The database under test, as the dialect module supplies it (the same one the property test uses). */
+    protected abstract TestDatabase database();
+
     /**
      * A fresh, empty database (no tables, no itersnap metadata). Its data source must hand out independent
      * connections to the same database: a run holds one for the model lock while it works on another. Identifiers
      * are used unquoted, so the database folds them its usual way.
      */
-    protected abstract DataSource newDatabase();
+    protected DataSource newDatabase() {
+        return database().newDatabase(getClass().getSimpleName());
+    }
 
-    /** Releases a database made by {@link #newDatabase()} (drop, shut down). Default: nothing. */
+    /** Releases a database made by {@link #newDatabase()} (drop, shut down). */
     protected void discard(DataSource database) {
+        database().discard(database);
     }
 
     /**
@@ -47,7 +53,7 @@ public abstract class ConformanceTestBase {
      * {@code BOOLEAN}). Default: unchanged.
      */
     protected String type(String ansiType) {
-        return ansiType;
+        return database().type(ansiType);
     }
 
     // ------------------------------------------------------------------ the suite's usual model

@@ -4,11 +4,13 @@ import dev.itersnap.conformance.SnapshotFixture.Counts;
 import dev.itersnap.conformance.SnapshotFixture.LedgerEntry;
 import dev.itersnap.conformance.SnapshotFixture.RunEntry;
 import dev.itersnap.conformance.SnapshotFixture.Version;
+import dev.itersnap.core.AsOf;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
@@ -368,7 +370,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         ModelSettings wide = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
                 .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
 
-        fixture.run(wide);
+        fixture.engine(null).run(wide, LogicChange.ACCEPT); // a new source query is a logic change
 
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("score"))
                 .containsExactly(tuple("Active", 10L), tuple("Platinum Plus", 10_000_000_000L));
@@ -394,7 +396,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
                 + " batch_id FROM raw_customers").uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_id")
                 .build();
 
-        fixture.run(wideInt);
+        fixture.engine(null).run(wideInt, LogicChange.ACCEPT); // a new source query is a logic change
 
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::openedSeq,
                 Version::closedSeq).containsExactly(tuple("Active", 1L, 10_000_000_000L),
@@ -416,7 +418,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         ModelSettings wide = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
                 .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_code").build();
 
-        fixture.run(wide);
+        fixture.engine(null).run(wide, LogicChange.ACCEPT); // a new source query is a logic change
 
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::openedSeq)
                 .containsExactly(tuple("Active", "b1"), tuple("Gold", "b2-2024-01-02-retry"));
@@ -438,7 +440,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         ModelSettings fine = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
                 .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
 
-        fixture.run(fine);
+        fixture.engine(null).run(fine, LogicChange.ACCEPT); // a new source query is a logic change
 
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("updated_at"), Version::updatedAt,
                 Version::validFrom, Version::validTo).containsExactly(
@@ -947,5 +949,95 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         });
         assertThat(runs.get(3).errorMessage()).contains("bad");
         assertThat(runs.subList(0, 3)).allSatisfy(r -> assertThat(r.errorMessage()).isNull());
+    }
+
+    // ================================================================== logic changes
+
+    /**
+     * A changed model logic is never mixed in silently: the run stops naming what changed and writes nothing;
+     * LogicChange.ACCEPT keeps the history and uses the new logic from then on; a replay rebuilds with it.
+     */
+    @Test
+    void aChangedLogicStopsTheRunUntilItIsAcceptedOrReplayed() {
+        RawTable raw = customers(fixture);
+        IterativeSnapshot snap = fixture.engine(null);
+        ModelSettings before = model(raw).checkCols("status").build();
+        insertA(raw);
+        insertB(raw);
+        snap.run(before);
+        List<Version> history = fixture.history(TARGET);
+        List<LedgerEntry> ledger = fixture.ledger(MODEL);
+
+        ModelSettings after = model(raw).checkCols("status", "tier").build();
+        insertC(raw);
+        assertThatThrownBy(() -> snap.run(after)).isInstanceOf(ItersnapException.class)
+                .satisfies(e -> assertThat(((ItersnapException) e).code()).isEqualTo(ErrorCode.LOGIC_CHANGE))
+                .hasMessageContaining("check_cols was '[status]', now '[status, tier]'")
+                .hasMessageContaining("replay --from").hasMessageContaining("--accept-logic-change");
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+        assertThat(fixture.ledger(MODEL)).isEqualTo(ledger);
+        assertThat(fixture.runs(MODEL).get(fixture.runs(MODEL).size() - 1).status()).isEqualTo("failed");
+
+        // the old logic still runs
+        assertThat(snap.run(before).batchesApplied()).isEqualTo(1);
+        insertD(raw);
+        assertThat(snap.run(after, LogicChange.ACCEPT).batchesApplied()).isEqualTo(1);
+        // accepted: the new logic is now the model's
+        assertThat(snap.run(after).batchesApplied()).isZero();
+        assertThatThrownBy(() -> snap.run(before)).isInstanceOf(ItersnapException.class)
+                .satisfies(e -> assertThat(((ItersnapException) e).code()).isEqualTo(ErrorCode.LOGIC_CHANGE));
+        // a replay rebuilds with the logic it is given, which then becomes the model's
+        snap.replayFrom(before, B);
+        assertThat(snap.run(before).batchesApplied()).isZero();
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(before, r -> {
+            insertA(r);
+            insertB(r);
+            insertC(r);
+            insertD(r);
+        }));
+    }
+
+    // ================================================================== point-in-time reads
+
+    /**
+     * As of a time: the versions valid then, half-open [valid_from, valid_to). As of a batch: the state right after
+     * it. Deleted keys are absent. The SQL defines a view as well.
+     */
+    @Test
+    void pointInTimeReadsByTimeAndByBatch() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        insertC(raw);
+        insertD(raw);
+        snap.run(m);
+        insertB(raw);
+        snap.run(m);
+
+        assertThat(statusById(snap.asOfSql(m, AsOf.time(ts("2024-01-02 09:00")))))
+                .containsExactly(tuple(1, "Premium"), tuple(2, "Active"), tuple(3, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.time("2024-01-02 08:59:59"))))
+                .containsExactly(tuple(1, "Active"), tuple(2, "Active"), tuple(3, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.sequence(C))))
+                .containsExactly(tuple(1, "Gold"), tuple(2, "Silver"), tuple(3, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.sequence("2024-01-04"))))
+                .containsExactly(tuple(1, "Gold"), tuple(2, "Silver"), tuple(3, "Active"), tuple(4, "Active"));
+
+        snap.createAsOfView(m, AsOf.sequence(B), "customers_as_of_tuesday");
+        assertThat(statusById("SELECT * FROM customers_as_of_tuesday"))
+                .containsExactly(tuple(1, "Premium"), tuple(2, "Active"), tuple(3, "Active"));
+        assertThatThrownBy(() -> snap.asOfSql(m, AsOf.sequence("tuesday"))).isInstanceOf(ItersnapException.class)
+                .satisfies(e -> assertThat(((ItersnapException) e).code()).isEqualTo(ErrorCode.INVALID_SEQUENCE));
+    }
+
+    private List<org.assertj.core.groups.Tuple> statusById(String sql) {
+        return fixture.query("SELECT id, status FROM (" + sql + ") q ORDER BY id").stream()
+                .map(r -> tuple(((Number) value(r, "id")).intValue(), value(r, "status"))).toList();
+    }
+
+    private static Object value(java.util.Map<String, Object> row, String column) {
+        return row.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(column)).findFirst()
+                .orElseThrow().getValue();
     }
 }

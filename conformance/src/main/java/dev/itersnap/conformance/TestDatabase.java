@@ -29,4 +29,13 @@ public interface TestDatabase {
      * Databricks, {@code STRING}. Values are bound through JDBC as Integer, String, LocalDate and LocalDateTime.
      */
     String sqlType(ColumnType type);
+
+    /**
+     * The database's spelling of an ANSI column type used by the scenario tests' raw tables ({@code INT},
+     * {@code BIGINT}, {@code VARCHAR(20)}, {@code DATE}, {@code TIMESTAMP}, {@code DECIMAL(10,2)},
+     * {@code DOUBLE PRECISION}, {@code BOOLEAN}). Default: unchanged.
+     */
+    default String type(String ansiType) {
+        return ansiType;
+    }
 }

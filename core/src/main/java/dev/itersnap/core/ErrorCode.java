@@ -14,6 +14,11 @@ public enum ErrorCode {
     INCOMPATIBLE_SCHEMA_CHANGE,
     /** A sequence given to {@code replayFrom} cannot be read as the model's sequence type. */
     INVALID_SEQUENCE,
+    /**
+     * The model's logic (source query, keys, strategy, tracked columns, delete rules) differs from the last successful
+     * run; nothing was written. Rebuild with {@code replayFrom}, or run with {@link LogicChange#ACCEPT}.
+     */
+    LOGIC_CHANGE,
     /** The database rejected a statement; the exception carries the step, the statement and the SQLState. */
     DATABASE_ERROR
 }

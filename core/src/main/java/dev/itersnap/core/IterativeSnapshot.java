@@ -46,7 +46,18 @@ public final class IterativeSnapshot {
      * @throws ItersnapException when the run fails; the history is then as after the last batch in the ledger
      */
     public RunResult run(ModelSettings model) {
-        return engine(model).run();
+        return run(model, LogicChange.REFUSE);
+    }
+
+    /**
+     * As {@link #run(ModelSettings)}; {@code logicChange} says what to do when the model's logic ({@link
+     * ModelSettings#logic()}) differs from the last successful run's: {@link LogicChange#REFUSE} fails with
+     * {@link ErrorCode#LOGIC_CHANGE} before writing anything, {@link LogicChange#ACCEPT} keeps the history and applies
+     * the new logic from now on.
+     */
+    public RunResult run(ModelSettings model, LogicChange logicChange) {
+        Objects.requireNonNull(logicChange, "logicChange");
+        return engine(model).run(logicChange);
     }
 
     /**
@@ -65,6 +76,22 @@ public final class IterativeSnapshot {
     public RunResult replayFrom(ModelSettings model, Object sequence) {
         Objects.requireNonNull(sequence, "sequence");
         return engine(model).replayFrom(sequence);
+    }
+
+    /**
+     * The SQL of the model's history as of a time or a batch ({@link AsOf}): the versions valid then, half-open
+     * {@code [dbt_valid_from, dbt_valid_to)}, deleted keys left out. The point is written into the SQL as a typed
+     * literal (read through the column's type first, so it cannot carry SQL), so the text can define a view.
+     */
+    public String asOfSql(ModelSettings model, AsOf asOf) {
+        Objects.requireNonNull(asOf, "asOf");
+        return new dev.itersnap.core.engine.PointInTime(dataSource, dialect, model).sql(asOf);
+    }
+
+    /** Creates a view {@code view} ({@code name} or {@code schema.name}) of {@link #asOfSql}; returns its DDL. */
+    public String createAsOfView(ModelSettings model, AsOf asOf, String view) {
+        Objects.requireNonNull(asOf, "asOf");
+        return new dev.itersnap.core.engine.PointInTime(dataSource, dialect, model).createView(asOf, view);
     }
 
     private SnapshotEngine engine(ModelSettings model) {

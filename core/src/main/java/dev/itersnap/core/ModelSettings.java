@@ -72,6 +72,22 @@ public final class ModelSettings {
     public String metadataSchema() { return metadataSchema; }
     public Duration lockTimeout() { return lockTimeout; }
 
+    /**
+     * The settings that decide what the history contains, one per line in a fixed order: the model's logic.
+     * {@code lock_timeout} and {@code metadata_schema} are not part of it.
+     */
+    public String logic() {
+        return "source: " + source.replaceAll("\\s+", " ") + "\n"
+                + "unique_key: " + uniqueKey + "\n"
+                + "updated_at: " + updatedAt + "\n"
+                + "sequence_by: " + sequenceBy + "\n"
+                + "strategy: " + strategy.name().toLowerCase(Locale.ROOT) + "\n"
+                + "check_cols: " + (checkCols == null ? "all" : checkCols) + "\n"
+                + "hard_deletes: " + hardDeletes.name().toLowerCase(Locale.ROOT) + "\n"
+                + "delete_when: " + (deleteWhen == null ? "" : deleteWhen) + "\n"
+                + "column_names: " + columnNames.asMap() + "\n";
+    }
+
     @Override
     public String toString() {
         return "ModelSettings[name=" + name + ", target=" + target + ", unique_key=" + uniqueKey + ", updated_at="

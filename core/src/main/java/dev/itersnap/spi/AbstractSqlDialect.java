@@ -109,7 +109,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         return columns.stream().map(c -> alias == null ? quote(c) : col(alias, c)).collect(Collectors.joining(", "));
     }
 
-    private String stringLiteral(String s) {
+    /** A string literal; a dialect whose literals treat more characters specially escapes them too. */
+    protected String stringLiteral(String s) {
         return "'" + s.replace("'", "''") + "'";
     }
 
@@ -152,7 +153,7 @@ public abstract class AbstractSqlDialect implements Dialect {
                 "run_id VARCHAR(36) NOT NULL PRIMARY KEY", "model VARCHAR(128) NOT NULL", "operation VARCHAR(16) NOT NULL",
                 "holder VARCHAR(256)", "started_at TIMESTAMP NOT NULL", "finished_at TIMESTAMP",
                 "status VARCHAR(16) NOT NULL", "batches_applied INT", "late_batch BOOLEAN",
-                "replay_point VARCHAR(256)", "error_message VARCHAR(4000)") + ")");
+                "replay_point VARCHAR(256)", "error_message VARCHAR(4000)", "logic " + text) + ")");
         ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_errors")) + " (" + cols(m,
                 "model VARCHAR(128) NOT NULL", "run_id VARCHAR(36) NOT NULL", "sequence_value VARCHAR(256)",
                 "reason VARCHAR(32) NOT NULL", "record " + text, "logged_at TIMESTAMP NOT NULL") + ")");
@@ -571,6 +572,32 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " FROM " + table(m.target()) + " h WHERE " + col("h", n.closedSeq()) + " = "
                 + param(m.sequenceColumn()) + " AND " + col("h", n.changeType()) + " = 'delete' AND "
                 + col("h", n.isDeleted()) + " = FALSE";
+    }
+
+    @Override
+    public String asOf(ResolvedModel m, boolean bySequence, String literal) {
+        ColumnNames n = m.meta();
+        String from = bySequence ? n.openedSeq() : n.validFrom();
+        String to = bySequence ? n.closedSeq() : n.validTo();
+        String lit = bySequence ? ordered(m, literal) : literal;
+        String in = bySequence ? ordered(m, col("h", from)) : col("h", from);
+        String out = bySequence ? ordered(m, col("h", to)) : col("h", to);
+        return "SELECT h.* FROM " + table(m.target()) + " h WHERE " + in + " <= " + lit + " AND (" + col("h", to)
+                + " IS NULL OR " + out + " > " + lit + ")"
+                + (m.deletionRecords() ? " AND " + col("h", n.isDeleted()) + " = FALSE" : "");
+    }
+
+    @Override
+    public String literal(SourceColumn type, Object value) {
+        ValueType t = type.valueType();
+        String text = t.format(t.coerce(value));
+        if (t == ValueType.INTEGER || t == ValueType.DECIMAL) {
+            return text;
+        }
+        if (t.temporal()) {
+            text = text.replace('T', ' ');
+        }
+        return "CAST(" + stringLiteral(text) + " AS " + columnType(type) + ")";
     }
 
     @Override

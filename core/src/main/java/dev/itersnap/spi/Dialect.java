@@ -127,6 +127,16 @@ public interface Dialect {
     /** Counts the work table by reject reason and action. */
     String countBatch(ResolvedModel m);
 
+    /**
+     * A query over the history giving the state as of a time ({@code bySequence} false: {@code literal} is a value of
+     * updated_at's type) or as of a batch ({@code bySequence} true: a value of the sequence's type). No binds: the
+     * value is a literal from {@link #literal}, so the query can define a view.
+     */
+    String asOf(ResolvedModel m, boolean bySequence, String literal);
+
+    /** A typed SQL literal of a value read by {@link ValueType#coerce} (numbers, dates, times, strings escaped). */
+    String literal(SourceColumn type, Object value);
+
     /** Finds timeline violations among the keys touched from the bound sequence on. */
     String timelineCheck(ResolvedModel m);
 

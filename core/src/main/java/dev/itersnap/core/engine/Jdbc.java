@@ -40,8 +40,18 @@ final class Jdbc {
         }
     }
 
+    /** Like {@link #query}, reading at most the first row. */
+    <T> List<T> queryFirst(String step, String sql, Row<T> row, Object... binds) {
+        return query(step, sql, 1, row, binds);
+    }
+
     <T> List<T> query(String step, String sql, Row<T> row, Object... binds) {
+        return query(step, sql, 0, row, binds);
+    }
+
+    private <T> List<T> query(String step, String sql, int maxRows, Row<T> row, Object... binds) {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
+            ps.setMaxRows(maxRows);
             bind(ps, binds);
             List<T> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {

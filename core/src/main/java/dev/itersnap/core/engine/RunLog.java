@@ -25,9 +25,19 @@ final class RunLog {
 
     /** Status of the model's most recent run before this one, or null. */
     String previousStatus(String runId) {
-        List<String> s = jdbc.query("read run log", "SELECT " + n.c("status") + " FROM " + n.t("itersnap_runs")
+        List<String> s = jdbc.queryFirst("read run log", "SELECT " + n.c("status") + " FROM " + n.t("itersnap_runs")
                 + " WHERE " + n.c("model") + " = ? AND " + n.c("run_id") + " <> ? ORDER BY " + n.c("started_at")
                 + " DESC", rs -> rs.getString(1), m.name(), runId);
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    /** The logic of the last successful run that recorded one: run id, start, logic text; or null. */
+    String[] lastSuccessfulLogic(String runId) {
+        List<String[]> s = jdbc.queryFirst("read run log", "SELECT " + n.c("run_id") + ", " + n.c("started_at") + ", "
+                + n.c("logic") + " FROM " + n.t("itersnap_runs") + " WHERE " + n.c("model") + " = ? AND "
+                + n.c("run_id") + " <> ? AND " + n.c("status") + " = 'success' AND " + n.c("logic")
+                + " IS NOT NULL ORDER BY " + n.c("started_at") + " DESC", rs -> new String[] {rs.getString(1),
+                String.valueOf(rs.getObject(2)), rs.getString(3)}, m.name(), runId);
         return s.isEmpty() ? null : s.get(0);
     }
 
@@ -48,7 +58,8 @@ final class RunLog {
     void started(String runId, String operation) {
         jdbc.update("log run", "INSERT INTO " + n.t("itersnap_runs") + " (" + n.c("run_id") + ", " + n.c("model")
                 + ", " + n.c("operation") + ", " + n.c("holder") + ", " + n.c("started_at") + ", " + n.c("status")
-                + ") VALUES (?, ?, ?, ?, ?, 'running')", runId, m.name(), operation, holder(), LocalDateTime.now());
+                + ", " + n.c("logic") + ") VALUES (?, ?, ?, ?, ?, 'running', ?)", runId, m.name(), operation, holder(),
+                LocalDateTime.now(), m.settings().logic());
         jdbc.commit("log run");
     }
 

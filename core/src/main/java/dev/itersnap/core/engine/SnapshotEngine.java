@@ -2,6 +2,7 @@ package dev.itersnap.core.engine;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
@@ -26,6 +27,7 @@ public final class SnapshotEngine {
     private final Dialect dialect;
     private final SnapshotListener listener;
     private final ModelSettings settings;
+    private LogicChange logicChange = LogicChange.ACCEPT;
 
     public SnapshotEngine(DataSource dataSource, Dialect dialect, SnapshotListener listener, ModelSettings settings) {
         this.dataSource = dataSource;
@@ -34,7 +36,8 @@ public final class SnapshotEngine {
         this.settings = settings;
     }
 
-    public RunResult run() {
+    public RunResult run(LogicChange logicChange) {
+        this.logicChange = logicChange;
         return execute(SnapshotRun.Operation.RUN, null);
     }
 
@@ -63,6 +66,9 @@ public final class SnapshotEngine {
                     log.started(runId, operation.label());
                     started = true;
                     listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
+                    if (logicChange == LogicChange.REFUSE) {
+                        refuseLogicChange(log, runId);
+                    }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
                             log.previousStatus(runId));
                     RunResult result = run.execute(Duration.ZERO);
@@ -90,6 +96,34 @@ public final class SnapshotEngine {
                     Duration.ofNanos(System.nanoTime() - start)));
             throw error;
         }
+    }
+
+    /**
+     * Stops the run when the model's logic differs from the last successful run's (replays and full refreshes
+     * rebuild with the new logic on purpose, so they never get here).
+     */
+    private void refuseLogicChange(RunLog log, String runId) {
+        String[] last = log.lastSuccessfulLogic(runId);
+        String now = settings.logic();
+        if (last == null || last[2].equals(now)) {
+            return;
+        }
+        java.util.List<String> before = java.util.List.of(last[2].split("\n"));
+        java.util.List<String> changes = new java.util.ArrayList<>();
+        String[] after = now.split("\n");
+        for (int i = 0; i < after.length; i++) {
+            String old = i < before.size() ? before.get(i) : "";
+            if (!old.equals(after[i])) {
+                String key = after[i].substring(0, after[i].indexOf(':'));
+                changes.add(key + " was '" + old.substring(old.indexOf(':') + 1).strip() + "', now '"
+                        + after[i].substring(after[i].indexOf(':') + 1).strip() + "'");
+            }
+        }
+        throw new ItersnapException(ErrorCode.LOGIC_CHANGE, "model '" + settings.name() + "': its logic changed "
+                + "since the last successful run (" + last[0] + " at " + last[1] + "): " + String.join("; ", changes)
+                + ". Nothing was written. Either rebuild with the new logic from a batch on (replay --from SEQ, "
+                + "IterativeSnapshot.replayFrom), or keep the history and use the new logic from now on "
+                + "(run --accept-logic-change, LogicChange.ACCEPT)");
     }
 
     /**

@@ -1,18 +1,12 @@
 package dev.itersnap.dialect.h2;
 
 import dev.itersnap.conformance.ScenarioLifecycleTests;
-
-import javax.sql.DataSource;
+import dev.itersnap.conformance.TestDatabase;
 
 /** The run-lifecycle scenarios of the conformance suite on H2. */
 class H2ScenarioLifecycleTest extends ScenarioLifecycleTests {
     @Override
-    protected DataSource newDatabase() {
-        return new H2TestDatabase().newDatabase("conformance");
-    }
-
-    @Override
-    protected void discard(DataSource database) {
-        new H2TestDatabase().discard(database);
+    protected TestDatabase database() {
+        return new H2TestDatabase();
     }
 }
