@@ -16,6 +16,8 @@ final class ExitCodes {
     static final int DATABASE = 4;
     /** {@code audit} ran and found at least one problem in the table. */
     static final int AUDIT_PROBLEMS = 5;
+    /** The model's logic changed since its last successful run; nothing was written. */
+    static final int LOGIC_CHANGE = 6;
 
     /** For the {@code --help} text; keep in step with {@link #of(Throwable)}. */
     static final Map<String, String> HELP = help();
@@ -32,6 +34,8 @@ final class ExitCodes {
         m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
         m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
         m.put(" " + AUDIT_PROBLEMS, "audit only: the audit ran and found at least one problem in the table");
+        m.put(" " + LOGIC_CHANGE, "logic change: the model's settings changed since its last successful run; "
+                + "nothing was written. Rebuild with replay --from SEQ, or run --accept-logic-change");
         return m;
     }
 
@@ -44,6 +48,7 @@ final class ExitCodes {
             return switch (e.code()) {
                 case INVALID_SETTING, INVALID_SOURCE, INVALID_SEQUENCE, NO_DIALECT -> CONFIGURATION;
                 case LOCK_TIMEOUT -> LOCK_TIMEOUT;
+                case LOGIC_CHANGE -> LOGIC_CHANGE;
                 case DATABASE_ERROR -> DATABASE;
                 default -> FAILED;
             };

@@ -1,6 +1,7 @@
 package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import picocli.CommandLine.Command;
@@ -31,6 +32,11 @@ public final class RunCommand implements Callable<Integer> {
     @Mixin
     private ModelOption model;
 
+    @Option(names = "--accept-logic-change", description = "when the model's logic changed since its last successful "
+            + "run, keep the history built with the old logic and apply the new logic from now on (without it the "
+            + "run stops with exit code 6; the other way forward is replay --from SEQ)")
+    private boolean acceptLogicChange;
+
     @Option(names = "--json", description = "print the run's result as one JSON object on stdout")
     private boolean json;
 
@@ -39,7 +45,7 @@ public final class RunCommand implements Callable<Integer> {
         ModelSettings settings = model.load();
         try (HikariDataSource dataSource = connection.open()) {
             RunResult result = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""))
-                    .run(settings);
+                    .run(settings, acceptLogicChange ? LogicChange.ACCEPT : LogicChange.REFUSE);
             spec.commandLine().getOut().println(json ? RunResultJson.render(result) : summary(result));
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
