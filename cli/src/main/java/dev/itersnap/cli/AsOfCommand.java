@@ -1,0 +1,75 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.AsOf;
+import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.SnapshotListener;
+import picocli.CommandLine.ArgGroup;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.concurrent.Callable;
+
+/** {@code itersnap as-of}: the SQL (or a view) of a model's history as of a business time or a batch. */
+@Command(name = "as-of", mixinStandardHelpOptions = true,
+        description = {"Prints the SQL of a model's history as of a business time or a batch; --create-view makes it "
+                + "a view.",
+                "--time: the versions valid then, half-open [dbt_valid_from, dbt_valid_to). --sequence: the state right "
+                        + "after that batch was applied. Deleted keys are left out of both."})
+public final class AsOfCommand implements Callable<Integer> {
+    @Spec
+    private CommandSpec spec;
+
+    @Mixin
+    private ConnectionOptions connection;
+
+    @Mixin
+    private ModelOption model;
+
+    @ArgGroup(exclusive = true, multiplicity = "1")
+    private Point point;
+
+    static final class Point {
+        @Option(names = "--time", required = true, paramLabel = "T",
+                description = "a business time, e.g. 2024-03-01 or 2024-03-01 06:00:00")
+        String time;
+
+        @Option(names = "--sequence", required = true, paramLabel = "SEQ",
+                description = "a batch, as text of the sequence type: 2024-03-01, 42")
+        String sequence;
+    }
+
+    @Option(names = "--create-view", paramLabel = "VIEW", description = "create this view, name or "
+            + "schema.name, instead of only printing the SQL")
+    private String view;
+
+    @Option(names = "--json", description = "print {\"model\", \"as_of\", \"value\", \"sql\", \"view\"} on stdout")
+    private boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+        ModelSettings settings = model.load();
+        AsOf asOf = point.time != null ? AsOf.time(point.time) : AsOf.sequence(point.sequence);
+        String sql;
+        try (HikariDataSource dataSource = connection.open()) {
+            IterativeSnapshot snapshots = connection.snapshots(dataSource, SnapshotListener.logging());
+            sql = view == null ? snapshots.asOfSql(settings, asOf) : snapshots.createAsOfView(settings, asOf, view);
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(new ObjectMapper().writeValueAsString(new ObjectMapper().createObjectNode()
+                    .put("model", settings.name()).put("as_of", point.time != null ? "time" : "sequence")
+                    .put("value", point.time != null ? point.time : point.sequence).put("sql", sql).put("view", view)));
+        } else {
+            out.println(sql);
+        }
+        out.flush();
+        return ExitCodes.OK;
+    }
+}

@@ -1,0 +1,57 @@
+package dev.itersnap.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** {@code itersnap as-of} on file-based H2. */
+class AsOfCommandTest {
+    @TempDir
+    Path dir;
+    private H2Model db;
+
+    @BeforeEach
+    void setUp() throws Exception {
+        db = new H2Model(dir);
+        db.threeBatchesApplied();
+    }
+
+    @Test
+    void printsTheSqlOfTheHistoryAsOfATime() throws Exception {
+        Execution e = db.cli("as-of", "--time", "2024-01-02 00:00:00");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        assertThat(db.rows("SELECT customer_id, status FROM (" + e.out().strip() + ") v ORDER BY 1"))
+                .containsExactly("1|Active|", "2|Active|");
+        Execution later = db.cli("as-of", "--time", "2024-01-05 12:00:00");
+        assertThat(db.rows("SELECT customer_id, status FROM (" + later.out().strip() + ") v ORDER BY 1"))
+                .containsExactly("1|Gold|", "2|Active|", "3|New|");
+    }
+
+    @Test
+    void createsAViewAsOfABatch() throws Exception {
+        Execution e = db.cli("as-of", "--sequence", "2024-01-03", "--create-view", "customers_jan3", "--json");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        JsonNode j = H2Model.json(e);
+        assertThat(j.get("as_of").asText()).isEqualTo("sequence");
+        assertThat(j.get("sql").asText()).startsWith("CREATE VIEW");
+        assertThat(db.rows("SELECT customer_id, status FROM customers_jan3 ORDER BY 1"))
+                .containsExactly("1|Gold|", "2|Active|");
+    }
+
+    @Test
+    void needsExactlyOnePointAndAReadableValue() throws Exception {
+        assertThat(db.cli("as-of").exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(db.cli("as-of", "--time", "2024-01-02", "--sequence", "2024-01-03").exitCode())
+                .isEqualTo(ExitCodes.CONFIGURATION);
+        Execution bad = db.cli("as-of", "--sequence", "soon");
+        assertThat(bad.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(bad.errLines()).hasSize(1);
+    }
+}
