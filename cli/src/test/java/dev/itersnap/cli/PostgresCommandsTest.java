@@ -138,6 +138,21 @@ class PostgresCommandsTest {
         JsonNode replayed = json(cli("replay", true, "--from", "2024-01-02", "--json"));
         assertThat(replayed.get("batches_applied").asInt()).isEqualTo(2);
 
+        Execution asOf = cli("as-of", true, "--sequence", "2024-01-02", "--create-view", "customers_tuesday");
+        assertThat(asOf.exitCode()).as(asOf.err()).isZero();
+        assertThat(rows("SELECT customer_id, status FROM customers_tuesday ORDER BY 1"))
+                .containsExactly("1|Premium|", "2|Active|");
+        Execution asOfTime = cli("as-of", true, "--time", "2024-01-01 09:30:00", "--json");
+        assertThat(asOfTime.exitCode()).as(asOfTime.err()).isZero();
+        assertThat(asOfTime.out()).contains("dbt_valid_from");
+
+        Files.writeString(config, Files.readString(config).replace("FROM raw_customers",
+                "FROM raw_customers WHERE customer_id IS NOT NULL"));
+        Execution changed = cli("run", true);
+        assertThat(changed.exitCode()).isEqualTo(ExitCodes.LOGIC_CHANGE);
+        assertThat(changed.errLines()).singleElement().asString().contains("source was");
+        assertThat(cli("run", true, "--accept-logic-change").exitCode()).isZero();
+
         Execution audit = cli("audit", false, "--table", "customers_history", "--key", "customer_id", "--source",
                 "SELECT * FROM raw_customers", "--sequence-by", "file_date");
         assertThat(audit.exitCode()).as(audit.out() + audit.err()).isZero();
