@@ -44,6 +44,10 @@ public final class BenchmarkMain {
     private final HeapSampler heap = new HeapSampler();
 
     public static void main(String[] args) throws Exception {
+        // before any logger exists: keep the pool's and the engine's INFO lines out of the report
+        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
+            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
+        }
         BenchmarkMain main = new BenchmarkMain();
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!args[i].startsWith("--")) {
