@@ -140,7 +140,7 @@ public interface Dialect {
     /** Finds timeline violations among the keys touched from the bound sequence on. */
     String timelineCheck(ResolvedModel m);
 
-    /** The part of a statement that checks whether a table exists; default uses JDBC metadata. */
+    /** Whether a table exists; the default asks JDBC metadata (names already folded). */
     default boolean tableExists(Connection c, dev.itersnap.core.TableName table) throws SQLException {
         String schema = table.schema() != null ? table.schema() : c.getSchema();
         String catalog = table.parts().size() == 3 ? table.parts().get(0) : null;

@@ -401,16 +401,19 @@ final class SnapshotRun {
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, ledger, introduced, listener, runId);
         Seq lastReproduced = reproduced.isEmpty() ? null : reproduced.get(reproduced.size() - 1);
         List<BatchResult> results = new ArrayList<>();
+        int announced = 0;
         for (Seq s : batches) {
             boolean isReproduced = reproduced.contains(s);
             Ledger.Entry before = applied.get(s);
-            BatchResult r = applier.apply(s, isReproduced, isReproduced && before != null ? before.deletionTime()
-                    : null);
+            results.add(applier.apply(s, isReproduced, isReproduced && before != null ? before.deletionTime()
+                    : null));
             if (lastReproduced == null || s.compareTo(lastReproduced) >= 0) {
                 jdbc.commit("apply batch");
+                // BatchApplied only once the batch is committed
+                for (; announced < results.size(); announced++) {
+                    listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, results.get(announced)));
+                }
             }
-            results.add(r);
-            listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
         }
         jdbc.commit("apply batch");
         return results;
