@@ -2,10 +2,12 @@ package dev.itersnap.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.itersnap.dialect.postgres.PostgresServer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
 import java.nio.file.Files;
@@ -74,7 +76,7 @@ class PostgresCommandsTest {
 
     private Execution cli(String command, boolean withConfig, String... args) {
         List<String> all = new ArrayList<>(List.of(command));
-        all.addAll(List.of(PostgresServer.get().connectionOptions(database)));
+        all.addAll(connectionOptions(database));
         if (withConfig) {
             all.addAll(List.of("--config", config.toString()));
         }
@@ -197,5 +199,15 @@ class PostgresCommandsTest {
         assertThat(checks.get("inverted").get("examples").get(0).get("id").asText()).isEqualTo("4");
         assertThat(checks.get("multiple_current").get("count").asLong()).isEqualTo(1);
         assertThat(checks.get("multiple_current").get("examples").get(0).get("id").asText()).isEqualTo("5");
+    }
+
+    /** The CLI's connection options for a database of the test server. */
+    private static List<String> connectionOptions(DataSource database) {
+        PGSimpleDataSource pg = (PGSimpleDataSource) database;
+        List<String> options = new ArrayList<>(List.of("--jdbc-url", pg.getURL(), "--user", pg.getUser()));
+        if (pg.getPassword() != null && !pg.getPassword().isEmpty()) {
+            options.addAll(List.of("--password", pg.getPassword()));
+        }
+        return options;
     }
 }

@@ -13,8 +13,6 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -24,25 +22,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class RunCommandTest {
     @TempDir
     Path dir;
+    private H2Model model;
     private String url;
     private Path config;
 
     @BeforeEach
     void createDatabaseAndModel() throws Exception {
-        url = "jdbc:h2:" + dir.resolve("warehouse").toAbsolutePath();
-        try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
-            s.execute("CREATE TABLE raw_customers (customer_id INT, status VARCHAR(20), tier VARCHAR(20),"
-                    + " updated_at TIMESTAMP, file_date DATE)");
-        }
-        config = Files.writeString(dir.resolve("customers.yml"), """
-                name: customers
-                target: customers_history
-                source: SELECT customer_id, status, tier, updated_at, file_date FROM raw_customers
-                unique_key: customer_id
-                updated_at: updated_at
-                sequence_by: file_date
-                lock_timeout: 30s
-                """);
+        model = new H2Model(dir);
+        url = model.url;
+        config = model.config;
     }
 
     @Test
@@ -128,20 +116,12 @@ class RunCommandTest {
     }
 
     private void load(int id, String status, String tier, String updatedAt, String fileDate) throws Exception {
-        try (Connection c = DriverManager.getConnection(url);
-             PreparedStatement ps = c.prepareStatement("INSERT INTO raw_customers VALUES (?, ?, ?, ?, ?)")) {
-            ps.setInt(1, id);
-            ps.setString(2, status);
-            ps.setString(3, tier);
-            ps.setObject(4, LocalDateTime.parse(updatedAt));
-            ps.setObject(5, LocalDate.parse(fileDate));
-            ps.executeUpdate();
-        }
+        model.load(id, status, tier, updatedAt, fileDate);
     }
 
     private List<String> statuses(int id) throws Exception {
         List<String> statuses = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(url);
+        try (Connection c = model.connect();
              PreparedStatement ps = c.prepareStatement(
                      "SELECT status FROM customers_history WHERE customer_id = ? ORDER BY dbt_valid_from")) {
             ps.setInt(1, id);
