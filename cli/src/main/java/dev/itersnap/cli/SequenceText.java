@@ -1,6 +1,7 @@
 package dev.itersnap.cli;
 
-import java.math.BigDecimal;
+import dev.itersnap.spi.ValueType;
+
 import java.util.List;
 import java.util.stream.Collectors;
 
@@ -13,10 +14,7 @@ final class SequenceText {
     }
 
     static String of(Object sequence) {
-        if (sequence == null) {
-            return null;
-        }
-        return sequence instanceof BigDecimal d ? d.toPlainString() : sequence.toString();
+        return ValueType.text(sequence);
     }
 
     static String of(List<?> sequences) {

@@ -83,6 +83,11 @@ public enum ValueType {
 
     /** Canonical text of a value (ISO-8601, plain digits). */
     public String format(Object v) {
+        return text(v);
+    }
+
+    /** Canonical text of any sequence or time value (the form the ledger stores), whatever its type. */
+    public static String text(Object v) {
         if (v == null) {
             return null;
         }

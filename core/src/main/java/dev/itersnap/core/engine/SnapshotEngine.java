@@ -71,7 +71,7 @@ public final class SnapshotEngine {
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
                             log.previousStatus(runId));
-                    RunResult result = run.execute(Duration.ZERO);
+                    RunResult result = run.execute();
                     result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
                             result.replayPoint(), result.timelineViolations(),
                             Duration.ofNanos(System.nanoTime() - start));
