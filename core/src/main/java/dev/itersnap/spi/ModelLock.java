@@ -6,6 +6,16 @@ public interface ModelLock extends AutoCloseable {
     @Override
     void close();
 
+    /**
+     * Confirms, before the engine writes history, that the lock is still held, and throws
+     * {@link dev.itersnap.core.ItersnapException} with code {@code LOCK_TIMEOUT} if it is not. Locks the database
+     * releases only when their holder dies (sessions, advisory locks, row locks) cannot be lost and keep the default,
+     * which does nothing; an expiring lease (Databricks) checks, and renews, its lease here, so a run that lost its
+     * lease stops before its next write.
+     */
+    default void verifyHeld() {
+    }
+
     /** A timeout as people write it: {@code 500ms}, {@code 2s}, {@code 10m}, {@code 1h30m}. */
     static String describe(java.time.Duration d) {
         if (d.toMillis() % 1000 != 0 || d.isZero()) {

@@ -70,7 +70,7 @@ public final class SnapshotEngine {
                         refuseLogicChange(log, runId);
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
-                            log.previousStatus(runId));
+                            log.previousStatus(runId), lock);
                     RunResult result = run.execute();
                     result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
                             result.replayPoint(), result.timelineViolations(),

@@ -8,6 +8,7 @@ import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 
@@ -58,10 +59,12 @@ final class SnapshotRun {
     private List<SourceColumn> archiveColumns;
     private SqlNames n;
     private Ledger ledger;
+    private final ModelLock lock;
     private Seq replayPoint;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
-                Operation operation, Object replayFrom, String previousStatus) {
+                Operation operation, Object replayFrom, String previousStatus, ModelLock lock) {
+        this.lock = lock;
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.listener = listener;
@@ -94,6 +97,7 @@ final class SnapshotRun {
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
         }
         Seq first = batches.first();
+        lock.verifyHeld();
         Map<String, Seq> introduced = prepare(first);
         List<Seq> reproduced = new ArrayList<>();
         for (Seq s : batches) {
@@ -379,6 +383,7 @@ final class SnapshotRun {
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
     private void rollBack(TreeMap<Seq, Ledger.Entry> applied, Discovery source, Map<String, Seq> introduced) {
+        lock.verifyHeld();
         List<String> resetColumns = new ArrayList<>();
         introduced.forEach((column, at) -> {
             if (at.compareTo(replayPoint) >= 0) {
@@ -404,6 +409,7 @@ final class SnapshotRun {
         List<BatchResult> results = new ArrayList<>();
         int announced = 0;
         for (Seq s : batches) {
+            lock.verifyHeld();
             boolean isReproduced = reproduced.contains(s);
             Ledger.Entry before = applied.get(s);
             results.add(applier.apply(s, isReproduced, isReproduced && before != null ? before.deletionTime()
