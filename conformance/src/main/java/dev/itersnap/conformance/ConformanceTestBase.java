@@ -101,7 +101,7 @@ public abstract class ConformanceTestBase {
      * fixture first uses it.
      */
     protected final SnapshotFixture newFixture() {
-        SnapshotFixture f = new SnapshotFixture(this::newDatabase, this::type);
+        SnapshotFixture f = new SnapshotFixture(this::newDatabase, this::type).dialect(database().dialect());
         open.add(f);
         return f;
     }

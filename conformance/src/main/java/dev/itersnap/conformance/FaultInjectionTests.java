@@ -195,6 +195,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         ModelSettings m = prepare.apply(clean);
         FaultInjectingDataSource counting = new FaultInjectingDataSource(clean.dataSource());
         IterativeSnapshot countingEngine = clean.engine(counting.dataSource(), null);
+        boolean transactional = countingEngine.dialect().transactionalDml();
         counting.failAt(0);
         countingEngine.run(m);
         int statements = counting.count();
@@ -240,7 +241,11 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
             if (!runs.isEmpty() && "running".equals(runs.get(runs.size() - 1).status())) {
                 leftRunning++;
             }
-            assertHistoryMatchesLedger(f, m, where);
+            if (transactional) {
+                // without transactional DML a failed run may leave unrecorded writes; the rerun's recovery (below)
+                // must undo them, which the comparison after the rerun proves
+                assertHistoryMatchesLedger(f, m, where);
+            }
 
             try {
                 f.run(m);

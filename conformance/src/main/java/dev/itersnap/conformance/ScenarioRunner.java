@@ -66,8 +66,12 @@ public final class ScenarioRunner {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         try {
             createRawTable(ds, scenario);
-            IterativeSnapshot snapshots = IterativeSnapshot.builder().dataSource(ds)
-                    .listener(e -> events.add(describe(e))).build();
+            IterativeSnapshot.Builder builder = IterativeSnapshot.builder().dataSource(ds)
+                    .listener(e -> events.add(describe(e)));
+            if (database.dialect() != null) {
+                builder.dialect(database.dialect());
+            }
+            IterativeSnapshot snapshots = builder.build();
             ModelSettings settings = scenario.settings();
             List<PlannedRun> runs = new ArrayList<>();
             for (int i = 0; i < scenario.plan().size(); i++) {

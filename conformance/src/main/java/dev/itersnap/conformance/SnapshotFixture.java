@@ -41,6 +41,7 @@ public final class SnapshotFixture {
     private final java.util.function.Supplier<DataSource> database;
     private final UnaryOperator<String> type;
     private DataSource dataSource;
+    private dev.itersnap.spi.Dialect dialect;
 
     public SnapshotFixture(DataSource dataSource, UnaryOperator<String> type) {
         this(() -> dataSource, type);
@@ -54,6 +55,12 @@ public final class SnapshotFixture {
     public SnapshotFixture(java.util.function.Supplier<DataSource> database, UnaryOperator<String> type) {
         this.database = Objects.requireNonNull(database);
         this.type = type;
+    }
+
+    /** Runs the engine with this dialect instead of the detected one (null: detect); returns this fixture. */
+    public SnapshotFixture dialect(dev.itersnap.spi.Dialect dialect) {
+        this.dialect = dialect;
+        return this;
     }
 
     /** The fixture's database, made now if it was not yet. */
@@ -188,8 +195,12 @@ public final class SnapshotFixture {
 
     /** An engine over another data source (a fault-injecting wrapper of this one), for the H2-style detection. */
     public IterativeSnapshot engine(DataSource ds, SnapshotListener listener) {
-        return IterativeSnapshot.builder().dataSource(ds)
-                .listener(SnapshotListener.logging().andThen(listener == null ? e -> { } : listener)).build();
+        IterativeSnapshot.Builder b = IterativeSnapshot.builder().dataSource(ds)
+                .listener(SnapshotListener.logging().andThen(listener == null ? e -> { } : listener));
+        if (dialect != null) {
+            b.dialect(dialect);
+        }
+        return b.build();
     }
 
     /** Runs the model once with a logging-only listener. */

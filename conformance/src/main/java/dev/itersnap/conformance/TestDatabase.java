@@ -20,6 +20,14 @@ public interface TestDatabase {
      */
     DataSource newDatabase(String scenario);
 
+    /**
+     * The dialect to run the engine with, or null (the default) to let itersnap detect it from the data source. A
+     * module sets it to run the suite with a variant of its dialect (for example H2 without transactional DML).
+     */
+    default dev.itersnap.spi.Dialect dialect() {
+        return null;
+    }
+
     /** Releases the database of a finished scenario (for example drops or shuts it down). Default: nothing. */
     default void discard(DataSource database) {
     }

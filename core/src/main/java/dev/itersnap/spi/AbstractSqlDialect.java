@@ -23,6 +23,8 @@ public abstract class AbstractSqlDialect implements Dialect {
     public static final String REJECT = "itersnap_reject";
     /** Internal column: the row was reproduced from the history. */
     public static final String REPRO = "itersnap_repro";
+    /** Internal column of the pending table: the deletion time the ledger recorded for the batch. */
+    public static final String DELTIME = "itersnap_deltime";
     /** Internal column: what the batch does with the row (insert, change, return, delete, noop). */
     public static final String ACTION = "itersnap_action";
     /** Internal column: valid_from of the version the row opens. */
@@ -233,9 +235,18 @@ public abstract class AbstractSqlDialect implements Dialect {
         List<String> keyCols = new ArrayList<>();
         keyCols.add(m.sequenceBy());
         keyCols.addAll(m.keys());
-        return List.of("CREATE TABLE IF NOT EXISTS " + table(m.archive()) + " (" + String.join(", ", cols) + ")",
+        List<String> ddl = new ArrayList<>(List.of(
+                "CREATE TABLE IF NOT EXISTS " + table(m.archive()) + " (" + String.join(", ", cols) + ")",
                 "CREATE INDEX IF NOT EXISTS " + quote(m.id(m.archive().table() + "_ix")) + " ON " + table(m.archive())
-                        + " (" + list(keyCols, null) + ")");
+                        + " (" + list(keyCols, null) + ")"));
+        if (!transactionalDml()) {
+            // the pending table (see ResolvedModel#pending): stage rows of aged-out batches plus their deletion time
+            List<String> pending = new ArrayList<>(cols);
+            pending.add(quote(m.id(REPRO)) + " BOOLEAN");
+            pending.add(quote(m.id(DELTIME)) + " VARCHAR(64)");
+            ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.pending()) + " (" + String.join(", ", pending) + ")");
+        }
+        return ddl;
     }
 
     @Override

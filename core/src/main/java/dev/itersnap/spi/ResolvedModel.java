@@ -54,6 +54,15 @@ public record ResolvedModel(ModelSettings settings, UnaryOperator<String> fold, 
         return new TableName(List.of(metadataSchema, fold.apply("itersnap_archive_" + name())));
     }
 
+    /**
+     * The model's pending batches, used only where DML is not transactional: the staged rows of batches that aged out
+     * of the source, saved before a replay rolls the history back over them, so that a run that fails in between
+     * loses nothing (the next run finds them here). Empty between runs.
+     */
+    public TableName pending() {
+        return new TableName(List.of(metadataSchema, fold.apply("itersnap_pending_" + name())));
+    }
+
     /** Folds an internal identifier (column of a metadata or scratch table). */
     public String id(String name) {
         return fold.apply(name);

@@ -62,6 +62,13 @@ final class Ledger {
         deleteIn("itersnap_errors", batches);
     }
 
+    /** The sequences (as text) that have set-aside rows in the error log (rows with a NULL sequence excluded). */
+    List<String> loggedSequences() {
+        return jdbc.query("read error log", "SELECT DISTINCT " + n.c("sequence_value") + " FROM "
+                + n.t("itersnap_errors") + " WHERE " + n.c("model") + " = ? AND " + n.c("sequence_value")
+                + " IS NOT NULL", rs -> rs.getString(1), m.name());
+    }
+
     private void deleteIn(String table, List<Seq> seqs) {
         for (int from = 0; from < seqs.size(); from += 500) {
             List<Seq> chunk = seqs.subList(from, Math.min(seqs.size(), from + 500));

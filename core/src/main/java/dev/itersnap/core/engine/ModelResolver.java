@@ -27,7 +27,8 @@ final class ModelResolver {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
     /** The resolved model and the columns of the history and the archive (null when they do not exist yet). */
-    record Resolution(ResolvedModel model, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns) {
+    record Resolution(ResolvedModel model, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns,
+                      List<SourceColumn> pendingColumns) {
     }
 
     private ModelResolver() {
@@ -119,7 +120,9 @@ final class ModelResolver {
                 updatedAt, sequenceBy, tracked, meta, seqCol, column(source, updatedAt));
         List<SourceColumn> archiveColumns = d.tableExists(c, m.archive())
                 ? describe(c, "SELECT * FROM " + qualified(d, m.archive()) + " WHERE 1 = 0", "archive", s) : null;
-        return new Resolution(m, targetColumns, archiveColumns);
+        List<SourceColumn> pendingColumns = !d.transactionalDml() && d.tableExists(c, m.pending())
+                ? describe(c, "SELECT * FROM " + qualified(d, m.pending()) + " WHERE 1 = 0", "pending", s) : null;
+        return new Resolution(m, targetColumns, archiveColumns, pendingColumns);
     }
 
     static String qualified(Dialect d, TableName t) {

@@ -62,7 +62,9 @@ public final class SnapshotEngine {
                 createMetadata(jdbc, pre);
                 log = new RunLog(jdbc, pre, new SqlNames(dialect, pre));
                 try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), log::describeRunning)) {
-                    c.setAutoCommit(false);
+                    // without transactional DML every statement is its own commit; crash safety comes from the
+                    // ledger (recovery) and the pending table instead
+                    c.setAutoCommit(!dialect.transactionalDml());
                     log.started(runId, operation.label());
                     started = true;
                     listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));

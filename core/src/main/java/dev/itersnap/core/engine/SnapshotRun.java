@@ -57,6 +57,11 @@ final class SnapshotRun {
     private ResolvedModel m;
     private List<SourceColumn> targetColumns;
     private List<SourceColumn> archiveColumns;
+    private List<SourceColumn> pendingColumns;
+    /** Batches in the pending table (non-transactional databases only), with their recorded deletion time. */
+    private final Map<Seq, String> pending = new java.util.HashMap<>();
+    /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
+    private boolean pendingUsed;
     private SqlNames n;
     private Ledger ledger;
     private final ModelLock lock;
@@ -86,6 +91,7 @@ final class SnapshotRun {
         TreeMap<Seq, Ledger.Entry> applied = ledger.read(m.sequenceType());
         Discovery source = discover();
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
+        fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
         boolean late = detect(fresh, applied, source);
         TreeSet<Seq> batches = new TreeSet<>(fresh);
@@ -123,6 +129,7 @@ final class SnapshotRun {
             m = r.model();
             targetColumns = r.targetColumns();
             archiveColumns = r.archiveColumns();
+            pendingColumns = r.pendingColumns();
         } catch (SQLException e) {
             throw jdbc.failure("resolve", null, e);
         }
@@ -140,7 +147,9 @@ final class SnapshotRun {
      * only when the previous run did not finish, or when the database has no transactional DML.
      */
     private void recover() {
-        if (targetColumns == null || (dialect.transactionalDml() && !"running".equals(previousStatus))) {
+        boolean needed = dialect.transactionalDml() ? "running".equals(previousStatus)
+                : !"success".equals(previousStatus);
+        if (targetColumns == null || !needed) {
             return;
         }
         TreeSet<Seq> recorded = new TreeSet<>(ledger.read(m.sequenceType()).keySet());
@@ -151,12 +160,33 @@ final class SnapshotRun {
                     m.sequenceType().read(rs, 1))));
         }
         inHistory.removeAll(recorded);
-        for (Seq s : inHistory.descendingSet()) {
-            jdbc.update("recover", "DELETE FROM " + n.table(m.target()) + " WHERE " + n.q(m.meta().openedSeq())
-                    + " = ?", s.value());
-            jdbc.update("recover", "UPDATE " + n.table(m.target()) + " SET " + n.q(m.meta().validTo()) + " = NULL, "
-                    + n.q(m.meta().changeType()) + " = 'insert', " + n.q(m.meta().changedAttributes()) + " = NULL, "
-                    + n.q(m.meta().closedSeq()) + " = NULL WHERE " + n.q(m.meta().closedSeq()) + " = ?", s.value());
+        if (!inHistory.isEmpty() && (recorded.isEmpty() || inHistory.first().compareTo(recorded.last()) > 0)) {
+            // the usual case: a batch (or, after a replay forgot its batches, everything from the replay point on)
+            // written but not recorded, above every recorded one: the replay's own roll back undoes it
+            Seq from = inHistory.first();
+            List<String> reset = new ArrayList<>();
+            ledger.columns().values().forEach(c -> {
+                if (c.introducedText() != null
+                        && Seq.parse(m.sequenceType(), c.introducedText()).compareTo(from) >= 0) {
+                    reset.add(c.name());
+                }
+            });
+            for (String sql : dialect.rollback(m, reset)) {
+                if (sql.contains("?")) {
+                    jdbc.update("recover", sql, from.value());
+                } else {
+                    jdbc.update("recover", sql);
+                }
+            }
+        } else {
+            for (Seq s : inHistory.descendingSet()) {
+                jdbc.update("recover", "DELETE FROM " + n.table(m.target()) + " WHERE " + n.q(m.meta().openedSeq())
+                        + " = ?", s.value());
+                jdbc.update("recover", "UPDATE " + n.table(m.target()) + " SET " + n.q(m.meta().validTo())
+                        + " = NULL, " + n.q(m.meta().changeType()) + " = 'insert', "
+                        + n.q(m.meta().changedAttributes()) + " = NULL, " + n.q(m.meta().closedSeq())
+                        + " = NULL WHERE " + n.q(m.meta().closedSeq()) + " = ?", s.value());
+            }
         }
         if (archiveColumns != null) {
             TreeSet<Seq> archived = new TreeSet<>();
@@ -168,11 +198,30 @@ final class SnapshotRun {
                         + " = ?", s.value());
             }
         }
+        // set-aside rows logged for a batch that was never recorded (its replay logs them again)
+        List<Seq> logged = new ArrayList<>();
+        for (String text : ledger.loggedSequences()) {
+            Seq s = Seq.parse(m.sequenceType(), text);
+            if (!recorded.contains(s)) {
+                logged.add(s);
+            }
+        }
+        if (!logged.isEmpty()) {
+            ledger.forget(logged);
+        }
         jdbc.commit("recover");
     }
 
     /** Step 3: the sequences present in the source. */
     private Discovery discover() {
+        if (pendingColumns != null) {
+            jdbc.query("discover", "SELECT DISTINCT " + n.q(m.sequenceBy()) + ", " + n.q(m.id(
+                    dev.itersnap.spi.AbstractSqlDialect.DELTIME)) + " FROM " + n.table(m.pending()), rs -> {
+                        pending.put(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1)), rs.getString(2));
+                        return null;
+                    });
+            pendingUsed = !pending.isEmpty();
+        }
         TreeSet<Seq> seqs = new TreeSet<>();
         boolean[] nulls = {false};
         jdbc.query("discover", dialect.discoverSequences(m), rs -> {
@@ -248,17 +297,28 @@ final class SnapshotRun {
                 }
             }
         }
-        if (archiveColumns == null) {
+        if (archiveColumns == null || (!dialect.transactionalDml() && pendingColumns == null)) {
             for (String sql : dialect.createArchive(m)) {
                 jdbc.update("create archive", sql);
             }
-        } else {
+        }
+        if (archiveColumns != null) {
             for (SourceColumn src : m.sourceColumns()) {
                 SourceColumn existing = column(archiveColumns, src.name());
                 if (existing == null) {
                     jdbc.update("add column", dialect.addColumn(m, m.archive(), src));
                 } else {
                     widen(m.archive(), existing, src);
+                }
+            }
+        }
+        if (pendingColumns != null) {
+            for (SourceColumn src : m.sourceColumns()) {
+                SourceColumn existing = column(pendingColumns, src.name());
+                if (existing == null) {
+                    jdbc.update("add column", dialect.addColumn(m, m.pending(), src));
+                } else {
+                    widen(m.pending(), existing, src);
                 }
             }
         }
@@ -361,7 +421,15 @@ final class SnapshotRun {
             }
         }
         boolean full = settings.hardDeletes().fullBatches();
+        List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
+            if (pending.containsKey(s)) {
+                jdbc.update("reproduce aged-out batch", "INSERT INTO " + n.table(m.stage()) + " (" + stageColumns()
+                        + ") SELECT " + stageColumns() + " FROM " + n.table(m.pending()) + " WHERE "
+                        + n.q(m.sequenceBy()) + " = ?", s.value());
+                continue;
+            }
+            fromHistory.add(s);
             List<String> notYet = new ArrayList<>();
             introduced.forEach((column, at) -> {
                 if (at.compareTo(s) > 0) {
@@ -375,7 +443,29 @@ final class SnapshotRun {
             java.util.Arrays.fill(binds, s.value());
             jdbc.update("reproduce aged-out batch", sql, binds);
         }
+        if (!dialect.transactionalDml() && replayPoint != null) {
+            // Without transactions the roll back below is not undone by a failure: save what only the history
+            // holds (the aged-out batches) before it goes, so that a failed run loses nothing
+            for (Seq s : fromHistory) {
+                Ledger.Entry entry = applied.get(s);
+                jdbc.update("save aged-out batch", "INSERT INTO " + n.table(m.pending()) + " (" + stageColumns()
+                        + ", " + n.q(m.id(dev.itersnap.spi.AbstractSqlDialect.DELTIME)) + ") SELECT "
+                        + stageColumns() + ", ? FROM " + n.table(m.stage()) + " WHERE " + n.q(m.sequenceBy())
+                        + " = ?", entry == null ? null : entry.deletionTime(), s.value());
+                pending.put(s, entry == null ? null : entry.deletionTime());
+                pendingUsed = true;
+            }
+        }
         jdbc.commit("stage");
+    }
+
+    /** The stage's columns (also the pending table's, which adds the deletion time). */
+    private String stageColumns() {
+        List<String> cols = new ArrayList<>(m.sourceNames());
+        cols.add(m.id(dev.itersnap.spi.AbstractSqlDialect.DEL));
+        cols.add(m.id(dev.itersnap.spi.AbstractSqlDialect.REJECT));
+        cols.add(m.id(dev.itersnap.spi.AbstractSqlDialect.REPRO));
+        return String.join(", ", cols.stream().map(n::q).toList());
     }
 
     /**
@@ -390,6 +480,12 @@ final class SnapshotRun {
                 resetColumns.add(column);
             }
         });
+        List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
+        if (!dialect.transactionalDml()) {
+            // forget first: from here on a failure leaves history the ledger does not record, which the next
+            // run's recovery rolls back (the aged-out batches among them are in the pending table)
+            ledger.forget(undone);
+        }
         for (String sql : dialect.rollback(m, resetColumns)) {
             if (sql.contains("?")) {
                 jdbc.update("roll back", sql, replayPoint.value());
@@ -397,8 +493,9 @@ final class SnapshotRun {
                 jdbc.update("roll back", sql);
             }
         }
-        List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
-        ledger.forget(undone);
+        if (dialect.transactionalDml()) {
+            ledger.forget(undone);
+        }
     }
 
     /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */
@@ -412,8 +509,9 @@ final class SnapshotRun {
             lock.verifyHeld();
             boolean isReproduced = reproduced.contains(s);
             Ledger.Entry before = applied.get(s);
-            results.add(applier.apply(s, isReproduced, isReproduced && before != null ? before.deletionTime()
-                    : null));
+            String recordedDeletionTime = !isReproduced ? null
+                    : before != null ? before.deletionTime() : pending.get(s);
+            results.add(applier.apply(s, isReproduced, recordedDeletionTime));
             if (lastReproduced == null || s.compareTo(lastReproduced) >= 0) {
                 jdbc.commit("apply batch");
                 // BatchApplied only once the batch is committed
@@ -423,6 +521,9 @@ final class SnapshotRun {
             }
         }
         jdbc.commit("apply batch");
+        if (pendingUsed) {
+            jdbc.update("clear pending batches", "DELETE FROM " + n.table(m.pending()));
+        }
         return results;
     }
 

@@ -20,6 +20,25 @@ import java.util.function.Supplier;
  * implicitly (the engine issues all DDL before a run's first transaction), row locks for the model lock.
  */
 public final class H2Dialect extends AbstractSqlDialect {
+    private final boolean transactionalDml;
+
+    /** The dialect ServiceLoader finds. */
+    public H2Dialect() {
+        this(true);
+    }
+
+    /**
+     * With {@code transactionalDml} false, the engine runs H2 the way it runs Delta Lake (every statement its own
+     * commit); the tests use it to prove the non-transactional path quickly.
+     */
+    H2Dialect(boolean transactionalDml) {
+        this.transactionalDml = transactionalDml;
+    }
+
+    @Override
+    public boolean transactionalDml() {
+        return transactionalDml;
+    }
 
     @Override
     public String name() {
