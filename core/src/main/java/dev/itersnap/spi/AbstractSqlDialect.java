@@ -613,8 +613,9 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     @Override
     public String countBatch(ResolvedModel m) {
-        return "SELECT " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", COUNT(*) FROM " + table(m.work())
-                + " GROUP BY " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION));
+        return "SELECT " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", COUNT(*), SUM(CASE WHEN "
+                + quote(m.id(KEEP)) + " THEN 1 ELSE 0 END) FROM " + table(m.work()) + " GROUP BY " + quote(m.id(REJECT))
+                + ", " + quote(m.id(ACTION));
     }
 
     /** {@inheritDoc} Binds: sequence, sequence (keys with versions opened or closed from there on). */

@@ -124,7 +124,10 @@ public interface Dialect {
     /** Inserts deletion records for the versions the batch closed by deletion. */
     String insertDeletionRecords(ResolvedModel m);
 
-    /** Counts the work table by reject reason and action. */
+    /**
+     * Counts the work table by reject reason and action: reason, action, rows, and rows to archive (so the engine
+     * skips the archive statement when there are none). No binds.
+     */
     String countBatch(ResolvedModel m);
 
     /**

@@ -66,11 +66,13 @@ final class BatchApplier {
         long updated = 0;
         long deleted = 0;
         long copies = 0;
+        long toArchive = 0;
         for (Object[] r : jdbc.query("count batch", dialect.countBatch(m),
-                rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3)})) {
+                rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)})) {
             String reason = (String) r[0];
             String action = (String) r[1];
             long count = (Long) r[2];
+            toArchive += (Long) r[3];
             rows += count;
             if ("duplicate_copy".equals(reason)) {
                 copies += count;
@@ -89,7 +91,9 @@ final class BatchApplier {
         if (rejected > 0) {
             jdbc.update("set rows aside", dialect.logRejected(m), m.name(), runId, seq.text(), LocalDateTime.now());
         }
-        jdbc.update("archive rows", dialect.archiveBatch(m));
+        if (toArchive > 0) {
+            jdbc.update("archive rows", dialect.archiveBatch(m));
+        }
         String deletionText = null;
         if (m.settings().hardDeletes().fullBatches()) {
             Object deletionTime = deletionTime(seq, recordedDeletionTime);
