@@ -866,6 +866,34 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     }
 
     /**
+     * BatchApplied means the batch is durable: a listener that reads the ledger on another connection when the event
+     * arrives finds the batch there, also in a replay over an aged-out batch, where a transactional database commits
+     * the roll back and the batches up to the last reproduced one together.
+     */
+    @Test
+    void batchAppliedFiresOnlyOnceItsBatchIsCommitted() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        insertA(raw);
+        insertC(raw);
+        insertD(raw);
+        fixture.run(m);
+        raw.deleteWhere("file_date", C);
+        insertB(raw);
+        List<String> seen = new ArrayList<>();
+        IterativeSnapshot snap = fixture.engine(e -> {
+            if (e instanceof SnapshotEvent.BatchApplied applied) {
+                String seq = applied.batch().sequenceText();
+                seen.add(seq + (fixture.ledgerEntry(MODEL, seq) != null ? " committed" : " NOT committed"));
+            }
+        });
+        RunResult late = snap.run(m);
+
+        assertThat(late.batches()).extracting(BatchResult::reproduced).containsExactly(false, true, false);
+        assertThat(seen).containsExactly("2024-01-02 committed", "2024-01-03 committed", "2024-01-04 committed");
+    }
+
+    /**
      * A run that fails before it could start (the source does not fit the settings) still reports RunFailed to the
      * listener ("nothing silent", SPEC §5 and §6: applications alert on RunFailed).
      */
