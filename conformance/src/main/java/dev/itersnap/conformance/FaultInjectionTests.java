@@ -2,10 +2,12 @@ package dev.itersnap.conformance;
 
 import dev.itersnap.conformance.SnapshotFixture.LedgerEntry;
 import dev.itersnap.conformance.SnapshotFixture.Version;
+import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
 import org.junit.jupiter.api.Test;
 
 import java.time.LocalDate;
@@ -175,6 +177,80 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         });
         assertThat(r.failedRuns()).isPositive();
         assertThat(r.leftRunning()).as("crashes leave the run 'running', so recovery is exercised").isPositive();
+    }
+
+    /**
+     * Retry safety on one database, for databases where preparing a fresh copy of the scenario per fault point costs
+     * too much (a Delta commit takes seconds): A, C and D applied, C aged out of the raw table, B late; the late run
+     * gives the expected history. From there the deliberate replay from B, which must leave that same history, is the
+     * run under test: it fails at statement k ({@link #injectAt} chooses which), a plain run follows (the retry an
+     * orchestrator makes), and history, ledger and error log must equal the expected ones before k + 1 is tried.
+     */
+    @Test
+    void replayOnOneDatabaseSurvivesAFailureAtEveryStatementInTurn() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).deleteWhen("op = 'D'").build();
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), A);
+        }
+        raw.insert(1, "Gold", "I", ts("2024-01-03 09:00"), C);
+        raw.insert(2, "Active", "D", ts("2024-01-03 10:00"), C);
+        raw.insert(3, "Active", "I", ts("2024-01-01 09:00"), C);
+        raw.insert(1, "Gold", "I", ts("2024-01-03 09:00"), D);
+        raw.insert(4, "Active", "I", ts("2024-01-04 09:00"), D);
+        fixture.run(m);
+        raw.deleteWhere("file_date", C);
+        raw.insert(1, "Premium", "I", ts("2024-01-02 09:00"), B);
+        raw.insert(3, "Silver", "I", ts("2024-01-02 09:00"), B);
+        RunResult late = fixture.run(m);
+        assertThat(late.batches()).extracting(BatchResult::reproduced).containsExactly(false, true, false);
+        Outcome expected = outcome(fixture, m);
+
+        FaultInjectingDataSource faults = new FaultInjectingDataSource(fixture.dataSource());
+        IterativeSnapshot engine = fixture.engine(faults.dataSource(), null);
+        faults.failAt(0);
+        engine.replayFrom(m, B);
+        List<String> script = faults.statements();
+        assertThat(outcome(fixture, m)).as("a clean replay leaves the history as it was").isEqualTo(expected);
+        int points = 0;
+        int failed = 0;
+        for (int k = 1; k <= script.size(); k++) {
+            if (!injectAt(script.get(k - 1))) {
+                continue;
+            }
+            points++;
+            String where = "replay failing at statement " + k + "/" + script.size() + ": " + describe(script, k);
+            faults.failAt(k);
+            try {
+                engine.replayFrom(m, B);
+            } catch (ItersnapException e) {
+                failed++;
+            }
+            assertThat(faults.injected()).as(where + ": fault fired").isTrue();
+            try {
+                fixture.run(m);
+            } catch (ItersnapException e) {
+                fail(where + ": the rerun without faults failed: " + e.getMessage(), e);
+            }
+            Outcome actual = outcome(fixture, m);
+            assertThat(actual.history()).as(where + ": history after rerun").isEqualTo(expected.history());
+            assertThat(actual.ledger()).as(where + ": ledger after rerun").isEqualTo(expected.ledger());
+            assertThat(actual.errors()).as(where + ": error log after rerun").isEqualTo(expected.errors());
+        }
+        System.out.printf("fault injection [replay on one database]: %d of %d statements injected, %d runs failed%n",
+                points, script.size(), failed);
+        assertThat(failed).isPositive();
+    }
+
+    /**
+     * Whether {@link #replayOnOneDatabaseSurvivesAFailureAtEveryStatementInTurn} fails this statement of the run
+     * under test. Default: every statement. A database where every statement commits on its own may choose only the
+     * writes (INSERT, UPDATE, DELETE, MERGE, DDL): a failure at a read leaves the state a failure at the next write
+     * leaves, so the writes cover every state a failure can leave.
+     */
+    protected boolean injectAt(String sql) {
+        return true;
     }
 
     // ------------------------------------------------------------------ the harness
