@@ -35,7 +35,8 @@ import java.util.regex.Pattern;
  *   <li><b>Acquire</b>: one MERGE ({@link LeaseSql#acquire}) takes the row when it is missing, free, expired, or
  *   already ours; update count 1 means held. 0 rows or a write conflict (Delta's optimistic concurrency) means
  *   someone else holds it or raced us: back off with jitter and retry until the timeout. Every taking raises
- *   {@code fence}.</li>
+ *   {@code fence}. When the first MERGE fails otherwise, the table is created ({@code IF NOT EXISTS}) and the MERGE
+ *   tried once more.</li>
  *   <li><b>Heartbeat</b>: a daemon thread extends {@code expires_at} every TTL/3 with an UPDATE that matches only our
  *   owner and fence; 0 rows means the lease was taken over, and the lease is marked lost.</li>
  *   <li><b>{@link #verifyHeld()}</b>, before every history write: no database access while the lease is lost-free and
@@ -111,9 +112,9 @@ final class DeltaLease implements ModelLock {
         Connection c = ds.getConnection();
         try {
             c.setAutoCommit(true);
-            createTable(c, sql);
             long deadline = System.nanoTime() + timeout.toNanos();
             long backoff = FIRST_BACKOFF_MS;
+            boolean created = false;
             while (true) {
                 long start = System.nanoTime();
                 long now = System.currentTimeMillis();
@@ -122,7 +123,14 @@ final class DeltaLease implements ModelLock {
                     taken = update(c, sql.acquire(owner, now, now + ttl.toMillis()));
                 } catch (SQLException | RuntimeException e) {
                     if (!isConflict(e)) {
-                        throw e;
+                        if (created) {
+                            throw e;
+                        }
+                        // the first run of the metadata schema: create the table (each DDL costs a Delta commit or
+                        // a catalog call, so not on every acquisition) and try again at once
+                        createTable(c, sql);
+                        created = true;
+                        continue;
                     }
                     LOG.debug("[{}] lease: acquisition lost a write conflict, retrying: {}", model, e.toString());
                     taken = 0;
