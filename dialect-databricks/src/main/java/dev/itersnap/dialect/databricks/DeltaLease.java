@@ -135,7 +135,7 @@ final class DeltaLease implements ModelLock {
                     LOG.debug("[{}] lease: acquisition lost a write conflict, retrying: {}", model, e.toString());
                     taken = 0;
                 }
-                if (taken == 1) {
+                if (taken != 0) { // 1; or a driver that does not report MERGE counts (-1): the row tells
                     Row row = read(c, sql);
                     if (row != null && owner.equals(row.owner())) {
                         LOG.debug("[{}] lease taken by {} (fence {}, TTL {})", model, owner, row.fence(),
@@ -261,7 +261,13 @@ final class DeltaLease implements ModelLock {
         for (int attempt = 1; ; attempt++) {
             long start = System.nanoTime();
             try {
-                int n = update(connection(), sql.renew(owner, fence, System.currentTimeMillis() + ttlMillis));
+                long expires = System.currentTimeMillis() + ttlMillis;
+                int n = update(connection(), sql.renew(owner, fence, expires));
+                if (n != 0 && n != 1) { // a driver that does not report UPDATE counts: the row tells
+                    Row row = read(connection(), sql);
+                    n = row != null && owner.equals(row.owner()) && row.fence() == fence
+                            && Long.valueOf(expires).equals(row.expiresMillis()) ? 1 : 0;
+                }
                 if (n == 1) {
                     validUntilNanos = start + TimeUnit.MILLISECONDS.toNanos(ttlMillis);
                     return true;
