@@ -6,9 +6,13 @@ import org.apache.spark.sql.SparkSession;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -20,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The exact statements DeltaLease emits ({@link LeaseSql} with {@link LeaseSql#DELTA} and backtick quoting), run on a
@@ -139,6 +144,53 @@ class DeltaLeaseDeltaTest {
         assertThat(run(spark, new LeaseSql.Statement("SELECT COUNT(*) FROM " + sql.table())).first().getLong(0))
                 .isEqualTo(1);
         System.out.printf("[lease] Delta statements: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
+    }
+
+    /**
+     * DeltaLease itself on Delta, over JDBC calls on Spark sessions: it creates the table on first use, refuses a
+     * second owner until its timeout, and a holder cut off from the database is taken over after its TTL, with a
+     * higher fence, and finds out at its next verifyHeld.
+     */
+    @Test
+    void theLeaseClassTakesRefusesAndIsTakenOverOnDelta() throws Exception {
+        long t0 = System.nanoTime();
+        LeaseSql orders = new LeaseSql(LeaseFixture.BACKTICKS,
+                LeaseFixture.model("orders", "lease_e2e", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
+        run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_e2e` CASCADE"));
+        run(spark, orders.createSchema()); // the engine's createMetadata makes the schema; the lease makes its table
+        javax.sql.DataSource ds = LeaseOnlySparkJdbc.dataSource(spark);
+        LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
+        Duration ttl = Duration.ofSeconds(20);
+
+        DeltaLease holder = DeltaLease.acquire(network, orders, Duration.ZERO, () -> "", ttl, DeltaLease.newOwner());
+        assertThat(holder.fence()).isEqualTo(1);
+        assertThatThrownBy(() -> DeltaLease.acquire(ds, orders, Duration.ofSeconds(2), () -> "run r-9", ttl,
+                DeltaLease.newOwner())).isInstanceOfSatisfying(ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+                .hasMessageContaining("lease owner " + holder.owner() + ", expires 20")
+                .hasMessageContaining("fence 1; run r-9)");
+        holder.verifyHeld();
+
+        network.down(); // the holder's heartbeats fail from now on; its lease lapses 20 s after its last renewal
+        long cut = System.nanoTime();
+        try (DeltaLease taker = DeltaLease.acquire(ds, orders, Duration.ofSeconds(60), () -> "", ttl,
+                DeltaLease.newOwner())) {
+            System.out.printf("[lease] takeover on Delta %d s after the holder was cut off%n",
+                    (System.nanoTime() - cut) / 1_000_000_000);
+            assertThat(taker.fence()).isEqualTo(2);
+            network.up();
+            assertThatThrownBy(holder::verifyHeld).isInstanceOf(ItersnapException.class)
+                    .hasMessageContaining("lost its lease");
+            holder.close(); // lost: leaves the taker's row alone
+            taker.verifyHeld();
+            try (java.sql.Connection c = ds.getConnection()) {
+                assertThat(DeltaLease.read(c, orders).owner()).isEqualTo(taker.owner());
+            }
+        }
+        try (java.sql.Connection c = ds.getConnection()) {
+            assertThat(DeltaLease.read(c, orders)).isEqualTo(new DeltaLease.Row(null, null, 2));
+        }
+        System.out.printf("[lease] DeltaLease on Delta: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
     }
 
     /** Both owners run the acquiring MERGE at once, each in its own session; each gets a count or an exception. */
