@@ -102,7 +102,13 @@ final class DeltaLease implements ModelLock {
      */
     static ModelLock acquire(DataSource ds, AbstractSqlDialect dialect, ResolvedModel m, Duration timeout,
                              Supplier<String> describeHolder) throws SQLException {
-        return acquire(ds, new LeaseSql(dialect::quote, m, LeaseSql.DELTA), timeout, describeHolder, ttl(), newOwner());
+        return acquire(ds, dialect, m, timeout, describeHolder, ttl());
+    }
+
+    /** As {@link #acquire(DataSource, AbstractSqlDialect, ResolvedModel, Duration, Supplier)}, with this TTL. */
+    static ModelLock acquire(DataSource ds, AbstractSqlDialect dialect, ResolvedModel m, Duration timeout,
+                             Supplier<String> describeHolder, Duration ttl) throws SQLException {
+        return acquire(ds, new LeaseSql(dialect::quote, m, LeaseSql.DELTA), timeout, describeHolder, ttl, newOwner());
     }
 
     /** Takes the lease described by {@code sql} for {@code owner}, with this TTL. */
