@@ -24,8 +24,8 @@ final class ConnectionPool {
         try {
             DriverManager.getDriver(jdbcUrl);
         } catch (SQLException e) {
-            throw new ConfigException("no JDBC driver on the class path accepts " + jdbcUrl + "; this jar bundles H2 "
-                    + "and PostgreSQL. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
+            throw new ConfigException("no JDBC driver on the class path accepts " + jdbcUrl + "; this jar bundles H2, "
+                    + "PostgreSQL and Databricks. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
                     + ItersnapCommand.class.getName() + " run ...", e);
         }
         HikariConfig config = new HikariConfig();

@@ -1,0 +1,224 @@
+package dev.itersnap.dialect.databricks;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The exact statements DeltaLease emits ({@link LeaseSql} with {@link LeaseSql#DELTA} and backtick quoting), run on a
+ * local SparkSession with Delta Lake: update counts 1 and 0 where the lease logic expects them, and Delta's
+ * write conflict recognised by {@link DeltaLease#isConflict}. The logic around them is tested in
+ * {@link DeltaLeaseH2Test}.
+ */
+class DeltaLeaseDeltaTest {
+    private static final long TTL_MS = 300_000;
+    private static SparkSession spark;
+    private static LeaseSql sql;
+
+    @BeforeAll
+    static void session() throws IOException {
+        // getOrCreate: shares the session with the module's other Spark test classes when one exists already
+        spark = SparkSession.builder().master("local[2]").appName("itersnap-lease-test")
+                .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                .config("spark.sql.warehouse.dir", Files.createTempDirectory("itersnap-lease-").resolve("wh").toString())
+                .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
+                .config("spark.ui.enabled", "false")
+                .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+                .config("spark.databricks.delta.snapshotPartitions", "2")
+                .config("spark.sql.session.timeZone", "UTC")
+                // Delta 4.4.0's parser drops parameter markers (delta-io/delta#7640): bind in the analyzer instead
+                .config("spark.sql.legacy.parameterSubstitution.constantsOnly", "true")
+                .getOrCreate();
+        sql = new LeaseSql(LeaseFixture.BACKTICKS,
+                LeaseFixture.model("customers", "lease_meta", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
+        run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_meta` CASCADE"));
+    }
+
+    /** Runs a statement as itersnap's JDBC path would, binding by name (Spark 4.2.0 misorders 5+ positional binds). */
+    static Dataset<Row> run(SparkSession s, LeaseSql.Statement st) {
+        if (st.binds().isEmpty()) {
+            return s.sql(st.sql());
+        }
+        assertThat(st.sql()).doesNotContain("'?").doesNotContain("?'"); // no marker inside a literal to skip
+        StringBuilder named = new StringBuilder();
+        Map<String, Object> args = new HashMap<>();
+        int n = 0;
+        for (char ch : st.sql().toCharArray()) {
+            if (ch == '?') {
+                n++;
+                named.append(":_p").append(n);
+                args.put("_p" + n, st.binds().get(n - 1));
+            } else {
+                named.append(ch);
+            }
+        }
+        assertThat(n).isEqualTo(st.binds().size());
+        return s.sql(named.toString(), args);
+    }
+
+    /** num_affected_rows of a MERGE or UPDATE. */
+    static long count(SparkSession s, LeaseSql.Statement st) {
+        return run(s, st).first().getLong(0);
+    }
+
+    static DeltaLease.Row row() {
+        List<Row> rows = run(spark, sql.read()).collectAsList();
+        assertThat(rows).hasSizeLessThanOrEqualTo(1);
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Row r = rows.get(0);
+        return new DeltaLease.Row(r.getString(0), r.isNullAt(1) ? null : r.getLong(1), r.getLong(2));
+    }
+
+    @Test
+    void leaseStatementsCountOneWhenHeldAndZeroWhenNot() throws Exception {
+        long t0 = System.nanoTime();
+        run(spark, sql.createSchema());
+        run(spark, sql.createTable());
+        run(spark, sql.createTable()); // idempotent
+        assertThat(run(spark, new LeaseSql.Statement("DESCRIBE DETAIL " + sql.table())).first()
+                .<String>getAs("format")).isEqualTo("delta");
+
+        // two first acquisitions race on the missing row: one holds it, the other gets 0 rows or a write conflict
+        List<Object> outcomes = race("A", "B");
+        System.out.println("[lease] race on a missing row: " + outcomes);
+        assertThat(outcomes.stream().filter(o -> Long.valueOf(1).equals(o))).hasSize(1);
+        for (Object o : outcomes) {
+            if (o instanceof Throwable e) {
+                assertThat(DeltaLease.isConflict(e)).as(e.toString()).isTrue();
+                // over JDBC only the message survives, e.g. [DELTA_CONCURRENT_APPEND.WITHOUT_HINT] ...
+                assertThat(DeltaLease.isConflict(new SQLException(e.getMessage()))).as(e.getMessage()).isTrue();
+            }
+        }
+        DeltaLease.Row first = row();
+        String holder = first.owner();
+        String other = holder.equals("A") ? "B" : "A";
+        assertThat(first.fence()).isEqualTo(1);
+        long now = System.currentTimeMillis();
+        assertThat(first.expiresMillis()).isBetween(now + TTL_MS - 120_000, now + TTL_MS);
+
+        assertThat(count(spark, sql.acquire(other, now, now + TTL_MS))).as("held: refused").isZero();
+        assertThat(count(spark, sql.acquire(holder, now, now + TTL_MS))).as("same owner: re-entered").isEqualTo(1);
+        assertThat(row().fence()).isEqualTo(2);
+
+        assertThat(count(spark, sql.renew(holder, 2, now + TTL_MS + 1000))).as("heartbeat").isEqualTo(1);
+        assertThat(row().expiresMillis()).isEqualTo(now + TTL_MS + 1000);
+        assertThat(count(spark, sql.renew(holder, 1, now + TTL_MS))).as("stale fence").isZero();
+        assertThat(count(spark, sql.renew(other, 2, now + TTL_MS))).as("not the owner").isZero();
+
+        // the other run's clock passes the expiry: it takes over, with a higher fence
+        long later = now + TTL_MS + 2000;
+        assertThat(count(spark, sql.acquire(other, later, later + TTL_MS))).as("takeover after expiry").isEqualTo(1);
+        assertThat(row()).isEqualTo(new DeltaLease.Row(other, later + TTL_MS, 3));
+        assertThat(count(spark, sql.renew(holder, 2, later + TTL_MS))).as("old holder is fenced").isZero();
+        assertThat(count(spark, sql.release(holder, 2))).as("old holder cannot free it").isZero();
+
+        assertThat(count(spark, sql.release(other, 3))).as("release").isEqualTo(1);
+        assertThat(row()).isEqualTo(new DeltaLease.Row(null, null, 3));
+        assertThat(count(spark, sql.acquire(holder, later, later + TTL_MS))).as("a free row is taken").isEqualTo(1);
+        assertThat(row().fence()).isEqualTo(4);
+        assertThat(run(spark, new LeaseSql.Statement("SELECT COUNT(*) FROM " + sql.table())).first().getLong(0))
+                .isEqualTo(1);
+        System.out.printf("[lease] Delta statements: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
+    }
+
+    /**
+     * DeltaLease itself on Delta, over JDBC calls on Spark sessions: it creates the table on first use, refuses a
+     * second owner until its timeout, and a holder cut off from the database is taken over after its TTL, with a
+     * higher fence, and finds out at its next verifyHeld.
+     */
+    @Test
+    void theLeaseClassTakesRefusesAndIsTakenOverOnDelta() throws Exception {
+        long t0 = System.nanoTime();
+        LeaseSql orders = new LeaseSql(LeaseFixture.BACKTICKS,
+                LeaseFixture.model("orders", "lease_e2e", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
+        run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_e2e` CASCADE"));
+        run(spark, orders.createSchema()); // the engine's createMetadata makes the schema; the lease makes its table
+        javax.sql.DataSource ds = LeaseOnlySparkJdbc.dataSource(spark);
+        LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
+        Duration ttl = Duration.ofSeconds(20);
+
+        DeltaLease holder = DeltaLease.acquire(network, orders, Duration.ZERO, () -> "", ttl, DeltaLease.newOwner());
+        assertThat(holder.fence()).isEqualTo(1);
+        assertThatThrownBy(() -> DeltaLease.acquire(ds, orders, Duration.ofSeconds(2), () -> "run r-9", ttl,
+                DeltaLease.newOwner())).isInstanceOfSatisfying(ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+                .hasMessageContaining("lease owner " + holder.owner() + ", expires 20")
+                .hasMessageContaining("fence 1; run r-9)");
+        holder.verifyHeld();
+
+        network.down(); // the holder's heartbeats fail from now on; its lease lapses 20 s after its last renewal
+        long cut = System.nanoTime();
+        try (DeltaLease taker = DeltaLease.acquire(ds, orders, Duration.ofSeconds(60), () -> "", ttl,
+                DeltaLease.newOwner())) {
+            System.out.printf("[lease] takeover on Delta %d s after the holder was cut off%n",
+                    (System.nanoTime() - cut) / 1_000_000_000);
+            assertThat(taker.fence()).isEqualTo(2);
+            network.up();
+            assertThatThrownBy(holder::verifyHeld).isInstanceOf(ItersnapException.class)
+                    .hasMessageContaining("lost its lease");
+            holder.close(); // lost: leaves the taker's row alone
+            taker.verifyHeld();
+            try (java.sql.Connection c = ds.getConnection()) {
+                assertThat(DeltaLease.read(c, orders).owner()).isEqualTo(taker.owner());
+            }
+        }
+        try (java.sql.Connection c = ds.getConnection()) {
+            assertThat(DeltaLease.read(c, orders)).isEqualTo(new DeltaLease.Row(null, null, 2));
+        }
+        System.out.printf("[lease] DeltaLease on Delta: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
+    }
+
+    /** Both owners run the acquiring MERGE at once, each in its own session; each gets a count or an exception. */
+    private static List<Object> race(String... owners) throws Exception {
+        CyclicBarrier barrier = new CyclicBarrier(owners.length);
+        ExecutorService pool = Executors.newFixedThreadPool(owners.length);
+        try {
+            List<Future<Object>> results = new ArrayList<>();
+            for (String owner : owners) {
+                SparkSession own = spark.newSession();
+                results.add(pool.submit(() -> {
+                    long now = System.currentTimeMillis();
+                    LeaseSql.Statement st = sql.acquire(owner, now, now + TTL_MS);
+                    barrier.await();
+                    try {
+                        return count(own, st);
+                    } catch (RuntimeException e) {
+                        return e;
+                    }
+                }));
+            }
+            List<Object> out = new ArrayList<>();
+            for (Future<Object> f : results) {
+                out.add(f.get());
+            }
+            return out;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+}

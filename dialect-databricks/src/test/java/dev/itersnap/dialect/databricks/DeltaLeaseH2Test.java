@@ -1,0 +1,247 @@
+package dev.itersnap.dialect.databricks;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * DeltaLease's logic on a real database (H2: its MERGE returns the update count the way Delta's num_affected_rows
+ * does), with TTLs of a few seconds. The Delta statements themselves are proven in {@link DeltaLeaseDeltaTest}.
+ */
+class DeltaLeaseH2Test {
+    private static final Duration TTL = Duration.ofSeconds(2);
+
+    private final DataSource ds = LeaseFixture.h2();
+    private final LeaseSql sql = LeaseFixture.h2Lease("customers");
+
+    private DeltaLease acquire(DataSource source, Duration timeout, Duration ttl) throws SQLException {
+        return DeltaLease.acquire(source, sql, timeout, () -> "run r-1 started 06:00", ttl, DeltaLease.newOwner());
+    }
+
+    private DeltaLease.Row row() throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            return DeltaLease.read(c, sql);
+        }
+    }
+
+    @Test
+    void firstAcquisitionCreatesTheLeaseRowWithFenceOneAndCloseFreesIt() throws SQLException {
+        long before = System.currentTimeMillis();
+        DeltaLease lease = acquire(ds, Duration.ZERO, TTL);
+        DeltaLease.Row held = row();
+        assertThat(held.owner()).isEqualTo(lease.owner()).matches("[^/]+/\\d+/[0-9a-f-]{36}");
+        assertThat(held.fence()).isEqualTo(1);
+        assertThat(lease.fence()).isEqualTo(1);
+        assertThat(held.expiresMillis()).isBetween(before + TTL.toMillis(), System.currentTimeMillis() + TTL.toMillis());
+
+        lease.close();
+        assertThat(row()).isEqualTo(new DeltaLease.Row(null, null, 1));
+        lease.close(); // twice: nothing happens, nothing thrown
+
+        try (DeltaLease next = acquire(ds, Duration.ZERO, TTL)) {
+            assertThat(next.fence()).isEqualTo(2); // a freed lease is taken at once; every acquisition raises the fence
+        }
+    }
+
+    @Test
+    void aHeldLeaseIsRefusedAndTheTimeoutNamesTheHolder() throws SQLException {
+        try (DeltaLease holder = acquire(ds, Duration.ZERO, Duration.ofSeconds(30))) {
+            long t0 = System.nanoTime();
+            assertThatThrownBy(() -> acquire(ds, Duration.ofMillis(1500), TTL))
+                    .isInstanceOfSatisfying(ItersnapException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+                    .hasMessageContaining("model 'customers' is locked by another run (lease owner " + holder.owner()
+                            + ", expires 20")
+                    .hasMessageContaining("fence 1; run r-1 started 06:00); gave up after 1500ms (lock_timeout)")
+                    .hasMessageContaining("lapses at its expiry (TTL 2s)");
+            assertThat(Duration.ofNanos(System.nanoTime() - t0)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
+            assertThat(row().owner()).isEqualTo(holder.owner());
+            assertThat(row().fence()).isEqualTo(1);
+        }
+    }
+
+    /**
+     * Two runs in one JVM get different owners, so the second is refused. The same owner may take its lease again (an
+     * acquisition whose answer was lost and is retried): the fence goes up, and the older handle, now stale, finds
+     * out at its next renewal and stops.
+     */
+    @Test
+    void reentryOnlyForTheSameOwnerAndItFencesTheOlderHandle() throws Exception {
+        String owner = DeltaLease.newOwner();
+        DeltaLease first = DeltaLease.acquire(ds, sql, Duration.ZERO, () -> "", TTL, owner);
+        assertThatThrownBy(() -> acquire(ds, Duration.ZERO, TTL)).isInstanceOf(ItersnapException.class)
+                .hasMessageContaining("gave up after 0ms");
+        DeltaLease again = DeltaLease.acquire(ds, sql, Duration.ZERO, () -> "", TTL, owner);
+        assertThat(again.fence()).isEqualTo(2);
+        Thread.sleep(TTL.toMillis() / 3 + 600); // one heartbeat of the first handle: its fence is stale
+        assertThatThrownBy(first::verifyHeld).isInstanceOfSatisfying(ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+                .hasMessageContaining("model 'customers' lost its lease: its lease row no longer has owner " + owner
+                        + " and fence 1");
+        first.close(); // lost: does not free the row, which is the newer handle's
+        assertThat(row().owner()).isEqualTo(owner);
+        again.verifyHeld();
+        again.close();
+        assertThat(row().owner()).isNull();
+    }
+
+    /** Threads race for one model's lease, several rounds each: never two holders, every one gets it in turn. */
+    @Test
+    void concurrentAcquirersHoldTheLeaseOneAtATime() throws Exception {
+        int threads = 6;
+        int rounds = 3;
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger maxInside = new AtomicInteger();
+        Set<Long> fences = Collections.newSetFromMap(new ConcurrentHashMap<>());
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<Integer>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int r = 0; r < rounds; r++) {
+                        try (DeltaLease lease = acquire(ds, Duration.ofSeconds(60), Duration.ofSeconds(10))) {
+                            maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            fences.add(lease.fence());
+                            Thread.sleep(30);
+                            lease.verifyHeld();
+                            inside.decrementAndGet();
+                        }
+                    }
+                    return rounds;
+                }));
+            }
+            int held = 0;
+            for (Future<Integer> f : done) {
+                held += f.get();
+            }
+            assertThat(held).isEqualTo(threads * rounds);
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(maxInside.get()).isEqualTo(1);
+        assertThat(new TreeSet<>(fences)).hasSize(threads * rounds).first().isEqualTo(1L);
+        assertThat(row()).isEqualTo(new DeltaLease.Row(null, null, threads * rounds));
+        try (Connection c = ds.getConnection(); var rs = c.createStatement().executeQuery(
+                "SELECT COUNT(*) FROM \"ITERSNAP_METADATA\".\"ITERSNAP_LEASE\"")) {
+            rs.next();
+            assertThat(rs.getInt(1)).isEqualTo(1); // one row per model, even when the first acquisitions raced
+        }
+    }
+
+    /**
+     * A holder cut off from the database (its heartbeats fail) stops writing before its lease lapses; once it lapses
+     * another run takes it over with a higher fence, and when the first holder is back its verifyHeld fails.
+     */
+    @Test
+    void aCutOffHolderStopsBeforeTheTakeoverAndIsFencedAfterIt() throws Exception {
+        LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
+        DeltaLease cutOff = acquire(network, Duration.ZERO, TTL);
+        long acquired = System.nanoTime();
+        network.down();
+        cutOff.verifyHeld(); // still comfortably valid: no database access needed
+
+        Thread.sleep(Math.max(0, TTL.toMillis() - TTL.toMillis() / 3 + 100 - (System.nanoTime() - acquired) / 1_000_000));
+        assertThatThrownBy(cutOff::verifyHeld).isInstanceOfSatisfying(ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+                .hasMessageContaining("lost its lease: it could not be renewed")
+                .hasMessageContaining("network is down");
+
+        long t0 = System.nanoTime();
+        try (DeltaLease taker = acquire(ds, Duration.ofSeconds(10), TTL)) {
+            assertThat(System.nanoTime()).isGreaterThan(acquired + TTL.toNanos()); // not before the expiry
+            assertThat(taker.fence()).isEqualTo(2);
+            System.out.printf("[lease] takeover after %d ms of waiting%n", (System.nanoTime() - t0) / 1_000_000);
+            network.up();
+            assertThatThrownBy(cutOff::verifyHeld).hasMessageContaining("lost its lease: its lease row no longer has "
+                    + "owner " + cutOff.owner() + " and fence 1");
+            cutOff.close(); // never throws, does not free the taker's lease
+            assertThat(row().owner()).isEqualTo(taker.owner());
+            taker.verifyHeld();
+        }
+    }
+
+    /** A crashed holder never renews nor releases: its lease is taken over once it expires, not before. */
+    @Test
+    void aCrashedHoldersLeaseIsTakenOverAfterItExpires() throws Exception {
+        long now = System.currentTimeMillis();
+        try (Connection c = ds.getConnection()) {
+            DeltaLease.acquire(ds, sql, Duration.ZERO, () -> "", TTL, "crashed/1/x").close();
+            var s = sql.acquire("crashed/1/x", now, now + 1500); // what the crashed run wrote last
+            try (var ps = c.prepareStatement(s.sql())) {
+                ps.setString(1, (String) s.binds().get(0));
+                ps.setString(2, (String) s.binds().get(1));
+                ps.setLong(3, (Long) s.binds().get(2));
+                ps.setLong(4, (Long) s.binds().get(3));
+                assertThat(ps.executeUpdate()).isEqualTo(1);
+            }
+        }
+        assertThatThrownBy(() -> acquire(ds, Duration.ZERO, TTL)).hasMessageContaining("lease owner crashed/1/x");
+        try (DeltaLease taker = acquire(ds, Duration.ofSeconds(10), TTL)) {
+            assertThat(System.currentTimeMillis()).isGreaterThan(now + 1500);
+            assertThat(taker.fence()).isEqualTo(3);
+        }
+    }
+
+    /** The heartbeat keeps a run that outlasts its TTL several times over; nobody else gets in meanwhile. */
+    @Test
+    void theHeartbeatKeepsALongHolderAlivePastItsTtl() throws Exception {
+        try (DeltaLease lease = acquire(ds, Duration.ZERO, TTL)) {
+            long firstExpiry = row().expiresMillis();
+            long end = System.nanoTime() + 3 * TTL.toNanos();
+            int refused = 0;
+            while (System.nanoTime() < end) {
+                lease.verifyHeld();
+                try {
+                    acquire(ds, Duration.ZERO, TTL).close();
+                } catch (ItersnapException e) {
+                    refused++;
+                }
+                Thread.sleep(200);
+            }
+            assertThat(refused).isGreaterThan(10);
+            DeltaLease.Row row = row();
+            assertThat(row.owner()).isEqualTo(lease.owner());
+            assertThat(row.fence()).isEqualTo(1);
+            assertThat(row.expiresMillis()).isGreaterThan(firstExpiry + TTL.toMillis());
+        }
+    }
+
+    @Test
+    void ttlComesFromTheSystemPropertyAndIsValidated() {
+        assertThat(DeltaLease.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(DeltaLease.parseDuration("1h30m")).isEqualTo(Duration.ofMinutes(90));
+        assertThat(DeltaLease.parseDuration("90s")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(DeltaLease.parseDuration("PT10M")).isEqualTo(Duration.ofMinutes(10));
+        assertThat(DeltaLease.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(DeltaLease.parseDuration("five")).isNull();
+        assertThat(DeltaLease.ttl()).isEqualTo(DeltaLease.DEFAULT_TTL);
+        try {
+            System.setProperty(DeltaLease.TTL_PROPERTY, "2m");
+            assertThat(DeltaLease.ttl()).isEqualTo(Duration.ofMinutes(2));
+            System.setProperty(DeltaLease.TTL_PROPERTY, "5s");
+            assertThatThrownBy(DeltaLease::ttl).isInstanceOfSatisfying(ItersnapException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING))
+                    .hasMessage("system property itersnap.databricks.leaseTtl is '5s': expected a duration of at "
+                            + "least 15s such as 5m, 90s or PT10M");
+        } finally {
+            System.clearProperty(DeltaLease.TTL_PROPERTY);
+        }
+    }
+}
