@@ -158,7 +158,7 @@ final class SparkConnection implements InvocationHandler {
         boolean exists;
         try {
             exists = spark.catalog().tableExists(qualified);
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
             throw SparkSql.translate(e);
         }
         List<SparkResultSet.Column> columns = new ArrayList<>();

@@ -74,7 +74,7 @@ final class SparkSql {
             return spark.sql(toNamedMarkers(sql), args);
         } catch (SQLException e) {
             throw e;
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
             throw translate(e);
         }
     }
@@ -88,7 +88,7 @@ final class SparkSql {
                 try {
                     List<Row> rows = result.collectAsList();
                     return rows.isEmpty() || rows.get(0).isNullAt(i) ? 0 : ((Number) rows.get(0).get(i)).longValue();
-                } catch (RuntimeException e) {
+                } catch (Exception e) { // AnalysisException is a checked exception to Java
                     throw translate(e);
                 }
             }
@@ -105,7 +105,7 @@ final class SparkSql {
         List<Row> rows;
         try {
             rows = maxRows > 0 ? result.limit(maxRows).collectAsList() : result.collectAsList();
-        } catch (RuntimeException e) {
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
             throw translate(e);
         }
         List<Object[]> out = new ArrayList<>(rows.size());
@@ -214,7 +214,7 @@ final class SparkSql {
     }
 
     /** A Spark failure as an SQLException: the message starts with the error condition; a write conflict is retryable. */
-    static SQLException translate(RuntimeException e) {
+    static SQLException translate(Exception e) {
         String condition = null;
         String state = null;
         boolean conflict = false;
