@@ -326,8 +326,10 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /**
      * {@inheritDoc}
-     * <p>As {@code MERGE ... ON FALSE}, for the row count (the engine reports it in an event). Binds keep their
-     * order: model, run id, logged-at time (select list), model (the source's WHERE).
+     * <p>As {@code MERGE ... ON FALSE}, for the row count (the engine reports it in an event). The times a record is
+     * already logged come from a join, not a subquery expression: Delta cannot read a MERGE's target table inside a
+     * subquery expression of its source ("Table does not support reads"). Binds keep their order: model, run id,
+     * logged-at time (select list), model (the joined count).
      */
     @Override
     public String logNullSequences(ResolvedModel m) {
@@ -340,9 +342,10 @@ public final class DatabricksDialect extends AbstractSqlDialect {
                 "'null_sequence'", "x.rec", "CAST(? AS TIMESTAMP)");
         return insertCounted(m, errors, cols, values, " FROM (SELECT " + json + " AS rec, ROW_NUMBER() OVER "
                 + "(PARTITION BY " + json + " ORDER BY " + json + ") AS rn FROM " + table(m.stage()) + " s WHERE "
-                + col("s", m.sequenceBy()) + " IS NULL) x WHERE x.rn > (SELECT COUNT(*) FROM " + errors + " e WHERE "
-                + col("e", m.id("model")) + " = ? AND " + col("e", m.id("reason")) + " = 'null_sequence' AND "
-                + col("e", m.id("record")) + " = x.rec)");
+                + col("s", m.sequenceBy()) + " IS NULL) x LEFT JOIN (SELECT " + col("e", m.id("record")) + " AS rec, "
+                + "COUNT(*) AS n FROM " + errors + " e WHERE " + col("e", m.id("model")) + " = ? AND "
+                + col("e", m.id("reason")) + " = 'null_sequence' GROUP BY " + col("e", m.id("record")) + ") p ON "
+                + "p.rec = x.rec WHERE x.rn > COALESCE(p.n, 0)");
     }
 
     /** {@code INSERT INTO t (cols) SELECT values <from>} as a MERGE that reports num_inserted_rows. */

@@ -166,7 +166,7 @@ final class SparkResultSet implements InvocationHandler {
             return null;
         }
         Object out;
-        if (type.isInstance(v) && !(v instanceof LocalDateTime && type == Object.class)) {
+        if (type.isInstance(v)) {
             out = v;
         } else if (type == LocalDate.class && v instanceof LocalDateTime t) {
             out = t.toLocalDate();

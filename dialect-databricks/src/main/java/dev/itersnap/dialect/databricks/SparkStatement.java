@@ -36,6 +36,7 @@ final class SparkStatement implements InvocationHandler {
     private final Connection connectionProxy;
     private final String preparedSql;
     private final List<Object> binds = new ArrayList<>();
+    private final List<List<Object>> batch = new ArrayList<>();
     private int maxRows;
     private int queryTimeout;
     private ResultSet resultSet;
@@ -77,6 +78,17 @@ final class SparkStatement implements InvocationHandler {
             case "clearParameters":
                 binds.clear();
                 return null;
+            case "addBatch":
+                if (preparedSql == null) {
+                    throw new SQLFeatureNotSupportedException("Statement.addBatch(String) is not supported on Spark");
+                }
+                batch.add(new ArrayList<>(values())); // values may be null
+                return null;
+            case "clearBatch":
+                batch.clear();
+                return null;
+            case "executeBatch": return executeBatch();
+            case "executeLargeBatch": return java.util.Arrays.stream(executeBatch()).asLongStream().toArray();
             case "setMaxRows": case "setLargeMaxRows":
                 maxRows = ((Number) args[0]).intValue();
                 return null;
@@ -166,6 +178,17 @@ final class SparkStatement implements InvocationHandler {
     private long executeUpdate(String sql) throws SQLException {
         updateCount = SparkSql.updateCount(run(sql));
         return updateCount;
+    }
+
+    /** Runs the statement once per added set of values (each its own Delta commit). */
+    private int[] executeBatch() throws SQLException {
+        List<List<Object>> sets = List.copyOf(batch);
+        batch.clear();
+        int[] counts = new int[sets.size()];
+        for (int i = 0; i < sets.size(); i++) {
+            counts[i] = (int) SparkSql.updateCount(connection.run(preparedSql, sets.get(i)));
+        }
+        return counts;
     }
 
     private boolean execute(Object proxy, String sql) throws SQLException {

@@ -13,4 +13,10 @@ class SparkConcurrencyTest extends ConcurrencyTests {
     protected TestDatabase database() {
         return new SparkTestDatabase();
     }
+
+    /** One run takes 20-40 s on local Spark, not milliseconds. */
+    @Override
+    protected long patience(long millis) {
+        return millis * 5;
+    }
 }

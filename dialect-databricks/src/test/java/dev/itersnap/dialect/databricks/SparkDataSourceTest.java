@@ -156,7 +156,7 @@ class SparkDataSourceTest {
                 .isInstanceOf(SQLException.class).hasMessageContaining("[TABLE_OR_VIEW_NOT_FOUND]")
                 .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("42P01");
         assertThatThrownBy(() -> row("SELECT ?, ?", 1)).isInstanceOf(SQLException.class)
-                .hasMessageContaining("parameter 2 has no value");
+                .hasMessageContaining("2 parameter markers but 1 values");
     }
 
     @Test

@@ -33,6 +33,8 @@ final class SparkTestDatabase implements TestDatabase {
     private static final Pattern SCHEMA_DDL = Pattern.compile("(SCHEMA\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?)(`?)("
             + String.join("|", SCHEMAS) + ")\\b", Pattern.CASE_INSENSITIVE);
 
+    private static final Pattern RAW_TABLE = Pattern.compile("^\\s*CREATE TABLE (?!IF )[A-Za-z_]");
+
     @Override
     public DataSource newDatabase(String scenario) {
         String db = "d" + DATABASES.incrementAndGet();
@@ -65,8 +67,14 @@ final class SparkTestDatabase implements TestDatabase {
         return t.equals("DOUBLE PRECISION") ? "DOUBLE" : ansiType;
     }
 
-    /** The SQL with the suite's schema names prefixed. */
+    /**
+     * The SQL with the suite's schema names prefixed. The suite's own raw tables (created with unquoted names; the
+     * engine quotes every name) get Delta column mapping, without which Delta refuses the suite's DROP COLUMN.
+     */
     static String rename(String sql, String prefix) {
+        if (RAW_TABLE.matcher(sql).find()) {
+            sql = sql + " TBLPROPERTIES ('delta.columnMapping.mode' = 'name')";
+        }
         Matcher m = QUALIFIER.matcher(sql);
         String out = m.replaceAll(r -> Matcher.quoteReplacement(r.group(1) + prefix + r.group(2).toLowerCase(Locale.ROOT)
                 + r.group(3)));

@@ -11,8 +11,7 @@ import java.util.stream.Stream;
 
 /**
  * The one local SparkSession with Delta Lake of the test JVM (Spark allows one SparkContext per JVM): two cores,
- * UTC, Delta as the default table format (so the suite's raw tables are Delta tables), its warehouse in a
- * temporary directory deleted at exit.
+ * UTC, Delta as the default table format (so the suite's raw tables are Delta tables), its warehouse in a temporary directory deleted at exit.
  */
 final class SparkTestSession {
     private static SparkSession spark;
