@@ -71,12 +71,12 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
                 for (int t = 0; t < 2; t++) {
                     IterativeSnapshot own = fixture.engine(events);
                     futures.add(pool.submit(() -> {
-                        together.await(10, TimeUnit.SECONDS);
+                        together.await(patience(10_000), TimeUnit.MILLISECONDS);
                         return own.run(m);
                     }));
                 }
                 for (Future<RunResult> f : futures) {
-                    results.add(f.get(60, TimeUnit.SECONDS));
+                    results.add(f.get(patience(60_000), TimeUnit.MILLISECONDS));
                 }
             }
         } finally {
@@ -143,7 +143,7 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         }, "itersnap-lock-holder");
         holder.start();
         try {
-            assertThat(holding.await(30, TimeUnit.SECONDS)).as("the holder started its run").isTrue();
+            assertThat(holding.await(patience(30_000), TimeUnit.MILLISECONDS)).as("the holder started its run").isTrue();
             String holderRun = holderEvents.of(SnapshotEvent.RunStarted.class).get(0).runId();
 
             long start = System.nanoTime();
@@ -154,10 +154,10 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
             assertThat(e).as("the second run must give up").isNotNull();
             assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT);
             assertThat(e.getMessage()).contains(MODEL).contains(holderRun).contains("itersnap-lock-holder");
-            assertThat(waitedMs).as("waited about lock_timeout").isBetween(150L, 10_000L);
+            assertThat(waitedMs).as("waited about lock_timeout").isBetween(150L, patience(10_000));
         } finally {
             release.countDown();
-            holder.join(30_000);
+            holder.join(patience(30_000));
         }
         assertThat(holderFailure).isEmpty();
         assertThat(held).singleElement().satisfies(r -> assertThat(r.batchesApplied()).isEqualTo(1));
@@ -204,16 +204,16 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
                 "itersnap-customers-holder");
         holder.start();
         try {
-            assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(holding.await(patience(30_000), TimeUnit.MILLISECONDS)).isTrue();
             long start = System.nanoTime();
             RunResult r = fixture.engine(null).run(ordersModel);
             long tookMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
             assertThat(r.batchesApplied()).isEqualTo(1);
-            assertThat(tookMs).as("the other model's run did not wait for the held one").isLessThan(5_000L);
+            assertThat(tookMs).as("the other model's run did not wait for the held one").isLessThan(patience(5_000));
             System.out.println("run of another model while customers was held took " + tookMs + " ms");
         } finally {
             release.countDown();
-            holder.join(30_000);
+            holder.join(patience(30_000));
         }
         assertThat(fixture.history("snap_orders")).hasSize(1);
         assertThat(fixture.history(TARGET)).hasSize(KEYS);
@@ -235,15 +235,15 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         try {
             CyclicBarrier together = new CyclicBarrier(2);
             Future<RunResult> a = pool.submit(() -> {
-                together.await(10, TimeUnit.SECONDS);
+                together.await(patience(10_000), TimeUnit.MILLISECONDS);
                 return fixture.engine(null).run(one);
             });
             Future<RunResult> b = pool.submit(() -> {
-                together.await(10, TimeUnit.SECONDS);
+                together.await(patience(10_000), TimeUnit.MILLISECONDS);
                 return fixture.engine(null).run(two);
             });
-            assertThat(a.get(30, TimeUnit.SECONDS).batchesApplied()).isEqualTo(1);
-            assertThat(b.get(30, TimeUnit.SECONDS).batchesApplied()).isEqualTo(1);
+            assertThat(a.get(patience(30_000), TimeUnit.MILLISECONDS).batchesApplied()).isEqualTo(1);
+            assertThat(b.get(patience(30_000), TimeUnit.MILLISECONDS).batchesApplied()).isEqualTo(1);
         } finally {
             pool.shutdownNow();
         }
@@ -288,11 +288,11 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         first.start();
         ItersnapException locked;
         try {
-            assertThat(between.await(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(between.await(patience(30_000), TimeUnit.MILLISECONDS)).isTrue();
             locked = catchThrowableOfType(ItersnapException.class, () -> fixture.engine(null).run(upper));
         } finally {
             release.countDown();
-            first.join(30_000);
+            first.join(patience(30_000));
         }
         assertThat(failures).isEmpty();
         assertThat(locked).as("'CUSTOMERS' waits for the lock of 'customers'").isNotNull();
@@ -307,6 +307,14 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         assertThat(fixture.essence(TARGET)).isEqualTo(serial.essence(TARGET));
     }
 
+    /**
+     * A wait bound of this suite (given for an in-process database) as this database needs it; a database where one
+     * run takes tens of seconds (Spark) scales it up. Default: unchanged.
+     */
+    protected long patience(long millis) {
+        return millis;
+    }
+
     private static void sleep(long ms) {
         try {
             Thread.sleep(ms);
@@ -315,9 +323,9 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         }
     }
 
-    private static void await(CountDownLatch latch) {
+    private void await(CountDownLatch latch) {
         try {
-            latch.await(30, TimeUnit.SECONDS);
+            latch.await(patience(30_000), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,0 +1,179 @@
+package dev.itersnap.dialect.databricks;
+
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+
+import java.lang.reflect.InvocationHandler;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Types;
+import java.time.ZoneId;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A JDBC {@link Connection} over a SparkSession. There are no transactions: every statement commits on its own, so
+ * {@code setAutoCommit} only records the flag, {@code commit} does nothing and {@code rollback} cannot undo anything
+ * (the dialect reports {@code transactionalDml() = false}, so the engine never relies on it). The schema is the
+ * session's current schema, shared by every connection of one {@link SparkDataSource}.
+ */
+final class SparkConnection implements InvocationHandler {
+    private final SparkSession spark;
+    private boolean autoCommit = true;
+    private boolean closed;
+
+    private SparkConnection(SparkSession spark) {
+        this.spark = spark;
+    }
+
+    static Connection open(SparkSession spark) {
+        return (Connection) Proxy.newProxyInstance(SparkConnection.class.getClassLoader(),
+                new Class<?>[] {Connection.class}, new SparkConnection(spark));
+    }
+
+    /** Runs one statement on the session (see {@link SparkSql#run}). */
+    Dataset<Row> run(String sql, List<Object> binds) throws SQLException {
+        checkOpen();
+        return SparkSql.run(spark, sql, binds);
+    }
+
+    /** The session time zone, in which TIMESTAMP values read and bind as local date-times. */
+    ZoneId zone() {
+        return ZoneId.of(spark.conf().get("spark.sql.session.timeZone"));
+    }
+
+    private void checkOpen() throws SQLException {
+        if (closed) {
+            throw new SQLException("connection is closed", "08003");
+        }
+    }
+
+    @Override
+    public Object invoke(Object proxy, Method method, Object[] args) throws Throwable {
+        String name = method.getName();
+        switch (name) {
+            case "createStatement":
+                checkOpen();
+                return SparkStatement.create(this, (Connection) proxy);
+            case "prepareStatement":
+                checkOpen();
+                return SparkStatement.prepare(this, (Connection) proxy, (String) args[0]);
+            case "nativeSQL": return args[0];
+            case "setAutoCommit":
+                checkOpen();
+                autoCommit = (Boolean) args[0];
+                return null;
+            case "getAutoCommit": return autoCommit;
+            case "commit": case "rollback":
+                checkOpen();
+                return null;
+            case "close":
+                closed = true;
+                return null;
+            case "isClosed": return closed;
+            case "isValid": return !closed;
+            case "getMetaData": return metaData((Connection) proxy);
+            case "getSchema": return spark.catalog().currentDatabase();
+            case "setSchema":
+                checkOpen();
+                spark.catalog().setCurrentDatabase((String) args[0]);
+                return null;
+            case "getCatalog": return spark.catalog().currentCatalog();
+            case "setCatalog":
+                checkOpen();
+                spark.catalog().setCurrentCatalog((String) args[0]);
+                return null;
+            case "getTransactionIsolation": return Connection.TRANSACTION_NONE;
+            case "setTransactionIsolation": case "setReadOnly": case "clearWarnings": case "setHoldability":
+            case "setClientInfo": case "setNetworkTimeout":
+                return null;
+            case "isReadOnly": return false;
+            case "getWarnings": return null;
+            case "getHoldability": return ResultSet.CLOSE_CURSORS_AT_COMMIT;
+            case "getNetworkTimeout": return 0;
+            case "getClientInfo": return args == null ? new java.util.Properties() : null;
+            case "unwrap":
+                if (args[0] == SparkSession.class) {
+                    return spark;
+                }
+                throw new SQLException("not a wrapper for " + args[0]);
+            case "isWrapperFor": return args[0] == SparkSession.class;
+            case "hashCode": return System.identityHashCode(proxy);
+            case "equals": return proxy == args[0];
+            case "toString": return "SparkConnection[" + spark + "]";
+            default:
+                throw new SQLFeatureNotSupportedException("Connection." + name + " is not supported on Spark");
+        }
+    }
+
+    /**
+     * What the engine asks JDBC metadata: the product, identifier case (Spark's catalog stores names in lower case,
+     * quoted or not) and whether a table exists ({@code getTables} with exact names; patterns are not expanded).
+     */
+    private DatabaseMetaData metaData(Connection connection) {
+        return (DatabaseMetaData) Proxy.newProxyInstance(SparkConnection.class.getClassLoader(),
+                new Class<?>[] {DatabaseMetaData.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "getDatabaseProductName": return "Spark SQL";
+                        case "getDatabaseProductVersion": return spark.version();
+                        case "getDriverName": return "itersnap SparkDataSource";
+                        case "getDriverVersion": return "1";
+                        case "getURL": return null;
+                        case "getUserName": return spark.sparkContext().sparkUser();
+                        case "getConnection": return connection;
+                        case "getIdentifierQuoteString": return "`";
+                        case "storesLowerCaseIdentifiers": case "storesLowerCaseQuotedIdentifiers": return true;
+                        case "storesUpperCaseIdentifiers": case "storesUpperCaseQuotedIdentifiers":
+                        case "storesMixedCaseIdentifiers": case "storesMixedCaseQuotedIdentifiers":
+                        case "supportsMixedCaseIdentifiers": case "supportsMixedCaseQuotedIdentifiers":
+                        case "supportsTransactions": case "supportsMultipleTransactions":
+                        case "dataDefinitionCausesTransactionCommit": case "isReadOnly":
+                            return false;
+                        case "getDefaultTransactionIsolation": return Connection.TRANSACTION_NONE;
+                        case "getTables":
+                            return tables((String) args[0], (String) args[1], (String) args[2]);
+                        case "unwrap": throw new SQLException("not a wrapper for " + args[0]);
+                        case "isWrapperFor": return false;
+                        case "hashCode": return System.identityHashCode(proxy);
+                        case "equals": return proxy == args[0];
+                        case "toString": return "SparkDatabaseMetaData[" + spark + "]";
+                        default:
+                            throw new SQLFeatureNotSupportedException("DatabaseMetaData." + method.getName()
+                                    + " is not supported on Spark");
+                    }
+                });
+    }
+
+    /** One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS) when the table exists, else none. */
+    private ResultSet tables(String catalog, String schema, String table) throws SQLException {
+        checkOpen();
+        String s = schema != null ? schema : spark.catalog().currentDatabase();
+        String qualified = (catalog != null ? quote(catalog) + "." : "") + quote(s) + "." + quote(table);
+        boolean exists;
+        try {
+            exists = spark.catalog().tableExists(qualified);
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
+            throw SparkSql.translate(e);
+        }
+        List<SparkResultSet.Column> columns = new ArrayList<>();
+        for (String c : List.of("TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS")) {
+            columns.add(new SparkResultSet.Column(c, Types.VARCHAR, "STRING", 0, 0));
+        }
+        List<Object[]> rows = new ArrayList<>();
+        if (exists) {
+            rows.add(new Object[] {catalog != null ? catalog : spark.catalog().currentCatalog(), s, table, "TABLE",
+                    null});
+        }
+        return SparkResultSet.of(new SparkResultSet.Table(columns, rows), null, zone());
+    }
+
+    private static String quote(String identifier) {
+        return '`' + identifier.replace("`", "``") + '`';
+    }
+}

@@ -1,0 +1,293 @@
+package dev.itersnap.dialect.databricks;
+
+import org.apache.spark.SparkThrowable;
+import org.apache.spark.sql.Dataset;
+import org.apache.spark.sql.Row;
+import org.apache.spark.sql.SparkSession;
+import org.apache.spark.sql.types.BinaryType;
+import org.apache.spark.sql.types.BooleanType;
+import org.apache.spark.sql.types.ByteType;
+import org.apache.spark.sql.types.DataType;
+import org.apache.spark.sql.types.DateType;
+import org.apache.spark.sql.types.DecimalType;
+import org.apache.spark.sql.types.DoubleType;
+import org.apache.spark.sql.types.FloatType;
+import org.apache.spark.sql.types.IntegerType;
+import org.apache.spark.sql.types.LongType;
+import org.apache.spark.sql.types.ShortType;
+import org.apache.spark.sql.types.StringType;
+import org.apache.spark.sql.types.StructField;
+import org.apache.spark.sql.types.TimestampNTZType;
+import org.apache.spark.sql.types.TimestampType;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneId;
+import java.time.ZonedDateTime;
+import java.util.ArrayList;
+import java.util.ConcurrentModificationException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs JDBC-style SQL ({@code ?} markers, JDBC values) on a SparkSession and turns its results and failures into JDBC
+ * terms: rows with JDBC column types, update counts from the DML metrics row, {@link SQLException}s naming Spark's
+ * error condition.
+ *
+ * <p>Binding goes by name: every {@code ?} outside string literals, back-quoted identifiers and comments becomes
+ * {@code :_p1 ... :_pN}. Spark 4.2.0 binds five or more positional values in the wrong order without a word
+ * (SPARK-58341), and named markers are bound by name.
+ */
+final class SparkSql {
+    /** Columns of the row a Delta DML statement returns, in the order they are preferred as the update count. */
+    private static final List<String> COUNT_COLUMNS = List.of("num_affected_rows", "num_inserted_rows");
+
+    private SparkSql() {
+    }
+
+    /** Runs one statement with its values bound; DDL and DML run now, a query runs when its rows are read. */
+    static Dataset<Row> run(SparkSession spark, String sql, List<Object> binds) throws SQLException {
+        try {
+            if (binds.isEmpty()) {
+                if (markers(sql) > 0) {
+                    throw new SQLException("statement has " + markers(sql) + " parameter markers but no values: "
+                            + sql, "07001");
+                }
+                return spark.sql(sql);
+            }
+            int markers = markers(sql);
+            if (markers != binds.size()) {
+                throw new SQLException("statement has " + markers + " parameter markers but " + binds.size()
+                        + " values", "07001");
+            }
+            Map<String, Object> args = new LinkedHashMap<>();
+            for (int i = 0; i < binds.size(); i++) {
+                args.put("_p" + (i + 1), toSpark(binds.get(i)));
+            }
+            return spark.sql(toNamedMarkers(sql), args);
+        } catch (SQLException e) {
+            throw e;
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
+            throw translate(e);
+        }
+    }
+
+    /** The update count a statement's result reports: affected rows of UPDATE, DELETE and MERGE; else 0. */
+    static long updateCount(Dataset<Row> result) throws SQLException {
+        List<String> names = List.of(result.schema().fieldNames());
+        for (String column : COUNT_COLUMNS) {
+            int i = names.indexOf(column);
+            if (i >= 0) {
+                try {
+                    List<Row> rows = result.collectAsList();
+                    return rows.isEmpty() || rows.get(0).isNullAt(i) ? 0 : ((Number) rows.get(0).get(i)).longValue();
+                } catch (Exception e) { // AnalysisException is a checked exception to Java
+                    throw translate(e);
+                }
+            }
+        }
+        return 0;
+    }
+
+    /** Reads a query's rows (at most {@code maxRows} when positive) into a JDBC result set. */
+    static SparkResultSet.Table read(Dataset<Row> result, int maxRows, ZoneId zone) throws SQLException {
+        List<SparkResultSet.Column> columns = new ArrayList<>();
+        for (StructField f : result.schema().fields()) {
+            columns.add(column(f));
+        }
+        List<Row> rows;
+        try {
+            rows = maxRows > 0 ? result.limit(maxRows).collectAsList() : result.collectAsList();
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
+            throw translate(e);
+        }
+        List<Object[]> out = new ArrayList<>(rows.size());
+        for (Row r : rows) {
+            Object[] values = new Object[columns.size()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = r.isNullAt(i) ? null : fromSpark(r.get(i), zone);
+            }
+            out.add(values);
+        }
+        return new SparkResultSet.Table(columns, out);
+    }
+
+    /** A column as JDBC describes it. TIMESTAMP (an instant shown in the session time zone) reads as local time. */
+    static SparkResultSet.Column column(StructField f) {
+        DataType t = f.dataType();
+        int jdbc;
+        int precision = 0;
+        int scale = 0;
+        if (t instanceof StringType) {
+            jdbc = Types.VARCHAR;
+        } else if (t instanceof IntegerType) {
+            jdbc = Types.INTEGER;
+            precision = 10;
+        } else if (t instanceof LongType) {
+            jdbc = Types.BIGINT;
+            precision = 19;
+        } else if (t instanceof ShortType) {
+            jdbc = Types.SMALLINT;
+            precision = 5;
+        } else if (t instanceof ByteType) {
+            jdbc = Types.TINYINT;
+            precision = 3;
+        } else if (t instanceof DecimalType d) {
+            jdbc = Types.DECIMAL;
+            precision = d.precision();
+            scale = d.scale();
+        } else if (t instanceof DoubleType) {
+            jdbc = Types.DOUBLE;
+            precision = 15;
+        } else if (t instanceof FloatType) {
+            jdbc = Types.REAL;
+            precision = 7;
+        } else if (t instanceof BooleanType) {
+            jdbc = Types.BOOLEAN;
+        } else if (t instanceof DateType) {
+            jdbc = Types.DATE;
+            precision = 10;
+        } else if (t instanceof TimestampType || t instanceof TimestampNTZType) {
+            jdbc = Types.TIMESTAMP;
+            precision = 26;
+            scale = 6;
+        } else if (t instanceof BinaryType) {
+            jdbc = Types.VARBINARY;
+        } else {
+            jdbc = Types.OTHER;
+        }
+        return new SparkResultSet.Column(f.name(), jdbc, t.sql(), precision, scale);
+    }
+
+    /** A JDBC value as Spark binds it: java.time for dates and times (local ones bind as TIMESTAMP_NTZ). */
+    static Object toSpark(Object v) {
+        if (v instanceof java.sql.Timestamp t) {
+            return t.toLocalDateTime();
+        }
+        if (v instanceof java.sql.Date d) {
+            return d.toLocalDate();
+        }
+        if (v instanceof java.sql.Time t) {
+            return t.toString();
+        }
+        if (v instanceof OffsetDateTime o) {
+            return o.toInstant();
+        }
+        if (v instanceof ZonedDateTime z) {
+            return z.toInstant();
+        }
+        if (v instanceof java.util.Date d) {
+            return d.toInstant();
+        }
+        if (v instanceof BigInteger b) {
+            return new BigDecimal(b);
+        }
+        if (v instanceof Character || v instanceof java.util.UUID) {
+            return v.toString();
+        }
+        return v;
+    }
+
+    /** A Spark value as the result set keeps it: java.time local values, numbers, strings; anything else as text. */
+    static Object fromSpark(Object v, ZoneId zone) {
+        if (v instanceof Instant i) {
+            return LocalDateTime.ofInstant(i, zone);
+        }
+        if (v instanceof java.sql.Timestamp t) {
+            return LocalDateTime.ofInstant(t.toInstant(), zone);
+        }
+        if (v instanceof java.sql.Date d) {
+            return d.toLocalDate();
+        }
+        if (v instanceof Number || v instanceof String || v instanceof Boolean || v instanceof byte[]
+                || v instanceof java.time.LocalDate || v instanceof LocalDateTime) {
+            return v;
+        }
+        return String.valueOf(v);
+    }
+
+    /** A Spark failure as an SQLException: the message starts with the error condition; a write conflict is retryable. */
+    static SQLException translate(Exception e) {
+        String condition = null;
+        String state = null;
+        boolean conflict = false;
+        for (Throwable x = e; x != null; x = x.getCause()) {
+            if (condition == null && x instanceof SparkThrowable st) {
+                condition = st.getCondition();
+                state = st.getSqlState();
+            }
+            conflict |= x instanceof ConcurrentModificationException;
+        }
+        String message = String.valueOf(e.getMessage());
+        if (condition != null && !message.startsWith("[")) {
+            message = "[" + condition + "] " + message;
+        }
+        return conflict ? new SQLTransactionRollbackException(message, state != null ? state : "40001", e)
+                : new SQLException(message, state, e);
+    }
+
+    /** Number of {@code ?} markers outside literals, quoted identifiers and comments. */
+    static int markers(String sql) {
+        int[] n = new int[1];
+        rewrite(sql, n);
+        return n[0];
+    }
+
+    /** Replaces each {@code ?} outside literals, quoted identifiers and comments by {@code :_pN}, N from 1. */
+    static String toNamedMarkers(String sql) {
+        return rewrite(sql, new int[1]);
+    }
+
+    private static String rewrite(String sql, int[] count) {
+        StringBuilder out = new StringBuilder(sql.length() + 16);
+        int n = 0;
+        int i = 0;
+        int len = sql.length();
+        while (i < len) {
+            char c = sql.charAt(i);
+            if (c == '\'' || c == '"' || c == '`') {
+                int j = i + 1;
+                while (j < len) {
+                    char d = sql.charAt(j);
+                    if (d == '\\' && c != '`') {
+                        j += 2;
+                    } else if (d == c && j + 1 < len && sql.charAt(j + 1) == c) {
+                        j += 2; // a doubled quote inside
+                    } else if (d == c) {
+                        break;
+                    } else {
+                        j++;
+                    }
+                }
+                j = Math.min(j + 1, len);
+                out.append(sql, i, j);
+                i = j;
+            } else if (c == '-' && i + 1 < len && sql.charAt(i + 1) == '-') {
+                int j = sql.indexOf('\n', i);
+                j = j < 0 ? len : j;
+                out.append(sql, i, j);
+                i = j;
+            } else if (c == '/' && i + 1 < len && sql.charAt(i + 1) == '*') {
+                int j = sql.indexOf("*/", i + 2);
+                j = j < 0 ? len : j + 2;
+                out.append(sql, i, j);
+                i = j;
+            } else if (c == '?') {
+                out.append(":_p").append(++n);
+                i++;
+            } else {
+                out.append(c);
+                i++;
+            }
+        }
+        count[0] = n;
+        return out.toString();
+    }
+}

@@ -1,0 +1,60 @@
+package dev.itersnap.dialect.databricks;
+
+import org.apache.spark.sql.SparkSession;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Comparator;
+import java.util.stream.Stream;
+
+/**
+ * The one local SparkSession with Delta Lake of the test JVM (Spark allows one SparkContext per JVM): two cores,
+ * UTC, Delta as the default table format (so the suite's raw tables are Delta tables), its warehouse in a temporary directory deleted at exit.
+ */
+final class SparkTestSession {
+    private static SparkSession spark;
+
+    private SparkTestSession() {
+    }
+
+    static synchronized SparkSession get() {
+        if (spark == null) {
+            Path dir;
+            try {
+                dir = Files.createTempDirectory("itersnap-spark-");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            spark = SparkSession.builder()
+                    .master("local[2]")
+                    .appName("itersnap-dialect-databricks-tests")
+                    .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                    .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                    .config("spark.sql.warehouse.dir", dir.resolve("warehouse").toString())
+                    .config("spark.sql.sources.default", "delta")
+                    .config("spark.sql.session.timeZone", "UTC")
+                    .config("spark.sql.shuffle.partitions", "2")
+                    .config("spark.default.parallelism", "2")
+                    .config("spark.ui.enabled", "false")
+                    .config("spark.driver.host", "127.0.0.1")
+                    .config("spark.driver.bindAddress", "127.0.0.1")
+                    .config("spark.databricks.delta.snapshotPartitions", "2")
+                    .getOrCreate();
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                spark.stop();
+                delete(dir);
+            }));
+        }
+        return spark;
+    }
+
+    private static void delete(Path dir) {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        } catch (IOException ignored) {
+            // a temporary directory left behind
+        }
+    }
+}
