@@ -10,7 +10,6 @@ import java.sql.SQLException;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** The Databricks JDBC driver and the dialect lookup for its URLs, offline (no connection is opened). */
 class DatabricksDriverTest {
@@ -26,26 +25,12 @@ class DatabricksDriverTest {
         assertThat(driver.getMajorVersion()).isEqualTo(3);
     }
 
-    /**
-     * MERGE NOTE: skipped on branch {@code lease}, where DatabricksDialect does not exist yet; once it is merged the
-     * assumption holds and the assertion runs (then the assumption can go).
-     */
+    /** A {@code jdbc:databricks:} URL picks the databricks dialect, and only it. */
     @Test
     void theDatabricksDialectIsTheOneForTheDriversUrls() {
-        assumeTrue(classExists("dev.itersnap.dialect.databricks.DatabricksDialect"),
-                "DatabricksDialect is not on this branch yet (written on branch dbx)");
         List<String> handling = Dialects.available().stream().filter(d -> d.handlesUrl(URL)).map(Dialect::name)
                 .toList();
         assertThat(handling).containsExactly("databricks");
         assertThat(Dialects.named("databricks").handlesUrl(URL)).isTrue();
-    }
-
-    private static boolean classExists(String name) {
-        try {
-            Class.forName(name, false, DatabricksDriverTest.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
-        }
     }
 }

@@ -10,7 +10,6 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -39,19 +38,8 @@ class DeltaLeaseDeltaTest {
 
     @BeforeAll
     static void session() throws IOException {
-        // getOrCreate: shares the session with the module's other Spark test classes when one exists already
-        spark = SparkSession.builder().master("local[2]").appName("itersnap-lease-test")
-                .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
-                .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
-                .config("spark.sql.warehouse.dir", Files.createTempDirectory("itersnap-lease-").resolve("wh").toString())
-                .config("spark.sql.shuffle.partitions", "2").config("spark.default.parallelism", "2")
-                .config("spark.ui.enabled", "false")
-                .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-                .config("spark.databricks.delta.snapshotPartitions", "2")
-                .config("spark.sql.session.timeZone", "UTC")
-                // Delta 4.4.0's parser drops parameter markers (delta-io/delta#7640): bind in the analyzer instead
-                .config("spark.sql.legacy.parameterSubstitution.constantsOnly", "true")
-                .getOrCreate();
+        // the module's one SparkSession (one SparkContext per JVM; its settings must not depend on test order)
+        spark = SparkTestSession.get();
         sql = new LeaseSql(LeaseFixture.BACKTICKS,
                 LeaseFixture.model("customers", "lease_meta", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
         run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_meta` CASCADE"));
@@ -158,7 +146,7 @@ class DeltaLeaseDeltaTest {
                 LeaseFixture.model("orders", "lease_e2e", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
         run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_e2e` CASCADE"));
         run(spark, orders.createSchema()); // the engine's createMetadata makes the schema; the lease makes its table
-        javax.sql.DataSource ds = LeaseOnlySparkJdbc.dataSource(spark);
+        javax.sql.DataSource ds = SparkDataSource.of(spark);
         LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
         Duration ttl = Duration.ofSeconds(20);
 
