@@ -272,9 +272,26 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     // ---------------------------------------------------------------- reading the source
 
+    /** {@code SELECT * FROM name} with a plain, optionally qualified and quoted, table name and nothing else. */
+    private static final java.util.regex.Pattern PLAIN_TABLE_SOURCE = java.util.regex.Pattern.compile(
+            "\\s*select\\s+\\*\\s+from\\s+((?:\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*)"
+                    + "(?:\\s*\\.\\s*(?:\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*)){0,2})\\s*",
+            java.util.regex.Pattern.CASE_INSENSITIVE);
+
+    /**
+     * The source as a relation to select from: the table name itself when the source query is exactly
+     * {@code SELECT * FROM <table>} (so that the database sees the table and its indexes: H2 does not use an index
+     * through a derived table), otherwise the query as a derived table {@code (<source>)}. Both give the same rows and
+     * columns; the caller adds the alias.
+     */
+    protected String sourceRelation(ResolvedModel m) {
+        java.util.regex.Matcher plain = PLAIN_TABLE_SOURCE.matcher(m.settings().source());
+        return plain.matches() ? plain.group(1) : "(" + m.settings().source() + ")";
+    }
+
     @Override
     public String discoverSequences(ResolvedModel m) {
-        return "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM (" + m.settings().source() + ") s";
+        return "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m) + " s";
     }
 
     /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
@@ -295,7 +312,18 @@ public abstract class AbstractSqlDialect implements Dialect {
         List<String> partition = new ArrayList<>();
         partition.add(col("s", m.sequenceBy()));
         m.keys().forEach(k -> partition.add(col("s", k)));
-        List<String> everyColumn = m.sourceColumns().stream().map(c -> partitionable(c, col("s0", c.name()))).toList();
+        // sequence and key first: the two windows then share one sort, and an index on (sequence, key) of the
+        // source can deliver the rows presorted
+        List<String> everyColumn = new ArrayList<>();
+        everyColumn.add(partitionable(m.sequenceColumn(), col("s0", m.sequenceBy())));
+        for (String k : m.keys()) {
+            everyColumn.add(partitionable(m.sourceColumn(k), col("s0", k)));
+        }
+        for (SourceColumn c : m.sourceColumns()) {
+            if (!c.name().equals(m.sequenceBy()) && !m.keys().contains(c.name())) {
+                everyColumn.add(partitionable(c, col("s0", c.name())));
+            }
+        }
         String copyNo = quote(m.id("itersnap_copy_no"));
         String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN 'null_sequence'"
                 + " WHEN " + nullKey + " THEN 'null_key'"
@@ -303,11 +331,18 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + String.join(", ", partition) + ") > 1 THEN 'duplicate_key'"
                 + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
-        String filter = ordered(m, col("s0", m.sequenceBy())) + " >= " + ordered(m, param(m.sequenceColumn()))
-                + (includeNullSequence ? " OR " + col("s0", m.sequenceBy()) + " IS NULL" : "");
+        String rel = sourceRelation(m);
+        String from = rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+                + ordered(m, param(m.sequenceColumn()));
+        if (includeNullSequence) {
+            // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
+            from = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + from + " UNION ALL SELECT "
+                    + list(m.sourceNames(), "s0") + " FROM " + rel + " s0 WHERE " + col("s0", m.sequenceBy())
+                    + " IS NULL) s0";
+        }
         String numbered = "SELECT " + list(m.sourceNames(), "s0") + ", ROW_NUMBER() OVER (PARTITION BY "
                 + String.join(", ", everyColumn) + " ORDER BY " + col("s0", m.sequenceBy()) + ") AS " + copyNo
-                + " FROM (" + m.settings().source() + ") s0 WHERE " + filter;
+                + " FROM " + from;
         return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
                 + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + list(m.sourceNames(), "s") + ", "
                 + del + ", " + reject + ", FALSE FROM (" + numbered + ") s";
