@@ -238,6 +238,14 @@ public abstract class AbstractSqlDialect implements Dialect {
                         + " (" + list(keyCols, null) + ")");
     }
 
+    /**
+     * How a scratch table (stage, work) is created, up to its name: {@code CREATE TABLE }. Scratch tables are
+     * rebuilt by every run and never read by a later one, so a dialect may create them without crash safety.
+     */
+    protected String createScratchTable() {
+        return "CREATE TABLE ";
+    }
+
     @Override
     public List<String> createScratch(ResolvedModel m) {
         List<String> src = new ArrayList<>();
@@ -262,8 +270,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         return List.of(
                 "DROP TABLE IF EXISTS " + table(m.stage()),
                 "DROP TABLE IF EXISTS " + table(m.work()),
-                "CREATE TABLE " + table(m.stage()) + " (" + String.join(", ", stage) + ")",
-                "CREATE TABLE " + table(m.work()) + " (" + String.join(", ", work) + ")",
+                createScratchTable() + table(m.stage()) + " (" + String.join(", ", stage) + ")",
+                createScratchTable() + table(m.work()) + " (" + String.join(", ", work) + ")",
                 "CREATE INDEX " + quote(m.id(m.stage().table() + "_ix")) + " ON " + table(m.stage()) + " ("
                         + list(keyCols, null) + ")",
                 "CREATE INDEX " + quote(m.id(m.work().table() + "_ix")) + " ON " + table(m.work()) + " ("
@@ -417,7 +425,11 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     // ---------------------------------------------------------------- applying one batch
 
-    /** {@inheritDoc} Binds: the batch's sequence. */
+    /**
+     * {@inheritDoc} Binds: the batch's sequence.
+     * <p>Rows that change nothing are left out of the work table where nothing reads them
+     * ({@link #unchangedRowsLeftOut}).
+     */
     @Override
     public String classifyBatch(ResolvedModel m, List<String> untracked) {
         ColumnNames n = m.meta();
@@ -483,7 +495,24 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", " + quote(m.id(KEEP)) + ", "
                 + quote(m.id(VFROM)) + ", " + quote(m.id(CHANGED)) + ") SELECT " + list(m.sourceNames(), x) + ", "
                 + col(x, m.id("x_del")) + ", " + reject + ", " + action + ", " + keep + ", " + vfrom + ", " + changedAttributesValue(col(x, m.id("x_changed")))
-                + " FROM (" + inner + ") x";
+                + " FROM (" + inner + ") x" + unchangedRowsLeftOut(m, untracked);
+    }
+
+    /**
+     * The classification's filter leaving out the rows of a full batch that change nothing and match their live
+     * version in every compared column: rows whose action would be {@code noop}, not set aside and not archived, so
+     * no later statement of the batch reads them (the batch's row count comes from the stage). Without full batches
+     * such rows are archived, and while a column is being introduced they fill it: then every row is kept. A
+     * condition that is NULL keeps the row.
+     */
+    protected String unchangedRowsLeftOut(ResolvedModel m, List<String> untracked) {
+        if (!m.settings().hardDeletes().fullBatches() || !untracked.isEmpty()) {
+            return "";
+        }
+        String x = "x";
+        return " WHERE NOT COALESCE(" + col(x, m.id("x_rej")) + " IS NULL AND NOT " + col(x, m.id("x_del"))
+                + " AND " + col(x, m.id("x_has")) + " AND NOT " + col(x, m.id("x_cdel")) + " AND NOT "
+                + col(x, m.id("x_chg")) + " AND " + col(x, m.id("x_same")) + ", FALSE)";
     }
 
     /** {@inheritDoc} Binds: model, run id, sequence text, logged-at time. */

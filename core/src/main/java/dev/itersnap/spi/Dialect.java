@@ -99,7 +99,11 @@ public interface Dialect {
     /** Statements undoing every batch from the bound sequence on (inclusive); a statement with a {@code ?} binds it. */
     List<String> rollback(ResolvedModel m, List<String> introducedColumns);
 
-    /** Classifies one batch of the stage into the work table. Binds: the batch's sequence. */
+    /**
+     * Classifies one batch of the stage into the work table. Binds: the batch's sequence. Rows whose action is
+     * {@code noop} and that are neither set aside nor archived may be left out (nothing reads them; the engine counts
+     * the batch's rows in the stage), except while {@code untracked} names a column being introduced.
+     */
     String classifyBatch(ResolvedModel m, List<String> untracked);
 
     /** Copies the work table's rows that the history cannot reproduce into the archive. No binds. */
@@ -124,7 +128,7 @@ public interface Dialect {
     /** Inserts deletion records for the versions the batch closed by deletion. */
     String insertDeletionRecords(ResolvedModel m);
 
-    /** Counts the work table by reject reason and action. */
+    /** Counts the work table by reject reason and action (rows left out of it are not counted). */
     String countBatch(ResolvedModel m);
 
     /**

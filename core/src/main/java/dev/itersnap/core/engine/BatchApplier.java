@@ -61,7 +61,9 @@ final class BatchApplier {
             jdbc.update("fill new column", dialect.fillIntroduced(m, column));
         }
         Map<String, Long> reasons = new TreeMap<>();
-        long rows = 0;
+        // the work table may leave out rows that change nothing: the batch's rows are counted in the stage
+        long rows = jdbc.query("count batch", "SELECT COUNT(*) FROM " + n.table(m.stage()) + " WHERE "
+                + n.q(m.sequenceBy()) + " = ?", rs -> rs.getLong(1), seq.value()).get(0);
         long inserted = 0;
         long updated = 0;
         long deleted = 0;
@@ -71,7 +73,6 @@ final class BatchApplier {
             String reason = (String) r[0];
             String action = (String) r[1];
             long count = (Long) r[2];
-            rows += count;
             if ("duplicate_copy".equals(reason)) {
                 copies += count;
             } else if (reason != null) {
