@@ -85,6 +85,15 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return t.equals("json") || t.equals("xml") ? "CAST(" + expression + " AS TEXT)" : expression;
     }
 
+    /**
+     * Scratch tables skip the write-ahead log: every run drops and recreates them, and after a crash PostgreSQL
+     * empties an unlogged table, which the next run recreates anyway.
+     */
+    @Override
+    protected String createScratchTable() {
+        return "CREATE UNLOGGED TABLE ";
+    }
+
     /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
     @Override
     protected String indexName(ResolvedModel m, String table, String suffix) {

@@ -57,6 +57,20 @@ class PostgresDialectSqlTest {
     }
 
     @Test
+    void scratchTablesAreUnlogged() {
+        List<String> ddl = dialect.createScratch(model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0)));
+        assertThat(ddl).filteredOn(s -> s.startsWith("CREATE ")).hasSize(4);
+        assertThat(ddl.get(2)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_stage_customers\" (");
+        assertThat(ddl.get(3)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_work_customers\" (");
+    }
+
+    @Test
+    void aPlainTableSourceIsReadAsTheTable() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
+        assertThat(dialect.discoverSequences(m)).isEqualTo("SELECT DISTINCT s.\"batch\" FROM raw s");
+    }
+
+    @Test
     void integerSequencesNeedNoCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
         assertThat(dialect.rollback(m, List.of()).get(0)).doesNotContain("COLLATE");
