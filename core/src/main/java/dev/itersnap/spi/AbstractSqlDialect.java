@@ -670,7 +670,11 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " GROUP BY " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION));
     }
 
-    /** {@inheritDoc} Binds: sequence, sequence (keys with versions opened or closed from there on). */
+    /**
+     * {@inheritDoc} Binds: sequence, sequence (keys with versions opened or closed from there on).
+     * <p>The touched keys are collected first (each side can use the index on its sequence column) and joined to
+     * their versions: a correlated {@code EXISTS} per history row made H2 probe every version of the history.
+     */
     @Override
     public String timelineCheck(ResolvedModel m) {
         ColumnNames n = m.meta();
@@ -680,10 +684,11 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
                 + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
                 + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
-                + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
-                + table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
-                + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", n.openedSeq())) + " >= " + p + " OR "
-                + ordered(m, col("x", n.closedSeq())) + " >= " + p + "))";
+                + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM (SELECT "
+                + list(m.keys(), "x") + " FROM " + table(m.target()) + " x WHERE " + ordered(m, col("x", n.openedSeq()))
+                + " >= " + p + " UNION SELECT " + list(m.keys(), "x") + " FROM " + table(m.target()) + " x WHERE "
+                + ordered(m, col("x", n.closedSeq())) + " >= " + p + ") k JOIN " + table(m.target()) + " h ON "
+                + keyJoin(m, "k", "h");
         return "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
                 + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
                 + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"

@@ -128,6 +128,14 @@ class H2DialectSqlTest {
     }
 
     @Test
+    void timelineCheckJoinsTheKeysTouchedFromTheBoundSequenceToTheirVersions() {
+        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE))).contains(" FROM (SELECT x.\"ID\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
+                + "ON k.\"ID\" = h.\"ID\") v WHERE v.open_count > 1");
+    }
+
+    @Test
     void mergeClosesAndInsertsInOneStatementKeyedOnTheCurrentVersion() {
         String sql = dialect.mergeBatch(model(HardDeletes.IGNORE));
         assertThat(sql).startsWith("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (")
