@@ -674,22 +674,17 @@ public abstract class AbstractSqlDialect implements Dialect {
      * {@inheritDoc} Binds: sequence, sequence (keys with versions opened or closed from there on).
      */
     /**
-     * The condition on history rows {@code h} selecting the keys with a version opened or closed from the bound
-     * sequence {@code p} on (binds: p, p). A single key is matched with {@code IN} over the union of two range reads
-     * (each can use the index on its sequence column; H2 evaluated the correlated {@code EXISTS} once per history row,
-     * ~10x slower); composite keys keep the {@code EXISTS}.
+     * What the timeline check reads, after {@code FROM}: the history rows {@code h} of the keys with a version opened
+     * or closed from the bound sequence {@code p} on (binds: p, p). The touched keys are collected first (each side
+     * can use the index on its sequence column) and joined to their versions on the key: H2 evaluated a correlated
+     * {@code EXISTS} once per history row (~10x slower) and an {@code IN (subquery)} over many keys in quadratic time.
      */
-    protected String touchedKeys(ResolvedModel m, String p) {
+    protected String touchedVersions(ResolvedModel m, String p) {
         ColumnNames n = m.meta();
-        if (m.keys().size() == 1) {
-            String k = col("x", m.keys().get(0));
-            return col("h", m.keys().get(0)) + " IN (SELECT " + k + " FROM " + table(m.target()) + " x WHERE "
-                    + ordered(m, col("x", n.openedSeq())) + " >= " + p + " UNION SELECT " + k + " FROM "
-                    + table(m.target()) + " x WHERE " + ordered(m, col("x", n.closedSeq())) + " >= " + p + ")";
-        }
-        return "EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE " + keyJoin(m, "x", "h") + " AND ("
-                + ordered(m, col("x", n.openedSeq())) + " >= " + p + " OR " + ordered(m, col("x", n.closedSeq()))
-                + " >= " + p + "))";
+        return "(SELECT " + list(m.keys(), "x") + " FROM " + table(m.target()) + " x WHERE "
+                + ordered(m, col("x", n.openedSeq())) + " >= " + p + " UNION SELECT " + list(m.keys(), "x") + " FROM "
+                + table(m.target()) + " x WHERE " + ordered(m, col("x", n.closedSeq())) + " >= " + p + ") k JOIN "
+                + table(m.target()) + " h ON " + keyJoin(m, "k", "h");
     }
 
     @Override
@@ -702,7 +697,7 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
                 + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
                 + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
-                + table(m.target()) + " h WHERE " + touchedKeys(m, p);
+                + touchedVersions(m, p);
         return "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
                 + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
                 + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"

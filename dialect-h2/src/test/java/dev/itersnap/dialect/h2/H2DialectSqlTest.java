@@ -128,11 +128,11 @@ class H2DialectSqlTest {
     }
 
     @Test
-    void timelineCheckSelectsTheKeysTouchedFromTheBoundSequenceByIn() {
-        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE))).contains(" FROM \"SNAP\".\"CUSTOMERS\" h WHERE "
-                + "h.\"ID\" IN (SELECT x.\"ID\" FROM \"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) "
-                + "UNION SELECT x.\"ID\" FROM \"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE))) v "
-                + "WHERE v.open_count > 1");
+    void timelineCheckJoinsTheKeysTouchedFromTheBoundSequenceToTheirVersions() {
+        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE))).contains(" FROM (SELECT x.\"ID\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
+                + "ON k.\"ID\" = h.\"ID\") v WHERE v.open_count > 1");
     }
 
     @Test

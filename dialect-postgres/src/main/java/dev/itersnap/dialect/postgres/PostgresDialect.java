@@ -126,6 +126,17 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 + seq + " FROM " + rel + " s WHERE NOT " + gate;
     }
 
+    /**
+     * A correlated {@code EXISTS}: PostgreSQL makes it a hashed semi-join, where the join form sorts the whole history
+     * for a merge join (K=100k: ~34 against ~73 ms per in-order run).
+     */
+    @Override
+    protected String touchedVersions(ResolvedModel m, String p) {
+        return table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
+                + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", m.meta().openedSeq())) + " >= " + p + " OR "
+                + ordered(m, col("x", m.meta().closedSeq())) + " >= " + p + "))";
+    }
+
     /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
     @Override
     protected String indexName(ResolvedModel m, String table, String suffix) {

@@ -77,6 +77,14 @@ class PostgresDialectSqlTest {
     }
 
     @Test
+    void timelineCheckFindsTheTouchedKeysWithACorrelatedExists() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
+        assertThat(dialect.timelineCheck(m)).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
+                + "\"snap\".\"customers\" x WHERE x.\"id\" = h.\"id\" AND (x.\"dbt_opened_seq\" >= CAST(? AS bigint) OR "
+                + "x.\"dbt_closed_seq\" >= CAST(? AS bigint)))) v WHERE v.open_count > 1");
+    }
+
+    @Test
     void integerSequencesNeedNoCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
         assertThat(dialect.rollback(m, List.of()).get(0)).doesNotContain("COLLATE");
