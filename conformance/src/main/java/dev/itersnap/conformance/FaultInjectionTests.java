@@ -208,7 +208,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
             }
         };
         RawTable rawTable = raw.apply(fixture);
-        ModelSettings m = model(rawTable).hardDeletes(HardDeletes.INVALIDATE).deleteWhen("op = 'D'").build();
+        ModelSettings m = model(rawTable).hardDeletes(HardDeletes.NEW_RECORD).deleteWhen("op = 'D'").build();
         for (LocalDate day : List.of(A, C, D)) {
             file.accept(rawTable, day);
         }

@@ -99,7 +99,11 @@ public interface Dialect {
     /** Statements undoing every batch from the bound sequence on (inclusive); a statement with a {@code ?} binds it. */
     List<String> rollback(ResolvedModel m, List<String> introducedColumns);
 
-    /** Classifies one batch of the stage into the work table. Binds: the batch's sequence. */
+    /**
+     * Classifies one batch of the stage into the work table. Binds: the batch's sequence. Rows whose action is
+     * {@code noop} and that are neither set aside nor archived may be left out (nothing reads them; the engine counts
+     * the batch's rows in the stage), except while {@code untracked} names a column being introduced.
+     */
     String classifyBatch(ResolvedModel m, List<String> untracked);
 
     /** Copies the work table's rows that the history cannot reproduce into the archive. No binds. */
@@ -125,8 +129,10 @@ public interface Dialect {
     String insertDeletionRecords(ResolvedModel m);
 
     /**
-     * Counts the work table by reject reason and action: reason, action, rows, and rows to archive (so the engine
-     * skips the archive statement when there are none). No binds.
+     * Counts the batch in one query: the work table by reject reason and action (reason, action, rows, rows to archive,
+     * so the engine skips the archive statement when there are none), plus one row whose reason is
+     * {@link AbstractSqlDialect#SOURCE_ROWS} counting the batch's rows in the stage (the work table may leave out rows
+     * that change nothing). Binds: the batch's sequence.
      */
     String countBatch(ResolvedModel m);
 

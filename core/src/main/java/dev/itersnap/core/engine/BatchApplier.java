@@ -68,13 +68,15 @@ final class BatchApplier {
         long copies = 0;
         long toArchive = 0;
         for (Object[] r : jdbc.query("count batch", dialect.countBatch(m),
-                rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)})) {
+                rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)}, seq.value())) {
             String reason = (String) r[0];
             String action = (String) r[1];
             long count = (Long) r[2];
             toArchive += (Long) r[3];
-            rows += count;
-            if ("duplicate_copy".equals(reason)) {
+            if (dev.itersnap.spi.AbstractSqlDialect.SOURCE_ROWS.equals(reason)) {
+                // the work table may leave out rows that change nothing: the batch's rows are counted in the stage
+                rows = count;
+            } else if ("duplicate_copy".equals(reason)) {
                 copies += count;
             } else if (reason != null) {
                 reasons.merge(reason, count, Long::sum);

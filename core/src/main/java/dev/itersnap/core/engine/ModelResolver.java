@@ -46,6 +46,16 @@ final class ModelResolver {
     }
 
     static Resolution resolve(Connection c, Dialect d, ModelSettings s) throws SQLException {
+        return withTables(c, d, resolveSource(c, d, s));
+    }
+
+    /**
+     * Resolves the settings against the source query only (its columns, the settings' columns, delete_when): the
+     * model with no history-only columns, enough to name every table; {@link #withTables} adds what the history and
+     * the archive hold. A run resolves the source once, before it takes the lock, and the tables under the lock
+     * (another run may have created or changed them meanwhile).
+     */
+    static ResolvedModel resolveSource(Connection c, Dialect d, ModelSettings s) throws SQLException {
         UnaryOperator<String> fold = folding(c);
         List<SourceColumn> source = describe(c, "SELECT * FROM (" + s.source() + ") s WHERE 1 = 0", "source", s);
         for (SourceColumn col : source) {
@@ -105,24 +115,32 @@ final class ModelResolver {
         String metaSchema = fold.apply(s.metadataSchema());
         TableName stage = new TableName(List.of(metaSchema, fold.apply("itersnap_stage_" + s.name())));
         TableName work = new TableName(List.of(metaSchema, fold.apply("itersnap_work_" + s.name())));
+        return new ResolvedModel(s, fold, target, metaSchema, stage, work, source, List.of(), keys, updatedAt,
+                sequenceBy, tracked, meta, seqCol, column(source, updatedAt));
+    }
+
+    /** Adds the columns of the history and the archive (null when missing) to a model from {@link #resolveSource}. */
+    static Resolution withTables(Connection c, Dialect d, ResolvedModel m) throws SQLException {
+        ModelSettings s = m.settings();
         List<SourceColumn> targetColumns = null;
         List<String> historyOnly = new ArrayList<>();
-        if (d.tableExists(c, target)) {
-            targetColumns = describe(c, "SELECT * FROM " + qualified(d, target) + " WHERE 1 = 0", "target", s);
+        if (d.tableExists(c, m.target())) {
+            targetColumns = describe(c, "SELECT * FROM " + qualified(d, m.target()) + " WHERE 1 = 0", "target", s);
             for (SourceColumn tc : targetColumns) {
-                boolean isMeta = meta.asMap().values().stream().anyMatch(mc -> mc.equalsIgnoreCase(tc.name()));
-                if (!isMeta && column(source, tc.name()) == null) {
+                boolean isMeta = m.meta().asMap().values().stream().anyMatch(mc -> mc.equalsIgnoreCase(tc.name()));
+                if (!isMeta && column(m.sourceColumns(), tc.name()) == null) {
                     historyOnly.add(tc.name());
                 }
             }
         }
-        ResolvedModel m = new ResolvedModel(s, fold, target, metaSchema, stage, work, source, historyOnly, keys,
-                updatedAt, sequenceBy, tracked, meta, seqCol, column(source, updatedAt));
-        List<SourceColumn> archiveColumns = d.tableExists(c, m.archive())
-                ? describe(c, "SELECT * FROM " + qualified(d, m.archive()) + " WHERE 1 = 0", "archive", s) : null;
-        List<SourceColumn> pendingColumns = !d.transactionalDml() && d.tableExists(c, m.pending())
-                ? describe(c, "SELECT * FROM " + qualified(d, m.pending()) + " WHERE 1 = 0", "pending", s) : null;
-        return new Resolution(m, targetColumns, archiveColumns, pendingColumns);
+        ResolvedModel full = new ResolvedModel(s, m.fold(), m.target(), m.metadataSchema(), m.stage(), m.work(),
+                m.sourceColumns(), historyOnly, m.keys(), m.updatedAt(), m.sequenceBy(), m.tracked(), m.meta(),
+                m.sequenceColumn(), m.updatedAtColumn());
+        List<SourceColumn> archiveColumns = d.tableExists(c, full.archive())
+                ? describe(c, "SELECT * FROM " + qualified(d, full.archive()) + " WHERE 1 = 0", "archive", s) : null;
+        List<SourceColumn> pendingColumns = !d.transactionalDml() && d.tableExists(c, full.pending())
+                ? describe(c, "SELECT * FROM " + qualified(d, full.pending()) + " WHERE 1 = 0", "pending", s) : null;
+        return new Resolution(full, targetColumns, archiveColumns, pendingColumns);
     }
 
     static String qualified(Dialect d, TableName t) {

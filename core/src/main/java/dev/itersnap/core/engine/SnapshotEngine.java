@@ -58,7 +58,8 @@ public final class SnapshotEngine {
             c.setAutoCommit(true);
             Jdbc jdbc = new Jdbc(c, settings.name());
             try {
-                ResolvedModel pre = ModelResolver.resolve(c, dialect, settings).model();
+                // the source once, before the lock; the history and archive under it (SnapshotRun)
+                ResolvedModel pre = ModelResolver.resolveSource(c, dialect, settings);
                 createMetadata(jdbc, pre);
                 log = new RunLog(jdbc, pre, new SqlNames(dialect, pre));
                 try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), log::describeRunning)) {
@@ -72,7 +73,7 @@ public final class SnapshotEngine {
                         refuseLogicChange(log, runId);
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
-                            log.previousStatus(runId), lock);
+                            log.previousStatus(runId), lock, pre);
                     RunResult result = run.execute();
                     result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
                             result.replayPoint(), result.timelineViolations(),

@@ -54,6 +54,7 @@ final class SnapshotRun {
     private final Operation operation;
     private final Object replayFrom;
     private final String previousStatus;
+    private final ResolvedModel sourceModel;
     private ResolvedModel m;
     private List<SourceColumn> targetColumns;
     private List<SourceColumn> archiveColumns;
@@ -68,8 +69,9 @@ final class SnapshotRun {
     private Seq replayPoint;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
-                Operation operation, Object replayFrom, String previousStatus, ModelLock lock) {
+                Operation operation, Object replayFrom, String previousStatus, ModelLock lock, ResolvedModel sourceModel) {
         this.lock = lock;
+        this.sourceModel = sourceModel;
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.listener = listener;
@@ -125,7 +127,7 @@ final class SnapshotRun {
 
     private void resolve() {
         try {
-            ModelResolver.Resolution r = ModelResolver.resolve(jdbc.connection(), dialect, settings);
+            ModelResolver.Resolution r = ModelResolver.withTables(jdbc.connection(), dialect, sourceModel);
             m = r.model();
             targetColumns = r.targetColumns();
             archiveColumns = r.archiveColumns();

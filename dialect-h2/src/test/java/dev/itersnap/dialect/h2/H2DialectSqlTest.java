@@ -67,9 +67,49 @@ class H2DialectSqlTest {
         String sql = dialect.stageSource(model(HardDeletes.IGNORE), false);
         assertThat(sql).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)")
                 .contains("CASE WHEN (op = 'D') THEN TRUE ELSE FALSE END")
-                .contains("ROW_NUMBER() OVER (PARTITION BY s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\"")
+                .contains("ROW_NUMBER() OVER (PARTITION BY s0.\"FILE_DATE\", s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\" "
+                        + "ORDER BY s0.\"FILE_DATE\")")
                 .contains("SUM(CASE WHEN s.\"ITERSNAP_COPY_NO\" = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY s.\"FILE_DATE\", "
                         + "s.\"ID\") > 1 THEN 'duplicate_key' WHEN s.\"ITERSNAP_COPY_NO\" > 1 THEN 'duplicate_copy'");
+    }
+
+    private ResolvedModel plainSource(ResolvedModel m, String source) {
+        ModelSettings s = ModelSettings.builder("customers").target("snap.customers").source(source).uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("file_date").hardDeletes(m.settings().hardDeletes()).build();
+        return new ResolvedModel(s, m.fold(), m.target(), m.metadataSchema(), m.stage(), m.work(), m.sourceColumns(),
+                m.historyOnly(), m.keys(), m.updatedAt(), m.sequenceBy(), m.tracked(), m.meta(), m.sequenceColumn(),
+                m.updatedAtColumn());
+    }
+
+    @Test
+    void aPlainTableSourceIsReadAsTheTableSoItsIndexesServe() {
+        ResolvedModel m = model(HardDeletes.IGNORE);
+        assertThat(dialect.discoverSequences(m))
+                .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw WHERE note <> 'x?') s");
+        assertThat(dialect.discoverSequences(plainSource(m, "select *  from raw.\"Cust\"\"s\" ")))
+                .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM raw.\"Cust\"\"s\" s");
+        assertThat(dialect.discoverSequences(plainSource(m, "SELECT * FROM raw r")))
+                .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw r) s");
+        assertThat(dialect.stageSource(plainSource(m, "SELECT * FROM raw"), false))
+                .contains(" FROM raw s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)) s");
+    }
+
+    @Test
+    void nullSequencesAreStagedByTheirOwnBranchSoTheSequenceFilterKeepsItsIndex() {
+        String sql = dialect.stageSource(plainSource(model(HardDeletes.IGNORE), "SELECT * FROM raw"), true);
+        assertThat(sql).contains("FROM (SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\" FROM raw s0 "
+                + "WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE) UNION ALL SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", "
+                + "s0.\"FILE_DATE\" FROM raw s0 WHERE s0.\"FILE_DATE\" IS NULL) s0) s");
+        assertThat(binds(sql)).isEqualTo(1);
+    }
+
+    @Test
+    void fullBatchesLeaveRowsThatChangeNothingOutOfTheWorkTable() {
+        assertThat(dialect.classifyBatch(model(HardDeletes.INVALIDATE), List.of())).endsWith(") x WHERE NOT COALESCE(x.\"X_REJ\" IS NULL AND NOT x.\"X_DEL\" AND x.\"X_HAS\" AND NOT "
+                        + "x.\"X_CDEL\" AND NOT x.\"X_CHG\" AND x.\"X_SAME\", FALSE)");
+        // without full batches those rows are archived; while a column is introduced they fill it
+        assertThat(dialect.classifyBatch(model(HardDeletes.IGNORE), List.of())).endsWith(") x");
+        assertThat(dialect.classifyBatch(model(HardDeletes.INVALIDATE), List.of("STATUS"))).endsWith(") x");
     }
 
     @Test
@@ -85,6 +125,14 @@ class H2DialectSqlTest {
         assertThat(binds(dialect.stageReproduced(m, List.of(), true))).isEqualTo(5);
         assertThat(binds(dialect.stageReproduced(m, List.of(), false))).isEqualTo(4);
         assertThat(binds(dialect.archiveBatch(m))).isZero();
+    }
+
+    @Test
+    void timelineCheckJoinsTheKeysTouchedFromTheBoundSequenceToTheirVersions() {
+        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE))).contains(" FROM (SELECT x.\"ID\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
+                + "ON k.\"ID\" = h.\"ID\") v WHERE v.open_count > 1");
     }
 
     @Test

@@ -85,6 +85,58 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return t.equals("json") || t.equals("xml") ? "CAST(" + expression + " AS TEXT)" : expression;
     }
 
+    /**
+     * Scratch tables skip the write-ahead log: every run drops and recreates them, and after a crash PostgreSQL
+     * empties an unlogged table, which the next run recreates anyway.
+     */
+    @Override
+    protected String createScratchTable() {
+        return "CREATE UNLOGGED TABLE ";
+    }
+
+    /**
+     * For a plain table source whose sequence column leads a valid, non-partial B-tree index (with the column's own
+     * collation), the distinct sequences are read by a loose index scan: one index probe per sequence instead of
+     * reading every row (PostgreSQL has no skip scan for DISTINCT). Otherwise, and for any other source, the plain
+     * {@code SELECT DISTINCT}. The query checks the catalog itself; a one-time filter runs only one of the two forms.
+     * The recursion compares with the column's own collation, so any total order the index has enumerates every
+     * value once (the same values DISTINCT gives); a NULL sequence is reported by its own probe.
+     */
+    @Override
+    public String discoverSequences(ResolvedModel m) {
+        String rel = sourceRelation(m);
+        if (rel.startsWith("(")) {
+            return super.discoverSequences(m);
+        }
+        String seq = col("s", m.sequenceBy());
+        String indexed = "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
+                + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam JOIN pg_catalog.pg_attribute a ON "
+                + "a.attrelid = i.indrelid AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass("
+                + stringLiteral(rel) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND a.attname = "
+                + stringLiteral(m.sequenceBy()) + " AND i.indcollation[0] = a.attcollation)";
+        // the gate is a CTE: evaluated once, and (parallel restricted) above any parallel scan, so a plan that is
+        // not taken starts no workers
+        String loose = "WITH RECURSIVE itersnap_gate(ok) AS (SELECT " + indexed + "), itersnap_seq(v) AS ((SELECT "
+                + seq + " FROM " + rel + " s WHERE " + seq + " IS NOT NULL ORDER BY " + seq + " LIMIT 1) UNION ALL "
+                + "SELECT (SELECT " + seq + " FROM " + rel + " s WHERE " + seq + " > r.v ORDER BY " + seq
+                + " LIMIT 1) FROM itersnap_seq r WHERE r.v IS NOT NULL)";
+        String gate = "(SELECT ok FROM itersnap_gate)";
+        return loose + " SELECT v FROM itersnap_seq WHERE v IS NOT NULL AND " + gate + " UNION ALL SELECT NULL WHERE "
+                + gate + " AND EXISTS (SELECT 1 FROM " + rel + " s WHERE " + seq + " IS NULL) UNION ALL SELECT DISTINCT "
+                + seq + " FROM " + rel + " s WHERE NOT " + gate;
+    }
+
+    /**
+     * A correlated {@code EXISTS}: PostgreSQL makes it a hashed semi-join, where the join form sorts the whole history
+     * for a merge join (K=100k: ~34 against ~73 ms per in-order run).
+     */
+    @Override
+    protected String touchedVersions(ResolvedModel m, String p) {
+        return table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
+                + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", m.meta().openedSeq())) + " >= " + p + " OR "
+                + ordered(m, col("x", m.meta().closedSeq())) + " >= " + p + "))";
+    }
+
     /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
     @Override
     protected String indexName(ResolvedModel m, String table, String suffix) {

@@ -57,6 +57,34 @@ class PostgresDialectSqlTest {
     }
 
     @Test
+    void scratchTablesAreUnlogged() {
+        List<String> ddl = dialect.createScratch(model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0)));
+        assertThat(ddl).filteredOn(s -> s.startsWith("CREATE ")).hasSize(4);
+        assertThat(ddl.get(2)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_stage_customers\" (");
+        assertThat(ddl.get(3)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_work_customers\" (");
+    }
+
+    @Test
+    void aPlainTableSourceIsDiscoveredByALooseIndexScanWhenTheSequenceIsIndexed() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
+        assertThat(dialect.discoverSequences(m))
+                .startsWith("WITH RECURSIVE itersnap_gate(ok) AS (SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_index i ")
+                .contains("WHERE i.indrelid = to_regclass('raw') AND am.amname = 'btree' AND i.indisvalid AND "
+                        + "i.indpred IS NULL AND a.attname = 'batch' AND i.indcollation[0] = a.attcollation)")
+                .contains("SELECT (SELECT s.\"batch\" FROM raw s WHERE s.\"batch\" > r.v ORDER BY s.\"batch\" LIMIT 1)")
+                .endsWith(" UNION ALL SELECT DISTINCT s.\"batch\" FROM raw s WHERE NOT (SELECT ok FROM itersnap_gate)")
+                .doesNotContain("?");
+    }
+
+    @Test
+    void timelineCheckFindsTheTouchedKeysWithACorrelatedExists() {
+        ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
+        assertThat(dialect.timelineCheck(m)).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
+                + "\"snap\".\"customers\" x WHERE x.\"id\" = h.\"id\" AND (x.\"dbt_opened_seq\" >= CAST(? AS bigint) OR "
+                + "x.\"dbt_closed_seq\" >= CAST(? AS bigint)))) v WHERE v.open_count > 1");
+    }
+
+    @Test
     void integerSequencesNeedNoCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
         assertThat(dialect.rollback(m, List.of()).get(0)).doesNotContain("COLLATE");

@@ -1,0 +1,106 @@
+package dev.itersnap.dialect.postgres;
+
+import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Discovery of a plain table source: through a loose index scan when the sequence leads a usable B-tree index, by
+ * {@code SELECT DISTINCT} otherwise; the same sequences either way, a NULL sequence included.
+ */
+class PostgresDiscoveryTest {
+    private static final PostgresServer SERVER = PostgresServer.get();
+    private static DataSource db;
+    private final PostgresDialect dialect = new PostgresDialect();
+
+    @BeforeAll
+    static void createRaw() throws SQLException {
+        db = SERVER.newDatabase();
+        exec("CREATE TABLE raw (id INT, upd INT, batch VARCHAR(10))");
+        exec("INSERT INTO raw SELECT g, g, CASE WHEN g % 7 = 0 THEN NULL WHEN g % 5 = 0 THEN 'b' || (g % 3) "
+                + "WHEN g % 2 = 0 THEN 'B' || (g % 4) ELSE 'a' END FROM generate_series(1, 2000) g");
+    }
+
+    @AfterAll
+    static void drop() {
+        SERVER.drop(db);
+    }
+
+    private static void exec(String sql) throws SQLException {
+        try (Connection c = db.getConnection(); Statement st = c.createStatement()) {
+            st.execute(sql);
+        }
+    }
+
+    private static List<String> read(String sql) throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = db.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
+    }
+
+    private ResolvedModel model(String source) {
+        ModelSettings s = ModelSettings.builder("customers").target("customers").source(source).uniqueKey("id")
+                .updatedAt("upd").sequenceBy("batch").hardDeletes(HardDeletes.IGNORE).build();
+        SourceColumn id = new SourceColumn("id", Types.INTEGER, "int4", 10, 0);
+        SourceColumn upd = new SourceColumn("upd", Types.INTEGER, "int4", 10, 0);
+        SourceColumn seq = new SourceColumn("batch", Types.VARCHAR, "varchar", 10, 0);
+        java.util.Map<String, String> lower = ColumnNames.DEFAULTS.asMap();
+        lower.replaceAll((k, v) -> v.toLowerCase(Locale.ROOT));
+        return new ResolvedModel(s, x -> x.toLowerCase(Locale.ROOT), new TableName(List.of("customers")),
+                "itersnap_metadata", new TableName(List.of("itersnap_metadata", "itersnap_stage_customers")),
+                new TableName(List.of("itersnap_metadata", "itersnap_work_customers")), List.of(id, upd, seq),
+                List.of(), List.of("id"), "upd", "batch", List.of(), ColumnNames.withOverrides(lower), seq, upd);
+    }
+
+    private void assertSameAsDistinct(String source, boolean throughIndex) throws SQLException {
+        String sql = dialect.discoverSequences(model(source));
+        List<String> expected = read("SELECT DISTINCT batch FROM raw");
+        assertThat(expected).contains((String) null).hasSizeGreaterThan(5);
+        assertThat(read(sql)).containsExactlyInAnyOrderElementsOf(expected);
+        String plan = String.join("\n", read("EXPLAIN (ANALYZE, COSTS OFF) " + sql));
+        if (throughIndex) {
+            assertThat(plan).doesNotContainPattern("Seq Scan on raw s \\(actual[^\\n]*rows=[1-9]");
+        } else {
+            assertThat(plan).contains("never executed");
+        }
+    }
+
+    @Test
+    void everySequenceOnceWithOrWithoutAUsableIndex() throws SQLException {
+        // no index: SELECT DISTINCT
+        assertSameAsDistinct("SELECT * FROM raw", false);
+        // an index in another collation than the column's, or a partial one, does not serve the recursion
+        exec("CREATE INDEX raw_c ON raw (batch COLLATE \"C\")");
+        exec("CREATE INDEX raw_partial ON raw (batch) WHERE id > 0");
+        assertSameAsDistinct("SELECT * FROM raw", false);
+        // the sequence leading a B-tree index: one probe per sequence
+        exec("CREATE INDEX raw_batch ON raw (batch, id)");
+        assertSameAsDistinct("SELECT * FROM raw", true);
+        assertSameAsDistinct("select * from public.\"raw\"", true);
+        // any other source reads the query as a derived table
+        assertThat(dialect.discoverSequences(model("SELECT * FROM raw WHERE id > 0")))
+                .isEqualTo("SELECT DISTINCT s.\"batch\" FROM (SELECT * FROM raw WHERE id > 0) s");
+    }
+}
