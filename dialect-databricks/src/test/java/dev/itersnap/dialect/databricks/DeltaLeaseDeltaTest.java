@@ -38,11 +38,20 @@ class DeltaLeaseDeltaTest {
 
     @BeforeAll
     static void session() throws IOException {
-        // the module's one SparkSession (one SparkContext per JVM; its settings must not depend on test order)
-        spark = SparkTestSession.get();
+        // a session of the module's one SparkContext (one per JVM; its settings must not depend on test order), set
+        // like SparkDataSource's: Delta 4.4.0's parser drops parameter markers (delta-io/delta#7640)
+        spark = bindingSession(SparkTestSession.get());
         sql = new LeaseSql(LeaseFixture.BACKTICKS,
                 LeaseFixture.model("customers", "lease_meta", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
         run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_meta` CASCADE"));
+    }
+
+    /** A new session of {@code root}'s application that binds parameters in the analyzer (as SparkDataSource does). */
+    private static SparkSession bindingSession(SparkSession root) {
+        SparkSession s = root.newSession();
+        s.conf().set("spark.sql.legacy.parameterSubstitution.constantsOnly", "true");
+        s.conf().set("spark.sql.session.timeZone", "UTC");
+        return s;
     }
 
     /** Runs a statement as itersnap's JDBC path would, binding by name (Spark 4.2.0 misorders 5+ positional binds). */
@@ -188,7 +197,7 @@ class DeltaLeaseDeltaTest {
         try {
             List<Future<Object>> results = new ArrayList<>();
             for (String owner : owners) {
-                SparkSession own = spark.newSession();
+                SparkSession own = bindingSession(spark);
                 results.add(pool.submit(() -> {
                     long now = System.currentTimeMillis();
                     LeaseSql.Statement st = sql.acquire(owner, now, now + TTL_MS);
