@@ -17,6 +17,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * statement commits on its own, as on Delta Lake), a run costs: a fixed part per run, a part per applied batch and a
  * part per replayed batch. Measured through a counting data source on full daily files with deletions by absence,
  * printed, and held to a budget so that a change that adds statements per batch shows up here.
+ * {@code -Ditersnap.printStatements=true} also prints every statement of each measured run.
  */
 public abstract class StatementCountTests extends ConformanceTestBase {
 
