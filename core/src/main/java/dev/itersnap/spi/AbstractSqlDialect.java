@@ -123,6 +123,11 @@ public abstract class AbstractSqlDialect implements Dialect {
         return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
     }
 
+    /** A bound parameter holding the sequence's canonical text (the ledger's sequence_value). */
+    protected String sequenceTextParam() {
+        return "CAST(? AS VARCHAR(256))";
+    }
+
     /** dbt_scd_id from key, updated_at and the bound sequence text, plus a marker. */
     protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String marker) {
         List<String> parts = new ArrayList<>();
@@ -132,7 +137,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         }
         parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
         parts.add("'|'");
-        parts.add("CAST(? AS VARCHAR(256))");
+        parts.add(sequenceTextParam());
         if (marker != null) {
             parts.add(stringLiteral("|" + marker));
         }

@@ -96,21 +96,10 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
     }
 
-    /** As AbstractSqlDialect's, with the sequence text cast to STRING ({@code VARCHAR(n)} casts log a warning). */
+    /** The sequence text as STRING ({@code VARCHAR(n)} casts log a warning). */
     @Override
-    protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String marker) {
-        List<String> parts = new ArrayList<>();
-        for (String k : m.keys()) {
-            parts.add("COALESCE(" + toText(col(alias, k)) + ", '')");
-            parts.add("'|'");
-        }
-        parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
-        parts.add("'|'");
-        parts.add("CAST(? AS STRING)");
-        if (marker != null) {
-            parts.add(stringLiteral("|" + marker));
-        }
-        return md5Hex(concat(parts));
+    protected String sequenceTextParam() {
+        return "CAST(? AS STRING)";
     }
 
     // ---------------------------------------------------------------- types
