@@ -1,7 +1,7 @@
 package dev.itersnap.bench;
 
 import dev.itersnap.core.HardDeletes;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 

@@ -3,7 +3,7 @@ package dev.itersnap.cli;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.AsOf;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.SnapshotListener;
 import picocli.CommandLine.ArgGroup;

@@ -1,7 +1,7 @@
 package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import picocli.CommandLine.Command;

@@ -2,7 +2,7 @@ package dev.itersnap.conformance;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;

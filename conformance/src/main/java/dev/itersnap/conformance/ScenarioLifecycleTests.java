@@ -9,7 +9,7 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;

@@ -3,7 +3,7 @@ package dev.itersnap.conformance;
 import dev.itersnap.conformance.Scenario.Column;
 import dev.itersnap.conformance.Scenario.Step;
 import dev.itersnap.conformance.TestDatabase.ColumnType;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;

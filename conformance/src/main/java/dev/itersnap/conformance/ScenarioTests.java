@@ -5,7 +5,7 @@ import dev.itersnap.conformance.SnapshotFixture.ErrorEntry;
 import dev.itersnap.conformance.SnapshotFixture.Version;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.HardDeletes;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;

@@ -1,7 +1,7 @@
 package dev.itersnap.conformance;
 
 import dev.itersnap.core.ColumnNames;
-import dev.itersnap.core.IterativeSnapshot;
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotListener;

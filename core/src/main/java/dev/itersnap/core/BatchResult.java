@@ -19,6 +19,6 @@ public record BatchResult(Object sequence, long sourceRows, long inserted, long 
 
     /** The sequence as the ledger stores it (ISO-8601 for dates and times, plain digits for numbers). */
     public String sequenceText() {
-        return dev.itersnap.spi.ValueType.text(sequence);
+        return SequenceText.of(sequence);
     }
 }

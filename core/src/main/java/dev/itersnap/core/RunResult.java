@@ -22,7 +22,7 @@ public record RunResult(String runId, String model, List<BatchResult> batches, b
 
     public int batchesApplied() { return batches.size(); }
     /** The replay point as the ledger writes sequences, or null. */
-    public String replayPointText() { return dev.itersnap.spi.ValueType.text(replayPoint); }
+    public String replayPointText() { return SequenceText.of(replayPoint); }
     public long inserted() { return batches.stream().mapToLong(BatchResult::inserted).sum(); }
     public long updated() { return batches.stream().mapToLong(BatchResult::updated).sum(); }
     public long deleted() { return batches.stream().mapToLong(BatchResult::deleted).sum(); }

@@ -1,6 +1,14 @@
-package dev.itersnap.core;
+package dev.itersnap;
 
-import dev.itersnap.core.engine.SnapshotEngine;
+import dev.itersnap.core.AsOf;
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.LogicChange;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.internal.PointInTime;
+import dev.itersnap.internal.SnapshotEngine;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Dialects;
 
@@ -85,13 +93,13 @@ public final class IterativeSnapshot {
      */
     public String asOfSql(ModelSettings model, AsOf asOf) {
         Objects.requireNonNull(asOf, "asOf");
-        return new dev.itersnap.core.engine.PointInTime(dataSource, dialect, model).sql(asOf);
+        return new PointInTime(dataSource, dialect, model).sql(asOf);
     }
 
     /** Creates a view {@code view} ({@code name} or {@code schema.name}) of {@link #asOfSql}; returns its DDL. */
     public String createAsOfView(ModelSettings model, AsOf asOf, String view) {
         Objects.requireNonNull(asOf, "asOf");
-        return new dev.itersnap.core.engine.PointInTime(dataSource, dialect, model).createView(asOf, view);
+        return new PointInTime(dataSource, dialect, model).createView(asOf, view);
     }
 
     private SnapshotEngine engine(ModelSettings model) {
@@ -135,7 +143,7 @@ public final class IterativeSnapshot {
 
         public IterativeSnapshot build() {
             if (dataSource == null) {
-                throw Settings.invalid("dataSource", "is required");
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "setting 'dataSource' is required");
             }
             Dialect d = dialect != null ? dialect
                     : dialectName != null ? Dialects.named(dialectName) : Dialects.detect(dataSource);

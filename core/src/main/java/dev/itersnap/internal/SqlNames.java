@@ -1,4 +1,4 @@
-package dev.itersnap.core.engine;
+package dev.itersnap.internal;
 
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;

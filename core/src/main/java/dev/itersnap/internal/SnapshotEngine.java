@@ -1,4 +1,4 @@
-package dev.itersnap.core.engine;
+package dev.itersnap.internal;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
@@ -20,7 +20,7 @@ import java.util.UUID;
 /**
  * Runs one model: opens the connection, makes sure the metadata exists, takes the model lock, and hands the run to
  * {@link SnapshotRun} (the algorithm of SPEC §4); records the outcome in the run log and reports it to the listener.
- * Internal; use {@link dev.itersnap.core.IterativeSnapshot}.
+ * Internal; use {@link dev.itersnap.IterativeSnapshot}.
  */
 public final class SnapshotEngine {
     private final DataSource dataSource;

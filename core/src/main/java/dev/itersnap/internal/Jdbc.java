@@ -1,4 +1,4 @@
-package dev.itersnap.core.engine;
+package dev.itersnap.internal;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;

@@ -1,0 +1,14 @@
+package dev.itersnap.core;
+
+/** The canonical text of a sequence or time value, as the ledger stores it (ISO-8601, plain digits). */
+final class SequenceText {
+    private SequenceText() {
+    }
+
+    static String of(Object v) {
+        if (v == null) {
+            return null;
+        }
+        return v instanceof java.math.BigDecimal b ? b.toPlainString() : v.toString();
+    }
+}
