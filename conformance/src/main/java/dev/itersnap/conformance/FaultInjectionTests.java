@@ -299,7 +299,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         ModelSettings m = prepare.apply(clean);
         FaultInjectingDataSource counting = new FaultInjectingDataSource(clean.dataSource());
         IterativeSnapshot countingEngine = clean.engine(counting.dataSource(), null);
-        boolean transactional = countingEngine.dialect().transactionalDml();
+        boolean transactional = countingEngine.dialect().capabilities().transactionalDml();
         counting.failAt(0);
         countingEngine.run(m);
         int statements = counting.count();
