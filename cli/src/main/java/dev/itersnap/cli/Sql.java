@@ -81,7 +81,7 @@ final class Sql {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             ps.setMaxRows(limit);
             for (int i = 0; i < params.length; i++) {
-                ps.setObject(i + 1, params[i]);
+                dev.itersnap.spi.SqlValues.bind(ps, i + 1, params[i]);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 int n = rs.getMetaData().getColumnCount();

@@ -22,7 +22,7 @@ final class TablePrinter {
     static void print(PrintWriter out, Connection connection, String sql, Object... params) throws SQLException {
         try (PreparedStatement ps = connection.prepareStatement(sql)) {
             for (int i = 0; i < params.length; i++) {
-                ps.setObject(i + 1, params[i]);
+                dev.itersnap.spi.SqlValues.bind(ps, i + 1, params[i]);
             }
             try (ResultSet rs = ps.executeQuery()) {
                 ResultSetMetaData md = rs.getMetaData();

@@ -49,6 +49,9 @@ public final class MetadataStore {
     public record ErrorCount(String sequence, String reason, long rows) {
     }
 
+    /** Sequences per DELETE of {@link #forget}: with the model, below the driver's parameter limit. */
+    static final int FORGET_CHUNK = dev.itersnap.spi.SqlValues.MAX_PARAMETERS - 56;
+
     private final Jdbc jdbc;
     private final Dialect dialect;
     private final MetadataSchema schema;
@@ -153,8 +156,9 @@ public final class MetadataStore {
     }
 
     private void deleteIn(TableSpec table, String modelColumn, String sequenceColumn, List<Seq> seqs) {
-        for (int from = 0; from < seqs.size(); from += 500) {
-            List<Seq> chunk = seqs.subList(from, Math.min(seqs.size(), from + 500));
+        int per = FORGET_CHUNK;
+        for (int from = 0; from < seqs.size(); from += per) {
+            List<Seq> chunk = seqs.subList(from, Math.min(seqs.size(), from + per));
             Statement.Builder b = Statement.builder("rollback " + table.name().table()).sql("DELETE FROM "
                     + name(table.name()) + " WHERE " + q(modelColumn) + " = ").bind(model).sql(" AND "
                     + q(sequenceColumn) + " IN (");
@@ -247,9 +251,19 @@ public final class MetadataStore {
                 r.holder()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model)
                 .sql(" ORDER BY " + q(r.startedAt()) + " DESC").build();
         Jdbc.Row<RunRow> row = rs -> new RunRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getObject(4),
-                rs.getObject(5), (Integer) rs.getObject(6, Integer.class), (Boolean) rs.getObject(7, Boolean.class),
+                rs.getObject(5), intOrNull(rs, 6), booleanOrNull(rs, 7),
                 rs.getString(8), rs.getString(9), rs.getString(10));
         return limit > 0 ? jdbc.query(s, row).stream().limit(limit).toList() : jdbc.query(s, row);
+    }
+
+    private static Integer intOrNull(java.sql.ResultSet rs, int i) throws SQLException {
+        int v = rs.getInt(i);
+        return rs.wasNull() ? null : v;
+    }
+
+    private static Boolean booleanOrNull(java.sql.ResultSet rs, int i) throws SQLException {
+        boolean v = rs.getBoolean(i);
+        return rs.wasNull() ? null : v;
     }
 
     /** Describes the run holding the lock, from the log (best effort: used in a lock-timeout message). */

@@ -69,14 +69,15 @@ public final class Statement {
 
     /**
      * Prepares the statement on a JDBC connection with every value bound: {@code ?} markers, or {@code :_pN} when the
-     * connection binds named markers ({@link NamedMarkers}). The caller closes the result.
+     * connection binds named markers ({@link NamedMarkers}); each value through the setter of its SQL type
+     * ({@link SqlValues#bind}). The caller closes the result.
      */
     public PreparedStatement prepare(Connection c) throws SQLException {
         boolean named = c.isWrapperFor(NamedMarkers.class);
         PreparedStatement ps = c.prepareStatement(named ? sql(NamedMarkers::marker) : sql());
         try {
             for (int i = 0; i < values.size(); i++) {
-                ps.setObject(i + 1, values.get(i));
+                SqlValues.bind(ps, i + 1, values.get(i));
             }
             return ps;
         } catch (SQLException | RuntimeException e) {
@@ -142,7 +143,15 @@ public final class Statement {
             return fragments.isEmpty() && current.length() == 0;
         }
 
+        /**
+         * @throws IllegalStateException when the statement binds more than {@link SqlValues#MAX_PARAMETERS} values
+         *                               (the Databricks driver's limit): a list must be split over statements
+         */
         public Statement build() {
+            if (values.size() > SqlValues.MAX_PARAMETERS) {
+                throw new IllegalStateException("statement of step '" + step + "' binds " + values.size()
+                        + " values, more than the " + SqlValues.MAX_PARAMETERS + " a statement may carry");
+            }
             List<String> f = new ArrayList<>(fragments);
             f.add(current.toString());
             return new Statement(step, List.copyOf(f), Collections.unmodifiableList(new ArrayList<>(values)));

@@ -56,8 +56,8 @@ public enum ValueType {
     public Object read(ResultSet rs, int i) throws SQLException {
         Object v;
         switch (this) {
-            case DATE: v = rs.getObject(i, LocalDate.class); break;
-            case TIMESTAMP: v = rs.getObject(i, LocalDateTime.class); break;
+            case DATE: v = SqlValues.readLocalDate(rs, i); break;
+            case TIMESTAMP: v = SqlValues.readLocalDateTime(rs, i); break;
             case TIMESTAMP_TZ: v = rs.getObject(i, OffsetDateTime.class); break;
             case INTEGER: long l = rs.getLong(i); v = rs.wasNull() ? null : l; break;
             case DECIMAL: v = rs.getBigDecimal(i); break;

@@ -60,4 +60,16 @@ class StatementTest {
         assertThat(Capabilities.STANDARD.transactionalDml()).isTrue();
         assertThat(Capabilities.STANDARD.createOrReplaceTable()).isFalse();
     }
+
+    /** The Databricks driver caps a statement at 256 parameters: a statement that would carry more is refused. */
+    @Test
+    void aStatementCarriesAtMostTheDriversParameterLimit() {
+        Statement.Builder b = Statement.builder("forget").sql("DELETE FROM t WHERE s IN (");
+        for (int i = 0; i < SqlValues.MAX_PARAMETERS; i++) {
+            b.sql(i == 0 ? "" : ", ").bind(i);
+        }
+        assertThat(b.build().values()).hasSize(256);
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> b.sql(", ").bind(256).build())
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("'forget' binds 257 values");
+    }
 }
