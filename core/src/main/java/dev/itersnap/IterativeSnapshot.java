@@ -1,12 +1,14 @@
 package dev.itersnap;
 
 import dev.itersnap.core.AsOf;
+import dev.itersnap.core.CheckReport;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.internal.Doctor;
 import dev.itersnap.internal.PointInTime;
 import dev.itersnap.internal.SnapshotEngine;
 import dev.itersnap.spi.Dialect;
@@ -100,6 +102,19 @@ public final class IterativeSnapshot {
     public String createAsOfView(ModelSettings model, AsOf asOf, String view) {
         Objects.requireNonNull(asOf, "asOf");
         return new PointInTime(dataSource, dialect, model).createView(asOf, view);
+    }
+
+    /**
+     * Checks, before a first run on a new workspace or database, what a run of {@code model} will need: the
+     * connection and driver, the runtime (version, session time zone, as the dialect requires), the source query and
+     * the collation of its string columns, the permission to create the metadata schema and tables (and a table in
+     * the target's schema) with the table features the dialect uses, and the binding of every value type the engine
+     * binds. It creates and drops one probe table in each of those schemas and writes nothing else; it never throws
+     * for a failed check ({@link CheckReport#failures()}).
+     */
+    public CheckReport check(ModelSettings model) {
+        Objects.requireNonNull(model, "model");
+        return new Doctor(dataSource, dialect, model).check();
     }
 
     private SnapshotEngine engine(ModelSettings model) {

@@ -11,7 +11,7 @@ import picocli.CommandLine.Spec;
 @Command(name = "itersnap", mixinStandardHelpOptions = true, versionProvider = ItersnapCommand.Version.class,
         description = "Keeps SCD Type 2 history tables correct when batches arrive late or out of order.",
         subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, FullRefreshCommand.class,
-                StatusCommand.class, ValidateCommand.class, AuditCommand.class, AsOfCommand.class,
+                StatusCommand.class, ValidateCommand.class, DoctorCommand.class, AuditCommand.class, AsOfCommand.class,
                 CommandLine.HelpCommand.class})
 public final class ItersnapCommand implements Runnable {
     @Spec
@@ -38,7 +38,7 @@ public final class ItersnapCommand implements Runnable {
 
     @Override
     public void run() {
-        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: demo, run, replay, full-refresh, status, validate, audit or as-of");
+        throw new CommandLine.ParameterException(spec.commandLine(), "missing command: demo, run, replay, full-refresh, status, validate, doctor, audit or as-of");
     }
 
     /** The version from the jar's manifest, when there is one. */

@@ -202,7 +202,7 @@ class PostgresCommandsTest {
     }
 
     /** The CLI's connection options for a database of the test server. */
-    private static List<String> connectionOptions(DataSource database) {
+    static List<String> connectionOptions(DataSource database) {
         PGSimpleDataSource pg = (PGSimpleDataSource) database;
         List<String> options = new ArrayList<>(List.of("--jdbc-url", pg.getURL(), "--user", pg.getUser()));
         if (pg.getPassword() != null && !pg.getPassword().isEmpty()) {

@@ -205,7 +205,17 @@ public final class ModelSettings {
                 }
             }
             columnNames = ColumnNames.withOverrides(columnNameOverrides);
-            Settings.identifier("metadata_schema", metadataSchema);
+            if (metadataSchema == null || metadataSchema.isBlank()) {
+                throw Settings.invalid("metadata_schema", "is required");
+            }
+            String[] metadataParts = metadataSchema.split("\\.", -1);
+            if (metadataParts.length > 2) {
+                throw Settings.invalid("metadata_schema", "expected schema or catalog.schema, got '" + metadataSchema
+                        + "'");
+            }
+            for (String part : metadataParts) {
+                Settings.identifier("metadata_schema", part);
+            }
             if (lockTimeout == null || lockTimeout.isNegative()) {
                 throw Settings.invalid("lock_timeout", "expected a duration of zero or more, got " + lockTimeout);
             }

@@ -38,11 +38,60 @@ final class Jdbc {
         return connection;
     }
 
+    /**
+     * Runs a statement. A write conflict of optimistic concurrency (Delta Lake's {@code DELTA_CONCURRENT_...}: another
+     * model's run or an OPTIMIZE committed first) is retried, up to {@value #CONFLICT_ATTEMPTS} attempts in all, when
+     * the connection is in auto-commit: the statement is then its own commit, a conflict means it committed nothing,
+     * and the model lock keeps every other writer off this model's rows, so running it again is running it later.
+     * Inside a transaction a conflict ends the transaction and is not retried.
+     */
     int update(Statement s) {
-        try (PreparedStatement ps = s.prepare(connection)) {
-            return ps.executeUpdate();
+        for (int attempt = 1; ; attempt++) {
+            try (PreparedStatement ps = s.prepare(connection)) {
+                return ps.executeUpdate();
+            } catch (SQLException e) {
+                if (attempt < CONFLICT_ATTEMPTS && writeConflict(e) && autoCommit()) {
+                    pauseAfterConflict(attempt);
+                    continue;
+                }
+                throw failure(s.step(), s.sql(), e);
+            }
+        }
+    }
+
+    /** Attempts of a statement that keeps losing write conflicts. */
+    static final int CONFLICT_ATTEMPTS = 5;
+
+    /** A Delta Lake write conflict: a ConcurrentModificationException in the chain, or its error class over JDBC. */
+    static boolean writeConflict(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.util.ConcurrentModificationException) {
+                return true;
+            }
+            String msg = t.getMessage();
+            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("ConcurrentAppendException")
+                    || msg.contains("ConcurrentDeleteReadException") || msg.contains("ConcurrentDeleteDeleteException")
+                    || msg.contains("ConcurrentTransactionException") || msg.contains("MetadataChangedException"))) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private boolean autoCommit() {
+        try {
+            return connection.getAutoCommit();
         } catch (SQLException e) {
-            throw failure(s.step(), s.sql(), e);
+            return false;
+        }
+    }
+
+    private static void pauseAfterConflict(int attempt) {
+        long base = 100L << Math.min(attempt, 5);
+        try {
+            Thread.sleep(java.util.concurrent.ThreadLocalRandom.current().nextLong(base / 2, base + base / 2));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 
@@ -90,13 +139,21 @@ final class Jdbc {
     /** Whether a table exists, by JDBC metadata (names already folded). */
     boolean tableExists(TableName table) throws SQLException {
         String schema = table.schema() != null ? table.schema() : connection.getSchema();
-        String catalog = table.parts().size() == 3 ? table.parts().get(0) : null;
+        // the connection's current catalog for a one- or two-part name: a null catalog would match a table of the
+        // same name in any catalog (Unity Catalog has many)
+        String catalog = table.parts().size() == 3 ? table.parts().get(0) : connection.getCatalog();
         try (ResultSet rs = connection.getMetaData().getTables(catalog, schema, table.table(), null)) {
             return rs.next();
         }
     }
 
-    /** How the database folds unquoted identifiers. */
+    /** How the database folds unquoted identifiers: as the dialect says, or else as JDBC metadata reports. */
+    static UnaryOperator<String> folding(Connection c, dev.itersnap.spi.Dialect dialect) throws SQLException {
+        UnaryOperator<String> own = dialect.identifierFolding();
+        return own != null ? own : folding(c);
+    }
+
+    /** How the database folds unquoted identifiers, as JDBC metadata reports. */
     static UnaryOperator<String> folding(Connection c) throws SQLException {
         DatabaseMetaData md = c.getMetaData();
         if (md.storesUpperCaseIdentifiers()) {

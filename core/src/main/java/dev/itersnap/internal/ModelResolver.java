@@ -41,7 +41,7 @@ final class ModelResolver {
      * (another run may have created or changed them meanwhile).
      */
     static ResolvedModel resolveSource(Jdbc jdbc, Dialect d, ModelSettings s) throws SQLException {
-        UnaryOperator<String> fold = Jdbc.folding(jdbc.connection());
+        UnaryOperator<String> fold = Jdbc.folding(jdbc.connection(), d);
         List<SourceColumn> source = describe(jdbc, d.describe(Relation.query(s.source())), "source", s);
         for (SourceColumn col : source) {
             if (!IDENTIFIER.matcher(col.name()).matches()) {
@@ -87,6 +87,7 @@ final class ModelResolver {
                 }
             }
         }
+        refuseCollations(source, keys, sequenceBy, tracked, s);
         ColumnNames meta = foldMeta(s.columnNames(), fold);
         for (SourceColumn col : source) {
             for (String mc : meta.asMap().values()) {
@@ -120,6 +121,44 @@ final class ModelResolver {
         List<SourceColumn> pendingColumns = !d.capabilities().transactionalDml() && jdbc.tableExists(full.pending())
                 ? describe(jdbc, d.describe(Relation.table(full.pending())), "pending", s) : null;
         return new Resolution(full, targetColumns, archiveColumns, pendingColumns);
+    }
+
+    /**
+     * Refuses a key, sequence or tracked string column whose collation is not binary (Databricks' {@code UTF8_LCASE},
+     * a locale): keys {@code A} and {@code a} would be one key, a case-only change would not be a change, string
+     * sequences would order otherwise than the ledger. The type name says the collation where the database reports
+     * it ({@code STRING COLLATE UTF8_LCASE} on Spark 4 and Databricks).
+     */
+    private static void refuseCollations(List<SourceColumn> source, List<String> keys, String sequenceBy,
+                                         List<String> tracked, ModelSettings s) {
+        for (SourceColumn c : source) {
+            String role = keys.contains(c.name()) ? "unique_key" : c.name().equals(sequenceBy) ? "sequence_by"
+                    : tracked.contains(c.name()) ? "tracked (check_cols)" : null;
+            String collation = collation(c.typeName());
+            if (role != null && collation != null) {
+                throw new ItersnapException(ErrorCode.INVALID_SOURCE, "model '" + s.name() + "': source column '"
+                        + c.name() + "' (" + role + ") has collation " + collation + ", which is not binary: values "
+                        + "that differ only in case (or accents) would compare equal, so keys would collide, changes "
+                        + "would be lost and string sequences would misorder. Make it binary in the source query, "
+                        + "e.g. `" + c.name() + " COLLATE UTF8_BINARY AS " + c.name() + "`");
+            }
+        }
+    }
+
+    /** The non-binary collation in a type name such as {@code STRING COLLATE UTF8_LCASE}, or null. */
+    static String collation(String typeName) {
+        if (typeName == null) {
+            return null;
+        }
+        java.util.regex.Matcher mt = java.util.regex.Pattern.compile("(?i)\\bCOLLATE\\s+`?([\\w.]+)`?")
+                .matcher(typeName);
+        if (!mt.find()) {
+            return null;
+        }
+        String name = mt.group(1);
+        String bare = name.substring(name.lastIndexOf('.') + 1).toUpperCase(Locale.ROOT);
+        return bare.equals("UTF8_BINARY") || bare.equals("C") || bare.equals("POSIX") || bare.equals("BINARY")
+                ? null : name;
     }
 
     private static ColumnNames foldMeta(ColumnNames n, UnaryOperator<String> fold) {

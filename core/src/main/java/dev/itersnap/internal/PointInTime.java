@@ -38,7 +38,7 @@ public final class PointInTime {
         try (Connection c = dataSource.getConnection()) {
             Jdbc jdbc = new Jdbc(c, settings.name());
             Statement query = query(jdbc, asOf);
-            TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c)).toList());
+            TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c, dialect)).toList());
             Statement ddl = dialect.createView(folded, query);
             c.setAutoCommit(true);
             jdbc.update(ddl);

@@ -395,6 +395,7 @@ final class SnapshotRun {
                     + " (history) to " + dialect.columnType(src) + " (source), which cannot be widened; cast it "
                     + "in the source query");
         }
+        dialect.prepareWidening(table).forEach(s -> jdbc.update(s.inStep("widen column")));
         jdbc.update(dialect.widenColumn(table, existing.name(), src).inStep("widen column"));
         return true;
     }

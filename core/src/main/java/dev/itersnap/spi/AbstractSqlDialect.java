@@ -241,7 +241,10 @@ public abstract class AbstractSqlDialect implements Dialect {
         String t = table(spec.name());
         List<String> ddl = new ArrayList<>();
         if (spec.createSchema() && spec.name().schema() != null) {
-            ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(spec.name().schema()));
+            // catalog.schema for a three-part name: the schema is created in the table's catalog
+            List<String> parts = spec.name().parts();
+            ddl.add("CREATE SCHEMA IF NOT EXISTS " + parts.subList(0, parts.size() - 1).stream().map(this::quote)
+                    .collect(Collectors.joining(".")));
         }
         List<String> defs = new ArrayList<>();
         for (TableSpec.Column c : spec.columns()) {

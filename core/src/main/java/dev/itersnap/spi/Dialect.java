@@ -36,6 +36,15 @@ public interface Dialect {
     /** What the database can do; the shared SQL and the engine pick statement forms from it. */
     Capabilities capabilities();
 
+    /**
+     * How the database folds unquoted identifiers, when its JDBC driver does not report it right (the Databricks
+     * driver reports mixed case while Unity Catalog stores names in lower case); null: as the driver's {@code
+     * DatabaseMetaData} says.
+     */
+    default java.util.function.UnaryOperator<String> identifierFolding() {
+        return null;
+    }
+
     /** Quotes one identifier (already folded to the database's case). */
     String quote(String identifier);
 
@@ -44,6 +53,15 @@ public interface Dialect {
 
     /** True when every value of type {@code from} fits, unchanged, in type {@code to}. */
     boolean widens(SourceColumn from, SourceColumn to);
+
+    /**
+     * What this database's runtime must offer a run, checked on a connection before a first run ({@code
+     * IterativeSnapshot.check}, {@code itersnap doctor}): runtime version, session settings such as the time zone.
+     * Default: nothing beyond the generic checks.
+     */
+    default List<dev.itersnap.core.Check> environmentChecks(java.sql.Connection connection) throws SQLException {
+        return List.of();
+    }
 
     // ---------------------------------------------------------------- the model lock
 
@@ -70,6 +88,15 @@ public interface Dialect {
 
     /** Changes {@code column} of {@code table} to the type of {@code to} (a widening, see {@link #widens}). */
     Statement widenColumn(TableName table, String column, SourceColumn to);
+
+    /**
+     * What a table needs before a column of it is widened, run before every {@link #widenColumn} (so idempotent):
+     * Delta Lake's type widening is a table feature that upgrades the table's protocol, so it is enabled only when a
+     * column is about to be widened. Default: nothing.
+     */
+    default List<Statement> prepareWidening(TableName table) {
+        return List.of();
+    }
 
     /** A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}). */
     Statement describe(Relation relation);

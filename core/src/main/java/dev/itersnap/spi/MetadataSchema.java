@@ -3,6 +3,7 @@ package dev.itersnap.spi;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.TableSpec.ColumnType;
 import dev.itersnap.spi.TableSpec.Creation;
+import dev.itersnap.spi.TableSpec.Writers;
 
 import java.util.List;
 import java.util.function.UnaryOperator;
@@ -65,7 +66,7 @@ public final class MetadataSchema {
         String model = f("model");
         String sequence = f("sequence_value");
         String runId = f("run_id");
-        ledger = new Ledger(TableSpec.builder(table("itersnap_ledger"), Creation.IF_NOT_EXISTS).createSchema()
+        ledger = new Ledger(TableSpec.builder(table("itersnap_ledger"), Creation.IF_NOT_EXISTS).writers(Writers.MANY).createSchema()
                 .notNull(model, ColumnType.text(128)).notNull(sequence, ColumnType.text(256))
                 .notNull(runId, ColumnType.text(36)).notNull(f("applied_at"), ColumnType.timestamp())
                 .notNull(f("source_rows"), ColumnType.bigint()).notNull(f("duplicate_rows"), ColumnType.bigint())
@@ -75,7 +76,7 @@ public final class MetadataSchema {
                 .primaryKey(model, sequence).build(),
                 model, sequence, runId, f("applied_at"), f("source_rows"), f("duplicate_rows"), f("inserted_rows"),
                 f("updated_rows"), f("deleted_rows"), f("rejected_rows"), f("deletion_time"), f("reproduced"));
-        runs = new Runs(TableSpec.builder(table("itersnap_runs"), Creation.IF_NOT_EXISTS)
+        runs = new Runs(TableSpec.builder(table("itersnap_runs"), Creation.IF_NOT_EXISTS).writers(Writers.MANY)
                 .notNull(runId, ColumnType.text(36)).notNull(model, ColumnType.text(128))
                 .notNull(f("operation"), ColumnType.text(16)).column(f("holder"), ColumnType.text(256))
                 .notNull(f("started_at"), ColumnType.timestamp()).column(f("finished_at"), ColumnType.timestamp())
@@ -85,28 +86,28 @@ public final class MetadataSchema {
                 .primaryKey(runId).build(),
                 runId, model, f("operation"), f("holder"), f("started_at"), f("finished_at"), f("status"),
                 f("batches_applied"), f("late_batch"), f("replay_point"), f("error_message"), f("logic"));
-        errors = new Errors(TableSpec.builder(table("itersnap_errors"), Creation.IF_NOT_EXISTS)
+        errors = new Errors(TableSpec.builder(table("itersnap_errors"), Creation.IF_NOT_EXISTS).writers(Writers.MANY)
                 .notNull(model, ColumnType.text(128)).notNull(runId, ColumnType.text(36))
                 .column(sequence, ColumnType.text(256)).notNull(f("reason"), ColumnType.text(32))
                 .column(f("record"), ColumnType.longText()).notNull(f("logged_at"), ColumnType.timestamp()).build(),
                 model, runId, sequence, f("reason"), f("record"), f("logged_at"));
-        columns = new Columns(TableSpec.builder(table("itersnap_columns"), Creation.IF_NOT_EXISTS)
+        columns = new Columns(TableSpec.builder(table("itersnap_columns"), Creation.IF_NOT_EXISTS).writers(Writers.MANY)
                 .notNull(model, ColumnType.text(128)).notNull(f("column_name"), ColumnType.text(256))
                 .column(f("introduced_seq"), ColumnType.text(256)).notNull(f("in_source"), ColumnType.bool())
                 .primaryKey(model, f("column_name")).build(),
                 model, f("column_name"), f("introduced_seq"), f("in_source"));
-        lock = new Lock(TableSpec.builder(table("itersnap_lock"), Creation.IF_NOT_EXISTS).createSchema()
+        lock = new Lock(TableSpec.builder(table("itersnap_lock"), Creation.IF_NOT_EXISTS).writers(Writers.MUTEX).createSchema()
                 .notNull(model, ColumnType.text(128)).column(f("holder"), ColumnType.text(256))
                 .column(f("acquired_at"), ColumnType.timestamp()).primaryKey(model).build(),
                 model, f("holder"), f("acquired_at"));
-        lease = new Lease(TableSpec.builder(table("itersnap_lease"), Creation.IF_NOT_EXISTS).createSchema()
+        lease = new Lease(TableSpec.builder(table("itersnap_lease"), Creation.IF_NOT_EXISTS).writers(Writers.MUTEX).createSchema()
                 .notNull(model, ColumnType.text(128)).column(f("owner"), ColumnType.text(256))
                 .column(f("expires_at"), ColumnType.timestamp()).column(f("fence"), ColumnType.bigint())
                 .primaryKey(model).build(),
                 model, f("owner"), f("expires_at"), f("fence"));
     }
 
-    /** The schema's name, folded. */
+    /** The schema's name, folded: {@code schema} or {@code catalog.schema}. */
     public String schema() {
         return schema;
     }
@@ -145,6 +146,16 @@ public final class MetadataSchema {
     }
 
     private TableName table(String name) {
-        return new TableName(List.of(schema, fold.apply(name)));
+        return tableNamed(fold.apply(name));
+    }
+
+    /**
+     * A table of the metadata schema called {@code name} (already folded): {@code schema.name}, or {@code
+     * catalog.schema.name} when the metadata schema is catalog-qualified (Unity Catalog).
+     */
+    public TableName tableNamed(String name) {
+        List<String> parts = new java.util.ArrayList<>(List.of(schema.split("\\.")));
+        parts.add(name);
+        return new TableName(parts);
     }
 }

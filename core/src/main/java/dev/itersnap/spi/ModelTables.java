@@ -51,7 +51,8 @@ public final class ModelTables {
         ColumnNames n = m.meta();
         ColumnType upd = ColumnType.like(m.updatedAtColumn());
         ColumnType seq = ColumnType.like(m.sequenceColumn());
-        TableSpec.Builder b = TableSpec.builder(m.target(), Creation.NEW).widenable();
+        TableSpec.Builder b = TableSpec.builder(m.target(), Creation.NEW).widenable()
+                .writers(TableSpec.Writers.MANY);
         if (m.target().schema() != null) {
             b.createSchema();
         }

@@ -122,7 +122,7 @@ public final class ResolvedModel {
     }
 
     private TableName modelTable(String prefix) {
-        return new TableName(List.of(metadata.schema(), fold.apply(prefix + name())));
+        return metadata.tableNamed(fold.apply(prefix + name()));
     }
 
     /** Folds an internal identifier (column of a metadata or scratch table). */

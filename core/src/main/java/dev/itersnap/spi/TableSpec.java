@@ -17,11 +17,31 @@ import java.util.Objects;
  * @param columns      its columns, in order
  * @param primaryKey   the primary key's columns (empty: none)
  * @param indexes      secondary indexes, created with the table
- * @param widenable    whether its columns may later be widened in place (a database that needs a table property
- *                     for that, such as Delta Lake's type widening, sets it at creation)
+ * @param widenable    whether its columns may later be widened in place ({@link Dialect#prepareWidening} runs
+ *                     before the first widening)
+ * @param writers      who writes it at the same time, for databases whose concurrency control is optimistic
  */
 public record TableSpec(TableName name, Creation creation, boolean createSchema, List<Column> columns,
-                        List<String> primaryKey, List<Index> indexes, boolean widenable) {
+                        List<String> primaryKey, List<Index> indexes, boolean widenable, Writers writers) {
+
+    /**
+     * Who writes a table at the same time. Databases with optimistic concurrency (Delta Lake) create a table for it:
+     * row-level conflict detection where writers touch different rows, file-level where a race must conflict.
+     */
+    public enum Writers {
+        /** One run of one model at a time (the model's working tables). */
+        ONE,
+        /**
+         * Runs of several models or maintenance (OPTIMIZE) at the same time, on different rows: the metadata tables
+         * every model of the schema shares, and the history.
+         */
+        MANY,
+        /**
+         * A lock or lease table: two runs inserting the same model's first row at the same time must conflict, so
+         * that only one of them gets the row.
+         */
+        MUTEX
+    }
 
     /** How a table is created. */
     public enum Creation {
@@ -120,6 +140,7 @@ public record TableSpec(TableName name, Creation creation, boolean createSchema,
         columns = List.copyOf(columns);
         primaryKey = List.copyOf(primaryKey);
         indexes = List.copyOf(indexes);
+        writers = writers == null ? Writers.ONE : writers;
     }
 
     /** Starts the description of {@code name}. */
@@ -146,6 +167,7 @@ public record TableSpec(TableName name, Creation creation, boolean createSchema,
         private List<String> primaryKey = List.of();
         private final List<Index> indexes = new ArrayList<>();
         private boolean widenable;
+        private Writers writers = Writers.ONE;
 
         private Builder(TableName name, Creation creation) {
             this.name = name;
@@ -182,8 +204,14 @@ public record TableSpec(TableName name, Creation creation, boolean createSchema,
             return this;
         }
 
+        /** Who writes the table at the same time (default {@link Writers#ONE}). */
+        public Builder writers(Writers writers) {
+            this.writers = writers;
+            return this;
+        }
+
         public TableSpec build() {
-            return new TableSpec(name, creation, createSchema, columns, primaryKey, indexes, widenable);
+            return new TableSpec(name, creation, createSchema, columns, primaryKey, indexes, widenable, writers);
         }
     }
 }

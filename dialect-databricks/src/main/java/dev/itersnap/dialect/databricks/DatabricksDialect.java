@@ -61,6 +61,15 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return DELTA;
     }
 
+    /**
+     * Lower case: Unity Catalog and Spark's session catalog store names in lower case, quoted or not, while the
+     * Databricks JDBC driver reports mixed-case identifiers.
+     */
+    @Override
+    public java.util.function.UnaryOperator<String> identifierFolding() {
+        return s -> s.toLowerCase(Locale.ROOT);
+    }
+
     // ---------------------------------------------------------------- primitives
 
     /** Backticks, a backtick inside doubled; a double-quoted name is a string literal in Spark SQL. */
@@ -169,10 +178,33 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return jdbcType == Types.DECIMAL || jdbcType == Types.NUMERIC;
     }
 
-    /** Delta tables; those whose columns may widen get {@code delta.enableTypeWidening}, which widening needs. */
+    /**
+     * Delta tables. Tables several runs write at once (the shared metadata tables, the history: {@link
+     * TableSpec.Writers#MANY}) get deletion vectors and row tracking, which Databricks' row-level concurrency needs,
+     * so that two models' runs or a background OPTIMIZE do not conflict on different rows. The lease table ({@link
+     * TableSpec.Writers#MUTEX}) gets neither, explicitly (a workspace may enable deletion vectors by default): two
+     * first acquisitions inserting the same model's row must conflict, not both succeed. Type widening is not
+     * enabled here ({@link #prepareWidening}).
+     */
     @Override
     protected String tableOptions(TableSpec spec) {
-        return " USING DELTA" + (spec.widenable() ? " TBLPROPERTIES ('delta.enableTypeWidening' = 'true')" : "");
+        return switch (spec.writers()) {
+            case MANY -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
+                    + "'delta.enableRowTracking' = 'true')";
+            case MUTEX -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false', "
+                    + "'delta.enableRowTracking' = 'false')";
+            case ONE -> " USING DELTA";
+        };
+    }
+
+    /**
+     * {@code delta.enableTypeWidening}, set only when a column is about to be widened: the table feature upgrades the
+     * table's protocol, which older readers (before Databricks Runtime 15.4, older Delta clients) cannot read.
+     */
+    @Override
+    public List<Statement> prepareWidening(TableName table) {
+        return List.of(Statement.of("widen column", "ALTER TABLE " + table(table)
+                + " SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')"));
     }
 
     @Override
@@ -181,11 +213,44 @@ public final class DatabricksDialect extends AbstractSqlDialect {
                 + columnType(column) + ")");
     }
 
-    /** Needs {@code delta.enableTypeWidening}, which the history and the working tables are created with. */
+    /** Needs {@code delta.enableTypeWidening}, which {@link #prepareWidening} sets just before. */
     @Override
     public Statement widenColumn(TableName table, String column, SourceColumn to) {
         return Statement.of("widen column", "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column) + " TYPE "
                 + columnType(to));
+    }
+
+    // ---------------------------------------------------------------- runtime checks
+
+    /**
+     * The runtime: Spark 3.5 or later (Databricks Runtime 15.4 LTS and later, serverless, SQL warehouses); the
+     * session time zone UTC, in which itersnap reads and binds TIMESTAMP values ({@link SparkDataSource} sets it for
+     * its statements; over JDBC the connection must have it: {@code TIMEZONE=UTC} in the URL).
+     */
+    @Override
+    public List<dev.itersnap.core.Check> environmentChecks(java.sql.Connection c) throws SQLException {
+        List<dev.itersnap.core.Check> out = new ArrayList<>();
+        String version = single(c, "SELECT version()");
+        java.util.regex.Matcher v = java.util.regex.Pattern.compile("^(\\d+)\\.(\\d+)").matcher(version.strip());
+        boolean supported = v.find() && (Integer.parseInt(v.group(1)) > 3
+                || Integer.parseInt(v.group(1)) == 3 && Integer.parseInt(v.group(2)) >= 5);
+        out.add(supported ? dev.itersnap.core.Check.ok("runtime", "Spark " + version.strip())
+                : dev.itersnap.core.Check.failed("runtime", "Spark " + version.strip() + ": itersnap needs Spark 3.5 "
+                + "or later (Databricks Runtime 15.4 LTS or later)"));
+        String zone = single(c, "SELECT current_timezone()").strip();
+        boolean utc = List.of("UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT").contains(
+                zone.toUpperCase(Locale.ROOT));
+        out.add(utc ? dev.itersnap.core.Check.ok("session time zone", zone)
+                : dev.itersnap.core.Check.failed("session time zone", zone + ": itersnap reads and binds TIMESTAMP "
+                + "values in UTC, so that validity times do not depend on where the run happens; set TIMEZONE=UTC in "
+                + "the JDBC URL (or spark.sql.session.timeZone=UTC)"));
+        return out;
+    }
+
+    private static String single(java.sql.Connection c, String sql) throws SQLException {
+        try (java.sql.Statement s = c.createStatement(); java.sql.ResultSet rs = s.executeQuery(sql)) {
+            return rs.next() ? String.valueOf(rs.getString(1)) : "";
+        }
     }
 
     // ---------------------------------------------------------------- locking

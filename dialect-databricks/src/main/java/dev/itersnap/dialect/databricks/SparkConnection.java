@@ -15,6 +15,7 @@ import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Types;
 import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,28 +28,35 @@ import java.util.List;
  * session's current schema, shared by every connection of one {@link SparkDataSource}.
  */
 final class SparkConnection implements InvocationHandler {
+    private final SparkScope scope;
     private final SparkSession spark;
     private boolean autoCommit = true;
     private boolean closed;
 
-    private SparkConnection(SparkSession spark) {
-        this.spark = spark;
+    private SparkConnection(SparkScope scope) {
+        this.scope = scope;
+        this.spark = scope.session();
     }
 
-    static Connection open(SparkSession spark) {
+    static Connection open(SparkScope scope) {
         return (Connection) Proxy.newProxyInstance(SparkConnection.class.getClassLoader(),
-                new Class<?>[] {Connection.class}, new SparkConnection(spark));
+                new Class<?>[] {Connection.class}, new SparkConnection(scope));
     }
 
-    /** Runs one statement on the session (see {@link SparkSql#run}). */
-    Dataset<Row> run(String sql, List<Object> binds) throws SQLException {
+    /** Runs one statement on the session (see {@link SparkSql#run}) and reads its result, inside the scope's window. */
+    <T> T run(String sql, List<Object> binds, Reader<T> reader) throws SQLException {
         checkOpen();
-        return SparkSql.run(spark, sql, binds);
+        return scope.within(s -> reader.read(SparkSql.run(s, sql, binds)));
     }
 
-    /** The session time zone, in which TIMESTAMP values read and bind as local date-times. */
+    /** Reads a statement's result. */
+    interface Reader<T> {
+        T read(Dataset<Row> result) throws SQLException;
+    }
+
+    /** The time zone TIMESTAMP values are read and bound in: always UTC ({@link SparkScope}). */
     ZoneId zone() {
-        return ZoneId.of(spark.conf().get("spark.sql.session.timeZone"));
+        return ZoneOffset.UTC;
     }
 
     private void checkOpen() throws SQLException {
@@ -82,15 +90,15 @@ final class SparkConnection implements InvocationHandler {
             case "isClosed": return closed;
             case "isValid": return !closed;
             case "getMetaData": return metaData((Connection) proxy);
-            case "getSchema": return spark.catalog().currentDatabase();
+            case "getSchema": return scope.schema();
             case "setSchema":
                 checkOpen();
-                spark.catalog().setCurrentDatabase((String) args[0]);
+                scope.setSchema((String) args[0]);
                 return null;
-            case "getCatalog": return spark.catalog().currentCatalog();
+            case "getCatalog": return scope.catalog();
             case "setCatalog":
                 checkOpen();
-                spark.catalog().setCurrentCatalog((String) args[0]);
+                scope.setCatalog((String) args[0]);
                 return null;
             case "getTransactionIsolation": return Connection.TRANSACTION_NONE;
             case "setTransactionIsolation": case "setReadOnly": case "clearWarnings": case "setHoldability":
@@ -153,25 +161,29 @@ final class SparkConnection implements InvocationHandler {
                 });
     }
 
-    /** One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS) when the table exists, else none. */
+    /**
+     * One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS) when the table exists, else none: looked up
+     * in {@code catalog}, or in the data source's current catalog when it is null (never in any catalog).
+     */
     private ResultSet tables(String catalog, String schema, String table) throws SQLException {
         checkOpen();
-        String s = schema != null ? schema : spark.catalog().currentDatabase();
-        String qualified = (catalog != null ? quote(catalog) + "." : "") + quote(s) + "." + quote(table);
-        boolean exists;
-        try {
-            exists = spark.catalog().tableExists(qualified);
-        } catch (Exception e) { // AnalysisException is a checked exception to Java
-            throw SparkSql.translate(e);
-        }
+        String c = catalog != null ? catalog : scope.catalog();
+        String s = schema != null ? schema : scope.schema();
+        String qualified = quote(c) + "." + quote(s) + "." + quote(table);
+        boolean exists = scope.within(spark -> {
+            try {
+                return spark.catalog().tableExists(qualified);
+            } catch (Exception e) { // AnalysisException is a checked exception to Java
+                throw SparkSql.translate(e);
+            }
+        });
         List<SparkResultSet.Column> columns = new ArrayList<>();
-        for (String c : List.of("TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS")) {
-            columns.add(new SparkResultSet.Column(c, Types.VARCHAR, "STRING", 0, 0));
+        for (String name : List.of("TABLE_CAT", "TABLE_SCHEM", "TABLE_NAME", "TABLE_TYPE", "REMARKS")) {
+            columns.add(new SparkResultSet.Column(name, Types.VARCHAR, "STRING", 0, 0));
         }
         List<Object[]> rows = new ArrayList<>();
         if (exists) {
-            rows.add(new Object[] {catalog != null ? catalog : spark.catalog().currentCatalog(), s, table, "TABLE",
-                    null});
+            rows.add(new Object[] {c, s, table, "TABLE", null});
         }
         return SparkResultSet.of(new SparkResultSet.Table(columns, rows), null, zone());
     }

@@ -7,7 +7,6 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
-import java.util.Objects;
 import java.util.logging.Logger;
 
 /**
@@ -21,35 +20,29 @@ import java.util.logging.Logger;
  * (a Delta write conflict is a {@link java.sql.SQLTransactionRollbackException}). There are no transactions: each
  * statement is its own Delta commit, and {@code commit}/{@code rollback} do nothing.
  *
- * <p>It works on its own session, {@code spark.newSession()}: the same Spark application, catalog and tables, with
- * its own SQL settings, so the settings it needs do not change the caller's session. It copies the caller's session
- * time zone, current catalog and current schema when it is made; unqualified table names resolve in that schema, and
- * {@code Connection.setSchema} changes it for every connection of this data source. Its own settings:
- * {@code spark.sql.legacy.parameterSubstitution.constantsOnly=true} (Delta 4.4's parser drops parameter markers
- * otherwise, delta-io/delta#7640) and {@code spark.sql.datetime.java8API.enabled=true}. Thread-safe.
+ * <p>It works in the caller's session itself, so temporary views the job registered can be the source. Its
+ * current catalog and schema are the caller's when it is made ({@code Connection.setSchema} and {@code setCatalog}
+ * change them for every connection of this data source, not for the session). Each statement runs in a window
+ * ({@link SparkScope}) with those, the session time zone UTC and, only where the runtime needs it (open-source Delta
+ * 4.x, whose parser drops parameter markers, delta-io/delta#7640),
+ * {@code spark.sql.legacy.parameterSubstitution.constantsOnly=true}; afterwards the session's own settings are put
+ * back. Statements of one session are serialized. Thread-safe.
  */
 public final class SparkDataSource implements DataSource {
-    private final SparkSession session;
+    private final SparkScope scope;
 
-    private SparkDataSource(SparkSession session) {
-        this.session = session;
+    private SparkDataSource(SparkScope scope) {
+        this.scope = scope;
     }
 
-    /** A data source over a new session of {@code spark}'s application (see the class comment). */
+    /** A data source over the caller's session {@code spark} (see the class comment). */
     public static SparkDataSource of(SparkSession spark) {
-        Objects.requireNonNull(spark, "spark");
-        SparkSession own = spark.newSession();
-        own.conf().set("spark.sql.session.timeZone", spark.conf().get("spark.sql.session.timeZone"));
-        own.conf().set("spark.sql.legacy.parameterSubstitution.constantsOnly", "true");
-        own.conf().set("spark.sql.datetime.java8API.enabled", "true");
-        own.catalog().setCurrentCatalog(spark.catalog().currentCatalog());
-        own.catalog().setCurrentDatabase(spark.catalog().currentDatabase());
-        return new SparkDataSource(own);
+        return new SparkDataSource(new SparkScope(spark));
     }
 
     @Override
     public Connection getConnection() {
-        return SparkConnection.open(session);
+        return SparkConnection.open(scope);
     }
 
     @Override
@@ -85,7 +78,7 @@ public final class SparkDataSource implements DataSource {
     @Override
     public <T> T unwrap(Class<T> type) throws SQLException {
         if (type == SparkSession.class) {
-            return type.cast(session);
+            return type.cast(scope.session());
         }
         throw new SQLException("not a wrapper for " + type.getName());
     }
@@ -97,7 +90,6 @@ public final class SparkDataSource implements DataSource {
 
     @Override
     public String toString() {
-        return "SparkDataSource[" + session.catalog().currentCatalog() + "." + session.catalog().currentDatabase()
-                + "]";
+        return "SparkDataSource[" + scope.catalog() + "." + scope.schema() + "]";
     }
 }

@@ -200,6 +200,23 @@ final class SparkSql {
         return String.valueOf(v);
     }
 
+    /**
+     * The error condition of a Spark failure: {@code getCondition()} from Spark 4.0 on, {@code getErrorClass()} on
+     * Spark 3.5 (Databricks Runtime 15.4 and 16.4 LTS), where SparkThrowable has no getCondition.
+     */
+    static String condition(SparkThrowable t) {
+        try {
+            return t.getCondition();
+        } catch (IncompatibleClassChangeError spark35) { // NoSuchMethodError, AbstractMethodError
+            return errorClass(t);
+        }
+    }
+
+    @SuppressWarnings("deprecation")
+    private static String errorClass(SparkThrowable t) {
+        return t.getErrorClass();
+    }
+
     /** A Spark failure as an SQLException: the message starts with the error condition; a write conflict is retryable. */
     static SQLException translate(Exception e) {
         String condition = null;
@@ -207,7 +224,7 @@ final class SparkSql {
         boolean conflict = false;
         for (Throwable x = e; x != null; x = x.getCause()) {
             if (condition == null && x instanceof SparkThrowable st) {
-                condition = st.getCondition();
+                condition = condition(st);
                 state = st.getSqlState();
             }
             conflict |= x instanceof ConcurrentModificationException;

@@ -1,7 +1,5 @@
 package dev.itersnap.dialect.databricks;
 
-import org.apache.spark.sql.Dataset;
-import org.apache.spark.sql.Row;
 
 import java.lang.reflect.InvocationHandler;
 import java.lang.reflect.Method;
@@ -163,21 +161,20 @@ final class SparkStatement implements InvocationHandler {
         return binds;
     }
 
-    private Dataset<Row> run(String sql) throws SQLException {
+    private <T> T run(String sql, SparkConnection.Reader<T> reader) throws SQLException {
         resultSet = null;
         updateCount = -1;
-        return connection.run(sql, preparedSql == null ? List.of() : values());
+        return connection.run(sql, preparedSql == null ? List.of() : values(), reader);
     }
 
     private ResultSet executeQuery(Object proxy, String sql) throws SQLException {
-        Dataset<Row> result = run(sql);
-        resultSet = SparkResultSet.of(SparkSql.read(result, maxRows, connection.zone()), (Statement) proxy,
-                connection.zone());
+        SparkResultSet.Table table = run(sql, result -> SparkSql.read(result, maxRows, connection.zone()));
+        resultSet = SparkResultSet.of(table, (Statement) proxy, connection.zone());
         return resultSet;
     }
 
     private long executeUpdate(String sql) throws SQLException {
-        updateCount = SparkSql.updateCount(run(sql));
+        updateCount = run(sql, SparkSql::updateCount);
         return updateCount;
     }
 
@@ -187,7 +184,7 @@ final class SparkStatement implements InvocationHandler {
         batch.clear();
         int[] counts = new int[sets.size()];
         for (int i = 0; i < sets.size(); i++) {
-            counts[i] = (int) SparkSql.updateCount(connection.run(preparedSql, sets.get(i)));
+            counts[i] = (int) (long) connection.run(preparedSql, sets.get(i), SparkSql::updateCount);
         }
         return counts;
     }

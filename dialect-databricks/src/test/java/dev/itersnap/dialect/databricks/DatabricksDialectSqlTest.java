@@ -170,13 +170,21 @@ class DatabricksDialectSqlTest {
                         + "`dbt_scd_id` STRING, `dbt_updated_at` TIMESTAMP, `dbt_valid_from` TIMESTAMP, `dbt_valid_to` "
                         + "TIMESTAMP, `dbt_change_type` STRING, `changed_attributes` STRING, `dbt_is_deleted` BOOLEAN, "
                         + "`dbt_opened_seq` DATE, `dbt_closed_seq` DATE) USING DELTA "
-                        + "TBLPROPERTIES ('delta.enableTypeWidening' = 'true')");
+                        + "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')");
         List<String> metadata = new ArrayList<>();
         m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
         assertThat(metadata).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
                 .doesNotContain("VARCHAR").doesNotContain("itersnap_lock"))
                 .filteredOn(sql -> sql.startsWith("CREATE TABLE")).hasSize(4)
-                .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA"));
+                .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA TBLPROPERTIES ("
+                        + "'delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')"));
+        // the lease: two first acquisitions must conflict (no row-level concurrency there)
+        assertThat(sql(dialect.createTable(m.metadata().lease().spec()))).last().asString().endsWith(" USING DELTA "
+                + "TBLPROPERTIES ('delta.enableDeletionVectors' = 'false', 'delta.enableRowTracking' = 'false')");
+        // type widening only when a column is about to widen, not at creation
+        assertThat(String.join("\n", sql(dialect.createTable(tables.history())))).doesNotContain("TypeWidening");
+        assertThat(sql(dialect.prepareWidening(m.target()))).containsExactly(
+                "ALTER TABLE `snap`.`customers` SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')");
         List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
         scratch.addAll(sql(dialect.createTable(tables.work())));
         assertThat(scratch).hasSize(2).allSatisfy(sql -> assertThat(sql)
@@ -184,6 +192,7 @@ class DatabricksDialectSqlTest {
         // the archive, and the pending table a database without transactions needs (aged-out batches of a replay)
         List<String> archive = new ArrayList<>(sql(dialect.createTable(tables.archive())));
         archive.addAll(sql(dialect.createTable(tables.pending())));
+        assertThat(archive).allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA"));
         assertThat(archive).extracting(sql -> sql.substring(0, sql.indexOf(" (")))
                 .containsExactly("CREATE TABLE IF NOT EXISTS `itersnap_metadata`.`itersnap_archive_customers`",
                         "CREATE TABLE IF NOT EXISTS `itersnap_metadata`.`itersnap_pending_customers`");
@@ -234,5 +243,30 @@ class DatabricksDialectSqlTest {
         assertThat(dialect.capabilities().subqueriesInUpdate()).isFalse();
         assertThat(dialect.capabilities().createOrReplaceTable()).isTrue();
         assertThat(dev.itersnap.spi.Dialects.named("databricks")).isInstanceOf(DatabricksDialect.class);
+    }
+
+    /** Unity Catalog: a three-part target's schema is created in its catalog, a catalog-qualified metadata schema. */
+    @Test
+    void threePartNamesCreateTheirSchemaInTheirCatalog() {
+        ModelSettings s = ModelSettings.builder("Customers").target("Main.Snap.Customers").metadataSchema("main.ops")
+                .source("SELECT * FROM raw").uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        ResolvedModel m = ResolvedModel.builder(s, dialect.identifierFolding()).sourceColumns(List.of(
+                        new SourceColumn("id", Types.INTEGER, "INT", 10, 0),
+                        new SourceColumn("updated_at", Types.TIMESTAMP, "TIMESTAMP", 26, 6),
+                        new SourceColumn("file_date", Types.DATE, "DATE", 10, 0)))
+                .keys(List.of("id")).updatedAt("updated_at").sequenceBy("file_date").build();
+        assertThat(sql(dialect.createTable(new ModelTables(dialect, m).history())).get(0))
+                .isEqualTo("CREATE SCHEMA IF NOT EXISTS `main`.`snap`");
+        assertThat(sql(dialect.createTable(m.metadata().ledger().spec()))).first().asString()
+                .isEqualTo("CREATE SCHEMA IF NOT EXISTS `main`.`ops`");
+        assertThat(m.stage().toString()).isEqualTo("main.ops.itersnap_stage_customers");
+        assertThat(m.metadata().ledger().spec().name().toString()).isEqualTo("main.ops.itersnap_ledger");
+    }
+
+    @Test
+    void aMetadataSchemaHasAtMostACatalog() {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> ModelSettings.builder("c").target("t")
+                .metadataSchema("a.b.c").source("SELECT 1").uniqueKey("id").updatedAt("u").sequenceBy("s").build())
+                .hasMessageContaining("setting 'metadata_schema'").hasMessageContaining("catalog.schema");
     }
 }

@@ -206,4 +206,52 @@ class LeaseLockDeltaTest {
             pool.shutdownNow();
         }
     }
+
+    /**
+     * Many first acquisitions of a new model's lease at once, on a metadata schema that does not exist yet, each on
+     * its own session as separate jobs would be: the lease table is created once (its creation races are tolerated),
+     * the model gets one row, never two, and no two of them ever hold the lease at the same time. The lease table has
+     * neither deletion vectors nor row tracking, so two inserts of the first row conflict instead of both committing
+     * (Databricks' row-level concurrency would let them both succeed).
+     */
+    @Test
+    void manyFirstAcquisitionsOfANewModelNeverGiveTwoHolders() throws Exception {
+        String schema = "lease_race";
+        run(spark, Statement.of("test", "DROP SCHEMA IF EXISTS `" + schema + "` CASCADE"));
+        LeaseLock.Statements race = LeaseFixture.deltaLease("orders", schema);
+        int runs = 4;
+        java.util.concurrent.atomic.AtomicInteger holding = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        CyclicBarrier start = new CyclicBarrier(runs);
+        ExecutorService pool = Executors.newFixedThreadPool(runs);
+        List<Future<Long>> fences = new ArrayList<>();
+        for (int i = 0; i < runs; i++) {
+            String owner = "run-" + i;
+            SparkDataSource ds = SparkDataSource.of(SparkTestSession.get().newSession());
+            fences.add(pool.submit(() -> {
+                start.await();
+                try (LeaseLock lease = LeaseLock.acquire(ds, race, Duration.ofMinutes(4), () -> "test",
+                        Duration.ofMinutes(2), owner)) {
+                    most.accumulateAndGet(holding.incrementAndGet(), Math::max);
+                    Thread.sleep(200);
+                    holding.decrementAndGet();
+                    return lease.fence();
+                }
+            }));
+        }
+        List<Long> taken = new ArrayList<>();
+        for (Future<Long> f : fences) {
+            taken.add(f.get());
+        }
+        pool.shutdown();
+        assertThat(most.get()).as("holders at once").isEqualTo(1);
+        assertThat(taken).containsExactlyInAnyOrder(1L, 2L, 3L, 4L);
+        assertThat(run(spark, Statement.of("test", "SELECT count(*) FROM " + race.table() + " WHERE model = 'orders'"))
+                .first().getLong(0)).as("rows of the model").isEqualTo(1);
+        Map<String, String> props = new HashMap<>();
+        run(spark, Statement.of("test", "SHOW TBLPROPERTIES " + race.table())).collectAsList()
+                .forEach(r -> props.put(r.getString(0), r.getString(1)));
+        assertThat(props).containsEntry("delta.enableDeletionVectors", "false")
+                .containsEntry("delta.enableRowTracking", "false");
+    }
 }
