@@ -109,13 +109,16 @@ class SparkRuntimeTest {
             for (Statement st : dialect.prepareWidening(history)) {
                 c.createStatement().execute(st.sql());
             }
-            c.createStatement().execute(dialect.widenColumn(history, "customer_id",
-                    new SourceColumn("customer_id", Types.BIGINT, "BIGINT", 19, 0)).sql());
+            assertThat(properties(caller, "rt_hist.customers")).containsEntry("delta.enableTypeWidening", "true");
+            assertThat(properties(caller, "rt_meta.itersnap_ledger")).doesNotContainKey("delta.enableTypeWidening");
+            // INT to BIGINT needs Delta 4 (Delta 3.3's preview widens only BYTE/SHORT/INT among themselves)
+            if (!caller.version().startsWith("3.")) {
+                c.createStatement().execute(dialect.widenColumn(history, "customer_id",
+                        new SourceColumn("customer_id", Types.BIGINT, "BIGINT", 19, 0)).sql());
+                assertThat(caller.table("rt_hist.customers").schema().apply("customer_id").dataType().sql())
+                        .isEqualTo("BIGINT");
+            }
         }
-        assertThat(properties(caller, "rt_hist.customers")).containsEntry("delta.enableTypeWidening", "true");
-        assertThat(properties(caller, "rt_meta.itersnap_ledger")).doesNotContainKey("delta.enableTypeWidening");
-        assertThat(caller.table("rt_hist.customers").schema().apply("customer_id").dataType().sql())
-                .isEqualTo("BIGINT");
     }
 
     private static Map<String, String> properties(SparkSession s, String table) {

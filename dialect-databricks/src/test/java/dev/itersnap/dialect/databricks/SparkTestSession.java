@@ -34,6 +34,9 @@ final class SparkTestSession {
                     .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
                     .config("spark.sql.warehouse.dir", dir.resolve("warehouse").toString())
                     .config("spark.sql.sources.default", "delta")
+                    // Spark 3.5 (dialect-databricks-spark35) makes CREATE TABLE without USING a Hive table unless told
+                    // otherwise; Spark 4 defaults to this
+                    .config("spark.sql.legacy.createHiveTableByDefault", "false")
                     .config("spark.sql.session.timeZone", "UTC")
                     .config("spark.sql.shuffle.partitions", "2")
                     .config("spark.default.parallelism", "2")
