@@ -105,8 +105,19 @@ public final class Doctor {
      */
     private void probe(Jdbc jdbc, ResolvedModel m, TableName table, String where, boolean bindValues,
                        List<Check> out) {
-        SourceColumn decimal = new SourceColumn("d", java.sql.Types.DECIMAL, "DECIMAL(18,3)", 18, 3);
-        SourceColumn date = new SourceColumn("dt", java.sql.Types.DATE, "DATE", 10, 0);
+        // DECIMAL and DATE as the database describes them, as it would a source's columns
+        SourceColumn decimal;
+        SourceColumn date;
+        try {
+            List<SourceColumn> typed = jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.query(
+                    "SELECT CAST(1.5 AS DECIMAL(18,3)) AS d, DATE '2024-03-01' AS dt")));
+            decimal = typed.get(0);
+            date = typed.get(1);
+        } catch (SQLException e) {
+            out.add(Check.failed("create in " + where, "cannot describe DECIMAL and DATE values: "
+                    + Jdbc.firstLine(e.getMessage())));
+            return;
+        }
         TableSpec spec = TableSpec.builder(table, TableSpec.Creation.IF_NOT_EXISTS).createSchema()
                 .writers(TableSpec.Writers.MANY).column(m.id("s"), ColumnType.text(64))
                 .column(m.id("b"), ColumnType.bool()).column(m.id("l"), ColumnType.bigint())

@@ -13,9 +13,6 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
-import java.time.format.DateTimeFormatterBuilder;
-import java.time.temporal.ChronoField;
 
 /**
  * Typed binding and reading of the values itersnap binds: every value goes through the setter of its SQL type and
@@ -45,11 +42,6 @@ public final class SqlValues {
      * ({@code MAX_QUERY_PARAMETERS}); statements that bind a list (the ledger's forget) split it to stay below.
      */
     public static final int MAX_PARAMETERS = 256;
-
-    private static final DateTimeFormatter LOCAL = new DateTimeFormatterBuilder().parseCaseInsensitive()
-            .append(DateTimeFormatter.ISO_LOCAL_DATE).optionalStart().appendLiteral('T').optionalEnd()
-            .optionalStart().appendLiteral(' ').optionalEnd().append(DateTimeFormatter.ISO_LOCAL_TIME)
-            .parseDefaulting(ChronoField.NANO_OF_SECOND, 0).toFormatter();
 
     private SqlValues() {
     }
@@ -146,6 +138,8 @@ public final class SqlValues {
 
     /** {@code 2024-03-01 06:00:00.123}, {@code 2024-03-01T06:00} and the like, as a LocalDateTime. */
     static LocalDateTime parseLocalDateTime(String text) {
-        return LocalDateTime.parse(text.strip(), LOCAL);
+        String t = text.strip();
+        return LocalDateTime.parse(t.length() > 10 && t.charAt(10) == ' ' ? t.substring(0, 10) + 'T' + t.substring(11)
+                : t);
     }
 }
