@@ -135,12 +135,32 @@ public final class MetadataStore {
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
     }
 
-    void record(BatchResult b, Seq seq, String runId, String deletionTime) {
+    /**
+     * Records applied batches in the ledger, in business order: a few multi-row inserts (at most 20 rows each, so
+     * that a statement binds at most 240 values).
+     */
+    void recordAll(List<BatchResult> results, List<Seq> sequences, String runId, List<String> deletionTimes) {
         MetadataSchema.Ledger l = schema.ledger();
-        jdbc.update(insert("record batch", l.spec(), values(l.model(), model, l.sequence(), seq.text(), l.runId(),
-                runId, l.appliedAt(), LocalDateTime.now(), l.sourceRows(), b.sourceRows(), l.duplicateRows(),
-                b.duplicateCopies(), l.inserted(), b.inserted(), l.updated(), b.updated(), l.deleted(), b.deleted(),
-                l.rejected(), b.rejected(), l.deletionTime(), deletionTime, l.reproduced(), b.reproduced())));
+        List<String> columns = List.of(l.model(), l.sequence(), l.runId(), l.appliedAt(), l.sourceRows(),
+                l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(), l.deletionTime(),
+                l.reproduced());
+        LocalDateTime now = LocalDateTime.now();
+        for (int from = 0; from < results.size(); from += 20) {
+            Statement.Builder b = Statement.builder("record batch").sql("INSERT INTO " + name(l.spec().name()) + " ("
+                    + list(columns.toArray(String[]::new)) + ") VALUES ");
+            for (int k = from; k < Math.min(results.size(), from + 20); k++) {
+                BatchResult r = results.get(k);
+                List<Object> row = java.util.Arrays.asList(model, sequences.get(k).text(), runId, now, r.sourceRows(),
+                        r.duplicateCopies(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
+                        deletionTimes.get(k), r.reproduced());
+                b.sql(k == from ? "(" : ", (");
+                for (int v = 0; v < row.size(); v++) {
+                    b.sql(v == 0 ? "" : ", ").bind(row.get(v));
+                }
+                b.sql(")");
+            }
+            jdbc.update(b.build());
+        }
     }
 
     /**

@@ -14,6 +14,7 @@ import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.TableSpec;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -302,8 +303,10 @@ final class SnapshotRun {
         }
         evolve(m.archive(), archiveColumns);
         evolve(m.pending(), pendingColumns);
-        dialect.createTable(tables.stage()).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
-        dialect.createTable(tables.work()).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
+        for (TableSpec scratch : List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(),
+                tables.work())) {
+            dialect.createTable(scratch).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
+        }
         jdbc.commit("prepare");
         Map<String, MetadataStore.Column> registry = store.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
@@ -468,29 +471,28 @@ final class SnapshotRun {
         }
     }
 
-    /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */
+    /**
+     * Step 6: apply the batches together, in business order, each recorded in the ledger with its counts; committed
+     * once, with the ledger entries, where the database has transactions.
+     */
     private List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced,
                                     TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId);
-        Seq lastReproduced = reproduced.isEmpty() ? null : reproduced.get(reproduced.size() - 1);
-        List<BatchResult> results = new ArrayList<>();
-        int announced = 0;
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
+        List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
-            lock.verifyHeld();
             boolean isReproduced = reproduced.contains(s);
             MetadataStore.Entry before = applied.get(s);
             String recordedDeletionTime = !isReproduced ? null
                     : before != null ? before.deletionTime() : pending.get(s);
-            results.add(applier.apply(s, isReproduced, recordedDeletionTime));
-            if (lastReproduced == null || s.compareTo(lastReproduced) >= 0) {
-                jdbc.commit("apply batch");
-                // BatchApplied only once the batch is committed
-                for (; announced < results.size(); announced++) {
-                    listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, results.get(announced)));
-                }
-            }
+            planned.add(new BatchApplier.Planned(s, isReproduced, recordedDeletionTime));
         }
-        jdbc.commit("apply batch");
+        lock.verifyHeld();
+        List<BatchResult> results = applier.apply(planned);
+        jdbc.commit("apply batches");
+        // BatchApplied only once the batches are committed
+        for (BatchResult r : results) {
+            listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
+        }
         if (pendingUsed) {
             jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
         }

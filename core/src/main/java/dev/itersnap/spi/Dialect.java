@@ -104,8 +104,11 @@ public interface Dialect {
     /** Roll back: the statements undoing what {@code rollback} names, in order. */
     List<Statement> rollback(ResolvedModel m, Rollback rollback);
 
-    /** Apply: the statements applying one batch from the stage to the history. */
-    BatchStatements applyBatch(ResolvedModel m, Batch batch);
+    /**
+     * Apply: the statements applying a run's batches from the stage to the history together, in a fixed number
+     * whatever the number of batches.
+     */
+    ApplyStatements applyBatches(ResolvedModel m, BatchRun run);
 
     /**
      * Check: the keys, one row each (key columns in order), whose timeline is broken among the keys with a version

@@ -2,8 +2,8 @@ package dev.itersnap.dialect.h2;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.Batch;
-import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ApplyStatements;
+import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
@@ -40,9 +40,10 @@ class H2DialectSqlTest {
     private static final LocalDateTime DELETION_TIME = LocalDateTime.of(2024, 3, 1, 0, 0);
     private static final LocalDateTime LOGGED_AT = LocalDateTime.of(2024, 3, 2, 6, 0);
 
-    private BatchStatements batch(ResolvedModel m, List<String> untracked) {
-        return dialect.applyBatch(m, new Batch(SEQ, "2024-03-01", "run-1", LOGGED_AT, untracked, List.of(),
-                DELETION_TIME));
+    private ApplyStatements apply(ResolvedModel m, List<String> introducedAtFirst) {
+        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
+                false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, false)), "run-1", LOGGED_AT,
+                List.of(), introducedAtFirst));
     }
 
     @Test
@@ -124,42 +125,47 @@ class H2DialectSqlTest {
     }
 
     @Test
-    void fullBatchesLeaveRowsThatChangeNothingOutOfTheWorkTable() {
-        assertThat(batch(model(HardDeletes.INVALIDATE), List.of()).classify().sql()).endsWith(") x WHERE NOT COALESCE(x.\"X_REJ\" IS NULL AND NOT x.\"X_DEL\" AND x.\"X_HAS\" AND NOT "
-                        + "x.\"X_CDEL\" AND NOT x.\"X_CHG\" AND x.\"X_SAME\", FALSE)");
-        // without full batches those rows are archived; while a column is introduced they fill it
-        assertThat(batch(model(HardDeletes.IGNORE), List.of()).classify().sql()).endsWith(") x");
-        assertThat(batch(model(HardDeletes.INVALIDATE), List.of("STATUS")).classify().sql()).endsWith(") x");
+    void fullBatchesArchiveOnlyTheRowsThatChangeNothingButDifferFromTheirVersion() {
+        // under full batches a row equal to its version in every column is not archived (the history reproduces it)
+        assertThat(apply(model(HardDeletes.INVALIDATE), List.of()).archive().sql())
+                .contains("= 'noop' AND NOT (NOT (o.\"STATUS\" IS DISTINCT FROM w.\"STATUS\") AND NOT "
+                        + "(o.\"UPDATED_AT\" IS DISTINCT FROM w.\"UPDATED_AT\"))");
+        // without full batches every such row is archived, those of the keys the run leaves alone included
+        assertThat(apply(model(HardDeletes.IGNORE), List.of()).archive().sql()).contains("= 'noop' UNION ALL SELECT")
+                .endsWith("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k WHERE "
+                        + "k.\"ID\" = s.\"ID\")");
     }
 
     @Test
     void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        BatchStatements b = batch(m, List.of());
-        assertThat(b.classify().values()).containsExactly(SEQ);
-        assertThat(b.count().values()).containsExactly(SEQ);
-        assertThat(b.closeAbsent().values()).containsExactly(DELETION_TIME, DELETION_TIME, SEQ, SEQ);
-        assertThat(b.merge().values()).containsExactly(SEQ, "2024-03-01", SEQ);
-        assertThat(b.deletionRecords().values()).containsExactly("2024-03-01", SEQ, SEQ);
-        assertThat(b.logRejected().values()).containsExactly("customers", "run-1", "2024-03-01", LOGGED_AT);
-        assertThat(b.archive().values()).isEmpty();
+        ApplyStatements a = apply(m, List.of("STATUS"));
+        assertThat(a.prepare().get(0).values()).containsExactly(SEQ, "2024-03-01", DELETION_TIME, SEQ.plusDays(1),
+                "2024-03-02", null);
+        assertThat(a.prepare().get(0).sql()).isEqualTo("INSERT INTO \"ITERSNAP_METADATA\".\"ITERSNAP_BATCHES_CUSTOMERS\" "
+                + "(\"FILE_DATE\", \"ITERSNAP_IDX\", \"ITERSNAP_SEQTEXT\", \"ITERSNAP_DELTIME\", \"ITERSNAP_RECORDED\") "
+                + "VALUES (CAST(? AS DATE), 1, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE), "
+                + "(CAST(? AS DATE), 2, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE)");
+        assertThat(a.prepare().get(1).values()).containsExactly(SEQ); // the new column, filled from the first batch
+        assertThat(a.events().values()).isEmpty();
+        assertThat(a.derive().values()).isEmpty();
+        assertThat(a.counts().values()).isEmpty();
+        assertThat(a.insertVersions().values()).isEmpty();
+        assertThat(a.closeCurrent().values()).isEmpty();
+        assertThat(a.logRejected().values()).containsExactly("customers", "run-1", LOGGED_AT);
+        assertThat(a.archive().values()).isEmpty();
         assertThat(dialect.logNullSequences(m, "run-1", LOGGED_AT).values())
                 .containsExactly("customers", "run-1", LOGGED_AT, "customers");
         assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).containsExactly(SEQ, SEQ, SEQ, SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), false).values()).containsExactly(SEQ, SEQ, SEQ, SEQ);
-        for (Statement s : List.of(b.classify(), b.count(), b.closeAbsent(), b.merge(), b.deletionRecords(),
-                b.logRejected())) {
+        List<Statement> all = new java.util.ArrayList<>(a.prepare());
+        all.addAll(List.of(a.events(), a.derive(), a.counts(), a.closeCurrent(), a.insertVersions(), a.logRejected(),
+                a.archive()));
+        all.addAll(a.setAsideRegressions());
+        for (Statement s : all) {
             assertThat(s.sql().chars().filter(ch -> ch == '?').count()).as(s.step()).isEqualTo(s.values().size());
         }
-    }
-
-    @Test
-    void aBatchWithoutDeletionTimeClosesNoAbsentKeysAndWithoutDeletionRecordsAddsNone() {
-        BatchStatements b = dialect.applyBatch(model(HardDeletes.INVALIDATE), new Batch(SEQ, "2024-03-01", "run-1",
-                LOGGED_AT, List.of(), List.of(), null));
-        assertThat(b.closeAbsent()).isNull();
-        assertThat(b.deletionRecords()).isNull();
     }
 
     @Test
@@ -171,11 +177,10 @@ class H2DialectSqlTest {
     }
 
     @Test
-    void mergeClosesAndInsertsInOneStatementKeyedOnTheCurrentVersion() {
-        String sql = batch(model(HardDeletes.IGNORE), List.of()).merge().sql();
+    void theVersionsCurrentBeforeTheRunAreClosedByOneMergeKeyedOnTheCurrentVersion() {
+        String sql = apply(model(HardDeletes.IGNORE), List.of()).closeCurrent().sql();
         assertThat(sql).startsWith("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (")
-                .contains("ON (t.\"ID\" = m.\"ITERSNAP_MK0\" AND t.\"DBT_VALID_TO\" IS NULL)")
-                .contains("WHEN MATCHED THEN UPDATE SET").contains("WHEN NOT MATCHED THEN INSERT");
+                .contains(") c ON t.\"ID\" = c.\"ID\" AND t.\"DBT_VALID_TO\" IS NULL WHEN MATCHED THEN UPDATE SET");
     }
 
     @Test
