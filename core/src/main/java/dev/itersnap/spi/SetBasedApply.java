@@ -453,15 +453,15 @@ final class SetBasedApply {
                 + " ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS " + a("nidx") + ", MAX(CASE WHEN " + sc + " THEN "
                 + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting + " THEN 1 ELSE 0 END) END) OVER (" + partition(s)
                 + before + ") AS " + a("pdel") + ", MAX(CASE WHEN " + ca("s", "act") + " IN ('open', 'change', 'ilive') THEN " + ci(s, IDX)
-                + " END) OVER (" + partition(s) + " ROWS UNBOUNDED PRECEDING) AS " + a("oidx") + " FROM (" + classified
-                + " UNION ALL " + absent + ") s";
+                + " END) OVER (" + partition(s) + " ROWS UNBOUNDED PRECEDING) AS " + a("oidx") + " FROM " + cte(0) + " s";
         String y = "y";
         String action = "CASE WHEN " + ca("y", "act") + " = 'open' THEN (CASE WHEN " + (m.deletionRecords()
                 ? "MOD(" + ca("y", "pdel") + ", 2) = 1" : "1 = 0") + " THEN 'return' ELSE 'insert' END) ELSE " + ca("y", "act") + " END";
         String reg = "CASE WHEN " + ca("y", "act") + " IN ('change', 'delete') AND " + ca("y", "t") + " < " + ca("y", "tp") + " THEN TRUE ELSE FALSE END";
         return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
-                + i(TT) + ", " + i(REG) + ", " + i(NIDX) + ", " + i(OIDX) + ") SELECT " + d.list(m.historyDataColumns(), y)
-                + ", " + ci(y, IDX) + ", " + action + ", " + ca("y", "t") + ", " + ca("y", "tt") + ", " + reg + ", " + ca("y", "nidx") + ", " + ca("y", "oidx") + " FROM (" + windows + ") y";
+                + i(TT) + ", " + i(REG) + ", " + i(NIDX) + ", " + i(OIDX) + ") "
+                + with(classified + " UNION ALL " + absent, windows) + " SELECT " + d.list(m.historyDataColumns(), y)
+                + ", " + ci(y, IDX) + ", " + action + ", " + ca("y", "t") + ", " + ca("y", "tt") + ", " + reg + ", " + ca("y", "nidx") + ", " + ca("y", "oidx") + " FROM " + cte(1) + " y";
     }
 
     // ---------------------------------------------------------------- counts
