@@ -168,7 +168,10 @@ public abstract class StatementCountTests extends ConformanceTestBase {
                 .isLessThanOrEqualTo(l1.statements() + chunking(21));
         assertThat(l20.writes()).as("writes of a run finding a batch 20 deep vs 1 deep")
                 .isLessThanOrEqualTo(l1.writes() + chunking(21));
+        // a late batch: the replayed batches' rows of the keys it changes staged, the ledger entries replaced, three
+        // roll-back MERGEs (versions, reopenings, archive), and the replayed batches derived without the late one
+        // (events, derive, counts, two clears): their counts change by the difference
         assertThat(l1.statements()).as("statements to detect a late batch and roll back, beyond an in-order run")
-                .isLessThanOrEqualTo(daily.statements() + 8);
+                .isLessThanOrEqualTo(daily.statements() + 11);
     }
 }

@@ -26,7 +26,10 @@ import java.util.TreeMap;
  */
 final class BatchApplier {
     /** What a batch of the pass is to the engine. */
-    record Planned(Seq sequence, boolean reproduced, String recordedDeletionTime) {
+    record Planned(Seq sequence, boolean reproduced, String recordedDeletionTime, boolean replayed) {
+        Planned(Seq sequence, boolean reproduced, String recordedDeletionTime) {
+            this(sequence, reproduced, recordedDeletionTime, false);
+        }
     }
 
     private final Jdbc jdbc;
@@ -85,6 +88,91 @@ final class BatchApplier {
     }
 
     private List<BatchResult> applyPass(List<Planned> pass) {
+        ApplyStatements sql = statements(pass, false);
+        jdbc.updateAll(sql.listBatches());
+        jdbc.updateAll(sql.prepare());
+        Counts counts = derive(sql.derivation());
+        write(sql, counts);
+        List<BatchResult> results = new ArrayList<>();
+        for (int k = 0; k < pass.size(); k++) {
+            Planned p = pass.get(k);
+            Map<String, Long> c = counts.byBatch.getOrDefault(k + 1, Map.of());
+            results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
+                    inserted(c), updated(c), deleted(c), rejected(c), p.reproduced(),
+                    c.getOrDefault("duplicate_copy", 0L)));
+            Map<String, Long> reasons = reasons(c);
+            announce(p.sequence(), reasons.getOrDefault("duplicate_key", 0L), results.get(k).duplicateCopies(),
+                    reasons);
+        }
+        record(pass, results, counts);
+        return results;
+    }
+
+    /**
+     * The statements of a key-scoped replay of {@code batches} (one pass: no column is introduced within it), whose
+     * replayed ones are {@link Planned#replayed}. The caller runs {@code listBatches}, stages the batches applied in
+     * full, runs {@code prepare}, stages the replayed batches' rows of the keys it found and rolls those keys back,
+     * then calls {@link #applyReplay}.
+     */
+    ApplyStatements replayStatements(List<Planned> batches) {
+        return statements(batches, true);
+    }
+
+    /**
+     * Applies a key-scoped replay prepared by the caller (see {@link #replayStatements}), within the caller's
+     * transaction. A replayed batch's counts are its ledger counts changed by the difference its rows of the keys
+     * computed again make with the late batches and without them ({@code before}). Returns the results in order.
+     */
+    List<BatchResult> applyReplay(ApplyStatements sql, List<Planned> pass, Map<Seq, MetadataStore.Entry> ledger) {
+        Counts before = derive(sql.before());
+        if (before.regressionsSetAside) {
+            jdbc.update(sql.resetRegressions());
+        }
+        jdbc.updateAll(sql.before().clear());
+        Counts after = derive(sql.derivation());
+        write(sql, after);
+        List<BatchResult> results = new ArrayList<>();
+        boolean needReasons = false;
+        for (int k = 0; k < pass.size(); k++) {
+            Planned p = pass.get(k);
+            Map<String, Long> c = after.byBatch.getOrDefault(k + 1, Map.of());
+            if (!p.replayed()) {
+                results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
+                        inserted(c), updated(c), deleted(c), rejected(c), false,
+                        c.getOrDefault("duplicate_copy", 0L)));
+                continue;
+            }
+            Map<String, Long> b = before.byBatch.getOrDefault(k + 1, Map.of());
+            BatchResult old = ledger.get(p.sequence()).counts();
+            BatchResult now = new BatchResult(p.sequence().value(), old.sourceRows(),
+                    old.inserted() - inserted(b) + inserted(c), old.updated() - updated(b) + updated(c),
+                    old.deleted() - deleted(b) + deleted(c), old.rejected() - rejected(b) + rejected(c), false,
+                    old.duplicateCopies());
+            results.add(now);
+            needReasons |= now.rejected() > 0;
+        }
+        // the events: a replayed batch's reasons are read back from the error log (only its rows of the keys computed
+        // again were staged)
+        Map<String, Map<String, Long>> logged = new HashMap<>();
+        if (needReasons) {
+            for (MetadataStore.ErrorCount e : store.errorCounts(true)) {
+                if (e.sequence() != null) {
+                    logged.computeIfAbsent(e.sequence(), x -> new TreeMap<>()).put(e.reason(), e.rows());
+                }
+            }
+        }
+        for (int k = 0; k < pass.size(); k++) {
+            Planned p = pass.get(k);
+            Map<String, Long> reasons = p.replayed() ? logged.getOrDefault(p.sequence().text(), Map.of())
+                    : reasons(after.byBatch.getOrDefault(k + 1, Map.of()));
+            announce(p.sequence(), reasons.getOrDefault("duplicate_key", 0L), results.get(k).duplicateCopies(),
+                    reasons);
+        }
+        record(pass, results, after);
+        return results;
+    }
+
+    private ApplyStatements statements(List<Planned> pass, boolean keyScoped) {
         Seq first = pass.get(0).sequence();
         Seq last = pass.get(pass.size() - 1).sequence();
         List<String> untracked = new ArrayList<>();
@@ -99,27 +187,36 @@ final class BatchApplier {
         ValueType upd = m.updatedAtType();
         List<BatchRun.BatchInfo> infos = new ArrayList<>();
         for (Planned p : pass) {
-            // the recorded deletion time of a reproduced batch; the sequence itself when both are times; else the
-            // greatest updated_at of the batch's rows, which the statements compute
-            boolean recorded = p.recordedDeletionTime() != null;
-            Object deletionTime = recorded ? upd.coerce(p.recordedDeletionTime())
-                    : m.sequenceType().temporal() && upd.temporal()
+            // the recorded deletion time of a reproduced or replayed batch; the sequence itself when both are times;
+            // else the greatest updated_at of the batch's rows, which the statements compute
+            boolean recorded = p.recordedDeletionTime() != null || (keyScoped && p.replayed());
+            Object deletionTime = p.recordedDeletionTime() != null ? upd.coerce(p.recordedDeletionTime())
+                    : recorded ? null : m.sequenceType().temporal() && upd.temporal()
                     ? upd.convertTemporal(m.sequenceType(), p.sequence().value()) : null;
-            infos.add(new BatchRun.BatchInfo(p.sequence().value(), p.sequence().text(), deletionTime, recorded));
+            infos.add(new BatchRun.BatchInfo(p.sequence().value(), p.sequence().text(), deletionTime, recorded,
+                    keyScoped && p.replayed()));
         }
-        ApplyStatements sql = dialect.applyBatches(m, new BatchRun(infos, runId, LocalDateTime.now(), untracked,
+        return dialect.applyBatches(m, new BatchRun(infos, runId, LocalDateTime.now(), untracked,
                 introducedAtFirst));
-        jdbc.updateAll(sql.prepare());
-        Counts counts;
+    }
+
+    /** Runs a derivation until it finds no more regressions; returns its counts. */
+    private Counts derive(ApplyStatements.Derivation d) {
+        boolean setAside = false;
         while (true) {
-            jdbc.update(sql.events());
-            jdbc.update(sql.derive());
-            counts = count(sql, pass.size());
+            jdbc.update(d.events());
+            jdbc.update(d.derive());
+            Counts counts = count(d);
             if (counts.regressions == 0) {
-                break;
+                return setAside ? counts.withRegressionsSetAside() : counts;
             }
-            jdbc.updateAll(sql.setAsideRegressions());
+            jdbc.updateAll(d.setAsideRegressions());
+            setAside = true;
         }
+    }
+
+    /** The writes: the versions the run closes and opens, the error log and the archive. */
+    private void write(ApplyStatements sql, Counts counts) {
         lock.verifyHeld();
         jdbc.update(sql.closeCurrent());
         jdbc.update(sql.insertVersions());
@@ -129,49 +226,69 @@ final class BatchApplier {
         if (counts.archiveCandidates > 0 || !m.settings().hardDeletes().fullBatches()) {
             jdbc.update(sql.archive());
         }
-        List<BatchResult> results = new ArrayList<>();
+    }
+
+    /** The ledger entries of the pass, with the deletion time each batch deleted absent keys at. */
+    private void record(List<Planned> pass, List<BatchResult> results, Counts counts) {
         List<String> deletionTimes = new ArrayList<>();
         for (int k = 0; k < pass.size(); k++) {
-            Planned p = pass.get(k);
-            Map<String, Long> c = counts.byBatch.getOrDefault(k + 1, Map.of());
-            long copies = c.getOrDefault("duplicate_copy", 0L);
-            Map<String, Long> reasons = new TreeMap<>();
-            c.forEach((what, rows) -> {
-                if (REASONS.contains(what)) {
-                    reasons.put(what, rows);
-                }
-            });
-            long rejected = reasons.values().stream().mapToLong(Long::longValue).sum();
-            long deleted = c.getOrDefault("delete", 0L) + c.getOrDefault("absent", 0L);
-            long updated = c.getOrDefault("change", 0L) + c.getOrDefault("return", 0L);
-            long inserted = c.getOrDefault("insert", 0L) + updated + (m.deletionRecords() ? deleted : 0L);
-            results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
-                    inserted, updated, deleted, rejected, p.reproduced(), copies));
             Object deletionTime = counts.deletionTimes.get(k + 1);
-            deletionTimes.add(m.settings().hardDeletes().fullBatches() ? upd.format(deletionTime) : null);
-            long conflicting = reasons.getOrDefault("duplicate_key", 0L);
-            if (conflicting > 0 || copies > 0) {
-                listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, p.sequence().value(), conflicting,
-                        copies));
-            }
-            if (rejected > 0) {
-                listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, p.sequence().value(), reasons));
-            }
+            deletionTimes.add(m.settings().hardDeletes().fullBatches() ? m.updatedAtType().format(deletionTime)
+                    : null);
         }
         store.recordAll(results, pass.stream().map(Planned::sequence).toList(), runId, deletionTimes);
-        return results;
+    }
+
+    private void announce(Seq sequence, long conflicting, long copies, Map<String, Long> reasons) {
+        if (conflicting > 0 || copies > 0) {
+            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, sequence.value(), conflicting,
+                    copies));
+        }
+        long rejected = reasons.values().stream().mapToLong(Long::longValue).sum();
+        if (rejected > 0) {
+            listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, sequence.value(), reasons));
+        }
+    }
+
+    private static Map<String, Long> reasons(Map<String, Long> c) {
+        Map<String, Long> reasons = new TreeMap<>();
+        c.forEach((what, rows) -> {
+            if (REASONS.contains(what)) {
+                reasons.put(what, rows);
+            }
+        });
+        return reasons;
+    }
+
+    private static long rejected(Map<String, Long> c) {
+        return reasons(c).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private long deleted(Map<String, Long> c) {
+        return c.getOrDefault("delete", 0L) + c.getOrDefault("absent", 0L);
+    }
+
+    private static long updated(Map<String, Long> c) {
+        return c.getOrDefault("change", 0L) + c.getOrDefault("return", 0L);
+    }
+
+    private long inserted(Map<String, Long> c) {
+        return c.getOrDefault("insert", 0L) + updated(c) + (m.deletionRecords() ? deleted(c) : 0L);
     }
 
     /** Reasons rows are set aside for (exact copies are counted, not set aside). */
     private static final java.util.Set<String> REASONS = java.util.Set.of("null_key", "duplicate_key",
             "null_updated_at", "updated_at_regression");
 
-    /** What the counts query said. */
+    /** What the counts query said (and whether regressions were set aside before it). */
     private record Counts(Map<Integer, Map<String, Long>> byBatch, Map<Integer, Object> deletionTimes,
-                          long regressions, long rejected, long archiveCandidates) {
+                          long regressions, long rejected, long archiveCandidates, boolean regressionsSetAside) {
+        Counts withRegressionsSetAside() {
+            return new Counts(byBatch, deletionTimes, regressions, rejected, archiveCandidates, true);
+        }
     }
 
-    private Counts count(ApplyStatements sql, int batches) {
+    private Counts count(ApplyStatements.Derivation sql) {
         Map<Integer, Map<String, Long>> byBatch = new HashMap<>();
         Map<Integer, Object> deletionTimes = new HashMap<>();
         long[] regressions = {0};
@@ -197,6 +314,6 @@ final class BatchApplier {
             }
             return null;
         });
-        return new Counts(byBatch, deletionTimes, regressions[0], rejected[0], archive[0]);
+        return new Counts(byBatch, deletionTimes, regressions[0], rejected[0], archive[0], false);
     }
 }

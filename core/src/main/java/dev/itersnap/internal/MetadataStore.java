@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  */
 public final class MetadataStore {
     /** One applied batch. */
-    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced) {
+    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, BatchResult counts) {
     }
 
     /** One known source column and the batch that introduced it (null: there from the first batch). */
@@ -107,10 +107,14 @@ public final class MetadataStore {
     TreeMap<Seq, Entry> ledger(ValueType sequenceType) {
         MetadataSchema.Ledger l = schema.ledger();
         TreeMap<Seq, Entry> out = new TreeMap<>();
-        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced()),
-                l.model()), rs -> {
+        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced(),
+                l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected()), l.model()),
+                rs -> {
                     Seq s = Seq.parse(sequenceType, rs.getString(1));
-                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), rs.getBoolean(4)));
+                    boolean reproduced = rs.getBoolean(4);
+                    BatchResult counts = new BatchResult(s.value(), rs.getLong(5), rs.getLong(7), rs.getLong(8),
+                            rs.getLong(9), rs.getLong(10), reproduced, rs.getLong(6));
+                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, counts));
                     return null;
                 });
         return out;
@@ -168,8 +172,13 @@ public final class MetadataStore {
      * rows again (from the source, or from the archive for batches that aged out).
      */
     void forget(List<Seq> batches) {
-        deleteIn(schema.ledger().spec(), schema.ledger().model(), schema.ledger().sequence(), batches);
+        forgetEntries(batches);
         deleteIn(schema.errors().spec(), schema.errors().model(), schema.errors().sequence(), batches);
+    }
+
+    /** Removes the ledger entries of {@code batches}, leaving their error log rows. */
+    void forgetEntries(List<Seq> batches) {
+        deleteIn(schema.ledger().spec(), schema.ledger().model(), schema.ledger().sequence(), batches);
     }
 
     private void deleteIn(TableSpec table, String modelColumn, String sequenceColumn, List<Seq> seqs) {

@@ -2,7 +2,6 @@ package dev.itersnap.spi;
 
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ColumnNames;
-import dev.itersnap.core.Strategy;
 import dev.itersnap.core.TableName;
 
 import java.security.SecureRandom;
@@ -35,20 +34,14 @@ import static dev.itersnap.spi.ModelTables.REPRO;
 public abstract class AbstractSqlDialect implements Dialect {
     /** Slot: the batch's sequence value. */
     protected static final String SEQ = "seq";
-    /** Slot: the batch's sequence text (ledger form). */
-    protected static final String SEQ_TEXT = "seqtext";
     /** Slot: the first sequence of a range (replay point, first batch). */
     protected static final String FROM = "from";
-    /** Slot: the batch's deletion time. */
-    protected static final String DELETION_TIME = "deltime";
     /** Slot: the model name. */
     protected static final String MODEL = "model";
     /** Slot: the run id. */
     protected static final String RUN_ID = "runid";
     /** Slot: the time set-aside rows are logged at. */
     protected static final String LOGGED_AT = "loggedat";
-    /** Prefix of the merge-key columns. */
-    private static final String MERGE_KEY = "itersnap_mk";
 
     /**
      * Delimits a slot in composed text. The random part differs in every JVM, so no source query or predicate from
@@ -339,7 +332,7 @@ public abstract class AbstractSqlDialect implements Dialect {
      * one are marked {@code duplicate_copy} and applied once. Rows of one key that differ are {@code duplicate_key}.
      */
     @Override
-    public Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence) {
+    public Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence, StageScope scope) {
         String deleteWhen = m.settings().deleteWhen();
         String del = deleteWhen == null ? "FALSE" : "CASE WHEN (" + deleteWhen + ") THEN TRUE ELSE FALSE END";
         String nullKey = m.keys().stream().map(k -> col("s", k) + " IS NULL").collect(Collectors.joining(" OR "));
@@ -366,9 +359,18 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
         String rel = sourceRelation(m);
-        String fromRows = rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+        String scoped = switch (scope) {
+            case ALL -> "";
+            case FRESH -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
+                    + col("s0", m.sequenceBy()) + " AND NOT " + col("sb", m.id(ModelTables.REPLAYED));
+            case REPLAYED_KEYS -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
+                    + col("s0", m.sequenceBy()) + " AND " + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN "
+                    + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s0") + " AND "
+                    + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1";
+        };
+        String fromRows = rel + " s0" + scoped + " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
                 + ordered(m, param(m.sequenceColumn(), FROM));
-        if (includeNullSequence) {
+        if (includeNullSequence && scope != StageScope.REPLAYED_KEYS) {
             // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
             fromRows = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + fromRows + " UNION ALL SELECT "
                     + list(m.sourceNames(), "s0") + " FROM " + rel + " s0 WHERE " + col("s0", m.sequenceBy())
@@ -456,6 +458,9 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     @Override
     public List<Statement> rollback(ResolvedModel m, Rollback r) {
+        if (r.keyScoped()) {
+            return rollbackKeys(m, r);
+        }
         ColumnNames n = m.meta();
         String t = table(m.target());
         String op = r.onlyThisBatch() ? " = " : " >= ";
@@ -473,6 +478,41 @@ public abstract class AbstractSqlDialect implements Dialect {
         }
         sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + seq.apply(m.sequenceBy()) + op + p);
         return sql.stream().map(s -> statement("roll back", s, FROM, r.sequence())).toList();
+    }
+
+    /**
+     * A key-scoped rollback: MERGE statements over the keys table (one row per key), so that every database runs the
+     * same form (Delta Lake refuses subqueries in an UPDATE's or DELETE's condition). The error log's rows of the
+     * replayed batches are matched by the staged rows of those keys, in the form they are logged in.
+     */
+    private List<Statement> rollbackKeys(ResolvedModel m, Rollback r) {
+        ColumnNames n = m.meta();
+        String p = ordered(m, param(m.sequenceColumn(), FROM));
+        String keys = " USING (SELECT " + list(m.keys(), "k") + " FROM " + table(m.keysTable()) + " k WHERE "
+                + col("k", m.id(ModelTables.FROM_IDX)) + " = 1) k ON " + keyJoin(m, "t", "k") + " AND ";
+        List<String> sql = new ArrayList<>();
+        sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.openedSeq())) + " >= " + p
+                + " WHEN MATCHED THEN DELETE");
+        sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.closedSeq())) + " >= " + p
+                + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType())
+                + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL");
+        sql.add("MERGE INTO " + table(m.archive()) + " t" + keys + ordered(m, col("t", m.sequenceBy())) + " >= " + p
+                + " WHEN MATCHED THEN DELETE");
+        List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
+                .toList());
+        if (!r.errorLog()) {
+            return out;
+        }
+        MetadataSchema.Errors e = m.metadata().errors();
+        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
+        String staged = "SELECT DISTINCT " + col("b", m.id(ModelTables.SEQTEXT)) + " AS sq, " + jsonObject(
+                m.sourceNames(), exprs) + " AS rec FROM " + table(m.stage()) + " s JOIN " + table(m.batches())
+                + " b ON " + col("b", m.sequenceBy()) + " = " + col("s", m.sequenceBy()) + " WHERE "
+                + col("b", m.id(ModelTables.REPLAYED));
+        out.add(statement("roll back", "MERGE INTO " + table(e.spec().name()) + " t USING (" + staged + ") x ON "
+                + col("t", e.model()) + " = " + slot(MODEL) + " AND " + col("t", e.sequence()) + " = x.sq AND "
+                + col("t", e.record()) + " = x.rec WHEN MATCHED THEN DELETE", MODEL, m.name()));
+        return out;
     }
 
     // ---------------------------------------------------------------- applying the run's batches

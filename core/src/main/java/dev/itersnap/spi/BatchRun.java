@@ -36,7 +36,33 @@ public record BatchRun(List<BatchInfo> batches, String runId, LocalDateTime logg
      *                     its rows
      * @param recorded     true when {@code deletionTime} is the recorded one, even when null (then the batch deletes
      *                     nothing by absence)
+     * @param replayed     true for a batch already applied that a key-scoped replay applies again: only the rows of
+     *                     the keys the run's late batches change are staged (its deletion time is the recorded one)
      */
-    public record BatchInfo(Object sequence, String sequenceText, Object deletionTime, boolean recorded) {
+    public record BatchInfo(Object sequence, String sequenceText, Object deletionTime, boolean recorded,
+                            boolean replayed) {
+        /** A batch applied in full (not a key-scoped replay). */
+        public BatchInfo(Object sequence, String sequenceText, Object deletionTime, boolean recorded) {
+            this(sequence, sequenceText, deletionTime, recorded, false);
+        }
+    }
+
+    /**
+     * Whether this is a key-scoped replay: some batches are replayed for the keys the late batches change only (their
+     * other keys' history is already right).
+     */
+    public boolean keyScoped() {
+        return batches.stream().anyMatch(BatchInfo::replayed);
+    }
+
+    /** Position (from 1) of the first batch after every replayed one; {@code batches().size() + 1} when none is. */
+    public int firstAfterReplayed() {
+        int last = 0;
+        for (int k = 0; k < batches.size(); k++) {
+            if (batches.get(k).replayed()) {
+                last = k + 1;
+            }
+        }
+        return last + 1;
     }
 }

@@ -84,7 +84,15 @@ public interface Dialect {
      * {@code includeNullSequence}) into the stage, marking NULL sequences, NULL keys, duplicates, exact copies and
      * NULL updated_at.
      */
-    Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence);
+    default Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence) {
+        return stageSource(m, from, includeNullSequence, StageScope.ALL);
+    }
+
+    /**
+     * Stage, as {@link #stageSource(ResolvedModel, Object, boolean)}, of the rows {@code scope} selects (NULL
+     * sequences only with {@link StageScope#ALL} or {@link StageScope#FRESH}).
+     */
+    Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence, StageScope scope);
 
     /**
      * Stage: copies the source rows without a sequence from the stage into the error log, once per record (a record

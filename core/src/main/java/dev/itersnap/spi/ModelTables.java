@@ -38,6 +38,18 @@ public final class ModelTables {
     public static final String KIND = "itersnap_kind";
     /** Batches: position of the first batch from this one on that has a deletion time (deletes absent keys). */
     public static final String ND = "itersnap_nd";
+    /**
+     * Batches: the batch is already applied and replayed key by key: its rows are staged again only for the keys the
+     * run's late batches change.
+     */
+    public static final String REPLAYED = "itersnap_replayed";
+    /** Batches: as {@link #ND}, among the replayed batches only (the history before the late batches). */
+    public static final String ND_REPLAYED = "itersnap_nd_replayed";
+    /**
+     * Keys: the position of the first batch whose rows are the key's events: 1 for a key computed again from the
+     * start of the run, else the first batch after every replayed one (the late batches leave the key as it is).
+     */
+    public static final String FROM_IDX = "itersnap_from";
     /** Events, I rows: {@code live} (a current version), {@code drec} (a current deletion record), {@code closed}. */
     public static final String ISTATE = "itersnap_istate";
     /** Events, I rows: valid_from of the current version. */
@@ -145,10 +157,14 @@ public final class ModelTables {
                 .build();
     }
 
-    /** The keys the run may change: every other key's rows are the same as its current version in every batch. */
+    /**
+     * The keys the run may change, each with the first batch whose rows it takes as events: every other key's rows
+     * are the same as its version then current, in every batch.
+     */
     public TableSpec keys() {
         TableSpec.Builder b = TableSpec.builder(m.keysTable(), Creation.SCRATCH);
         m.keys().forEach(k -> b.column(k, ColumnType.like(m.sourceColumn(k))));
+        b.column(m.id(FROM_IDX), ColumnType.integer());
         return b.index(m.id(m.keysTable().table() + "_ix"), m.keys()).build();
     }
 
@@ -157,7 +173,8 @@ public final class ModelTables {
         return TableSpec.builder(m.batches(), Creation.SCRATCH).column(m.sequenceBy(), ColumnType.like(m.sequenceColumn()))
                 .column(m.id(IDX), ColumnType.integer()).column(m.id(SEQTEXT), ColumnType.text(256))
                 .column(m.id(DELTIME), ColumnType.like(m.updatedAtColumn())).column(m.id(RECORDED), ColumnType.bool())
-                .column(m.id(ND), ColumnType.integer()).build();
+                .column(m.id(ND), ColumnType.integer()).column(m.id(REPLAYED), ColumnType.bool())
+                .column(m.id(ND_REPLAYED), ColumnType.integer()).build();
     }
 
     /**

@@ -16,6 +16,7 @@ import static dev.itersnap.spi.ModelTables.ADEL;
 import static dev.itersnap.spi.ModelTables.CUPD;
 import static dev.itersnap.spi.ModelTables.DEL;
 import static dev.itersnap.spi.ModelTables.DELTIME;
+import static dev.itersnap.spi.ModelTables.FROM_IDX;
 import static dev.itersnap.spi.ModelTables.IDX;
 import static dev.itersnap.spi.ModelTables.IEND;
 import static dev.itersnap.spi.ModelTables.ISTATE;
@@ -29,7 +30,9 @@ import static dev.itersnap.spi.ModelTables.OIDX;
 import static dev.itersnap.spi.ModelTables.PU;
 import static dev.itersnap.spi.ModelTables.RECORDED;
 import static dev.itersnap.spi.ModelTables.REG;
+import static dev.itersnap.spi.ModelTables.ND_REPLAYED;
 import static dev.itersnap.spi.ModelTables.REJECT;
+import static dev.itersnap.spi.ModelTables.REPLAYED;
 import static dev.itersnap.spi.ModelTables.SEQTEXT;
 import static dev.itersnap.spi.ModelTables.T;
 import static dev.itersnap.spi.ModelTables.TT;
@@ -78,15 +81,29 @@ final class SetBasedApply {
         values.put(AbstractSqlDialect.RUN_ID, run.runId());
         values.put(AbstractSqlDialect.LOGGED_AT, run.loggedAt());
         values.put(AbstractSqlDialect.SEQ, run.batches().get(0).sequence());
-        return new ApplyStatements(prepare(), AbstractSqlDialect.statement("derive events", events(), values),
-                AbstractSqlDialect.statement("derive versions", derive(), values),
-                AbstractSqlDialect.statement("count batches", counts(), values),
-                List.of(AbstractSqlDialect.statement("set regressions aside", markRegressions(), values),
-                        tables.clear(m.events()), tables.clear(m.work())),
+        List<Statement> clear = List.of(tables.clear(m.events()), tables.clear(m.work()));
+        ApplyStatements.Derivation before = null;
+        Statement resetRegressions = null;
+        if (run.keyScoped()) {
+            before = derivation(true, values, clear);
+            resetRegressions = Statement.of("put regressions back", "UPDATE " + t(m.stage()) + " SET " + i(REJECT)
+                    + " = NULL WHERE " + i(REJECT) + " = 'updated_at_regression'");
+        }
+        return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
                 AbstractSqlDialect.statement("close current versions", closeCurrent(), values),
                 AbstractSqlDialect.statement("insert versions", insertVersions(), values),
                 AbstractSqlDialect.statement("set rows aside", logRejected(), values),
                 AbstractSqlDialect.statement("archive rows", archive(), values));
+    }
+
+    private ApplyStatements.Derivation derivation(boolean before, Map<String, Object> values, List<Statement> clear) {
+        String which = before ? " before the late batches" : "";
+        return new ApplyStatements.Derivation(
+                AbstractSqlDialect.statement("derive events" + which, events(before), values),
+                AbstractSqlDialect.statement("derive versions" + which, derive(), values),
+                AbstractSqlDialect.statement("count batches" + which, counts(), values),
+                List.of(AbstractSqlDialect.statement("set regressions aside" + which, markRegressions(), values),
+                        clear.get(0), clear.get(1)), clear);
     }
 
     // ---------------------------------------------------------------- names
@@ -240,7 +257,8 @@ final class SetBasedApply {
 
     // ---------------------------------------------------------------- prepare
 
-    private List<Statement> prepare() {
+    /** The run's batches into the batches table, a few dozen per statement. */
+    private List<Statement> listBatches() {
         List<Statement> out = new ArrayList<>();
         List<BatchRun.BatchInfo> batches = run.batches();
         String seqType = d.columnType(m.sequenceColumn());
@@ -248,33 +266,42 @@ final class SetBasedApply {
         for (int from = 0; from < batches.size(); from += 60) {
             Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + t(m.batches()) + " ("
                     + q(m.sequenceBy()) + ", " + i(IDX) + ", " + i(ModelTables.SEQTEXT) + ", " + i(DELTIME) + ", "
-                    + i(RECORDED) + ") VALUES ");
+                    + i(RECORDED) + ", " + i(REPLAYED) + ") VALUES ");
             for (int k = from; k < Math.min(batches.size(), from + 60); k++) {
                 BatchRun.BatchInfo info = batches.get(k);
                 b.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), " + (k + 1)
                         + ", CAST(").bind(info.sequenceText()).sql(" AS " + d.typeName(TableSpec.ColumnType.text(256))
                         + "), CAST(").bind(info.deletionTime()).sql(" AS " + updType + "), "
-                        + (info.recorded() ? "TRUE" : "FALSE") + ")");
+                        + (info.recorded() ? "TRUE" : "FALSE") + ", " + (info.replayed() ? "TRUE" : "FALSE") + ")");
             }
             out.add(b.build());
         }
+        return out;
+    }
+
+    private List<Statement> prepare() {
+        List<Statement> out = new ArrayList<>();
         if (full) {
             // each batch's deletion time where the engine does not know it (the greatest updated_at of its rows),
-            // and the first batch from each one on that deletes absent keys
+            // and the first batch from each one on that deletes absent keys (among the replayed ones only, too)
             String bb = "b";
             String y = "y";
             String dt = "CASE WHEN " + ci(bb, RECORDED) + " OR " + ci(bb, DELTIME) + " IS NOT NULL THEN "
                     + ci(bb, DELTIME) + " ELSE " + ca("x", "mu") + " END";
-            String times = "SELECT " + ci(bb, IDX) + ", " + dt + " AS " + a("dt") + " FROM " + t(m.batches())
-                    + " b LEFT JOIN (SELECT " + c("s", m.sequenceBy()) + ", MAX(" + c("s", m.updatedAt()) + ") AS "
-                    + a("mu") + " FROM " + t(m.stage()) + " s WHERE " + c("s", m.sequenceBy()) + " IS NOT NULL GROUP BY "
-                    + c("s", m.sequenceBy()) + ") x ON " + c("x", m.sequenceBy()) + " = " + c(bb, m.sequenceBy());
+            String times = "SELECT " + ci(bb, IDX) + ", " + ci(bb, REPLAYED) + ", " + dt + " AS " + a("dt") + " FROM "
+                    + t(m.batches()) + " b LEFT JOIN (SELECT " + c("s", m.sequenceBy()) + ", MAX("
+                    + c("s", m.updatedAt()) + ") AS " + a("mu") + " FROM " + t(m.stage()) + " s WHERE "
+                    + c("s", m.sequenceBy()) + " IS NOT NULL GROUP BY " + c("s", m.sequenceBy()) + ") x ON "
+                    + c("x", m.sequenceBy()) + " = " + c(bb, m.sequenceBy());
+            String following = " OVER (ORDER BY " + ci(y, IDX) + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)";
             String next = "SELECT " + ci(y, IDX) + ", " + ca(y, "dt") + ", MIN(CASE WHEN " + ca(y, "dt")
-                    + " IS NOT NULL THEN " + ci(y, IDX) + " END) OVER (ORDER BY " + ci(y, IDX)
-                    + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS " + a("nd") + " FROM (" + times + ") y";
+                    + " IS NOT NULL THEN " + ci(y, IDX) + " END)" + following + " AS " + a("nd") + ", MIN(CASE WHEN "
+                    + ca(y, "dt") + " IS NOT NULL AND " + ci(y, REPLAYED) + " THEN " + ci(y, IDX) + " END)" + following
+                    + " AS " + a("ndr") + " FROM (" + times + ") y";
             out.add(Statement.of("list batches", "MERGE INTO " + t(m.batches()) + " b USING (" + next + ") z ON "
                     + ci(bb, IDX) + " = " + ci("z", IDX) + " WHEN MATCHED THEN UPDATE SET " + i(DELTIME) + " = "
-                    + ca("z", "dt") + ", " + i(ModelTables.ND) + " = " + ca("z", "nd")));
+                    + ca("z", "dt") + ", " + i(ModelTables.ND) + " = " + ca("z", "nd") + ", " + i(ND_REPLAYED)
+                    + " = " + ca("z", "ndr")));
         }
         for (String column : run.introducedAtFirst()) {
             out.add(AbstractSqlDialect.statement("fill new column", fillIntroduced(column),
@@ -284,42 +311,95 @@ final class SetBasedApply {
         return out;
     }
 
+    /** Row {@code s} of the stage equals version {@code h} in every source column but key and sequence. */
+    private String sameAsVersion(String h, String s) {
+        List<String> parts = new ArrayList<>();
+        for (String column : m.sourceNames()) {
+            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
+                parts.add("NOT " + d.isDistinct(c(h, column), c(s, column)));
+            }
+        }
+        return parts.isEmpty() ? "1 = 1" : String.join(" AND ", parts);
+    }
+
+    /** Version {@code h} is live (not a deletion record); {@code h} may be an outer join's missing row. */
+    private String live(String h) {
+        return h + "." + q(m.keys().get(0)) + " IS NOT NULL" + (m.deletionRecords()
+                ? " AND COALESCE(" + c(h, n.isDeleted()) + ", FALSE) = FALSE" : "");
+    }
+
+    /** Version {@code h} was current just before batch {@code b} (whose sequence no version holds yet). */
+    private String currentAt(String h, String b) {
+        String at = d.ordered(m, c(b, m.sequenceBy()));
+        return d.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
+                + d.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
+    }
+
     /**
-     * The keys the run may change. A key whose rows, in every batch of the run, are accepted, not deletes, and equal
-     * to its current live version in every column is left out: each batch leaves it as it is, and nothing of it is
-     * logged (without full batches its rows are archived as they are). Under full batches the live keys absent from
-     * the run are in (they are deleted). With a column introduced at the first batch every key of the run is in.
+     * The keys the run may change, each with the first batch whose rows are its events ({@link ModelTables#FROM_IDX}).
+     *
+     * <p>From the first batch after the replayed ones (every batch when none is replayed): a key whose rows in every
+     * such batch are accepted, not deletes, and equal to its current live version in every column is left out: each
+     * batch leaves it as it is, and nothing of it is logged (without full batches its rows are archived as they
+     * are). Under full batches the live keys absent from those batches are in (they are deleted). With a column
+     * introduced at the first batch every key of the run is in.
+     *
+     * <p>A key-scoped replay adds, from the first batch, the keys a late batch changes: a row that is not equal to
+     * the key's live version just before the late batch (read from the history by the sequences that opened and
+     * closed each version), or an explicit delete; under full batches also the keys live then and absent from a late
+     * batch that deletes absent keys. Every other key's history is already that of the batches in order: for it
+     * each late batch changes nothing.
      */
     private String affectedKeys() {
         String s = "s";
         String h = "c";
+        int after = run.firstAfterReplayed();
+        int count = run.batches().size() - after + 1;
         String present = "NOT (" + m.keys().stream().map(k -> c(s, k) + " IS NULL").collect(Collectors.joining(" OR "))
                 + ")";
-        String live = h + "." + q(m.keys().get(0)) + " IS NOT NULL" + (m.deletionRecords()
-                ? " AND COALESCE(" + c(h, n.isDeleted()) + ", FALSE) = FALSE" : "");
-        List<String> sameParts = new ArrayList<>();
-        for (String column : m.sourceNames()) {
-            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
-                sameParts.add("NOT " + d.isDistinct(c(h, column), c(s, column)));
+        List<String> parts = new ArrayList<>();
+        if (count > 0) {
+            String changed = run.introducedAtFirst().isEmpty()
+                    ? " HAVING COUNT(*) <> " + count + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
+                            + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
+                            + " THEN 1 ELSE 0 END) <> " + count
+                    : "";
+            String inRun = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
+                    + " AND " + ci("b", IDX) + " >= " + after;
+            parts.add("SELECT " + keys(s) + ", " + after + " AS " + i(FROM_IDX) + " FROM " + t(m.stage())
+                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND "
+                    + c(h, n.validTo()) + " IS NULL WHERE " + present + " GROUP BY " + keys(s) + changed);
+            if (full) {
+                String hh = "h";
+                parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + t(m.target()) + " h WHERE "
+                        + c(hh, n.validTo()) + " IS NULL" + (m.deletionRecords() ? " AND COALESCE("
+                        + c(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
+                        + t(m.stage()) + " s" + inRun + " WHERE " + d.keyJoin(m, s, hh) + ")");
             }
         }
-        String same = sameParts.isEmpty() ? "1 = 1" : String.join(" AND ", sameParts);
-        String changed = run.introducedAtFirst().isEmpty()
-                ? " HAVING COUNT(*) <> " + run.batches().size() + " OR SUM(CASE WHEN " + live + " AND "
-                        + ci(s, REJECT) + " IS NULL AND NOT " + ci(s, DEL) + " AND " + same
-                        + " THEN 1 ELSE 0 END) <> " + run.batches().size()
-                : "";
-        String keys = "SELECT " + keys(s) + " FROM " + t(m.stage()) + " s LEFT JOIN " + t(m.target()) + " c ON "
-                + d.keyJoin(m, h, s) + " AND " + c(h, n.validTo()) + " IS NULL WHERE " + c(s, m.sequenceBy())
-                + " IS NOT NULL AND " + present + " GROUP BY " + keys(s) + changed;
-        if (full) {
-            String hh = "h";
-            keys += " UNION ALL SELECT " + keys(hh) + " FROM " + t(m.target()) + " h WHERE " + c(hh, n.validTo())
-                    + " IS NULL" + (m.deletionRecords() ? " AND COALESCE(" + c(hh, n.isDeleted()) + ", FALSE) = FALSE"
-                    : "") + " AND NOT EXISTS (SELECT 1 FROM " + t(m.stage()) + " s WHERE " + d.keyJoin(m, s, hh)
-                    + " AND " + c(s, m.sequenceBy()) + " IS NOT NULL)";
+        if (run.keyScoped()) {
+            String late = ci("b", IDX) + " < " + after + " AND NOT " + ci("b", REPLAYED);
+            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
+                    + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
+                    + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
+                    + " AND " + ci(s, REJECT) + " IS NULL AND (" + ci(s, DEL) + " OR NOT (" + live(h) + " AND "
+                    + sameAsVersion(h, s) + "))");
+            if (full) {
+                String hh = "h";
+                parts.add("SELECT " + keys(hh) + ", 1 FROM " + t(m.target()) + " h JOIN " + t(m.batches()) + " b ON "
+                        + late + " AND " + ci("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
+                        + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.stage()) + " s WHERE "
+                        + d.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
+            }
         }
-        return "INSERT INTO " + t(m.keysTable()) + " (" + d.list(m.keys(), null) + ") " + keys;
+        String k = "k";
+        String union = String.join(" UNION ALL ", parts);
+        // without a replay the parts are disjoint (a key with rows in the run, a live key without)
+        String select = !run.keyScoped() ? union
+                : "SELECT " + keys(k) + ", MIN(" + ci(k, FROM_IDX) + ") FROM (" + union + ") k GROUP BY "
+                        + keys(k);
+        return "INSERT INTO " + t(m.keysTable()) + " (" + d.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
+                + select;
     }
 
     /**
@@ -345,14 +425,19 @@ final class SetBasedApply {
      * The keys' events: the state before the run, accepted rows, batches where rows were set aside; each with the
      * first batch after it that deletes absent keys ({@code nd_after}), then the windows over them, one level each.
      */
-    private String events() {
+    private String events(boolean beforeLate) {
         String s = "s";
         String h = "h";
+        String nd = beforeLate ? ND_REPLAYED : ModelTables.ND;
         String next = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = " + ci("b", IDX) + " + 1"
                 : "";
-        String ndAfter = (full ? ci("bn", ModelTables.ND) : "CAST(NULL AS INT)") + " AS " + a("nd_after");
-        String seqJoin = " JOIN " + t(m.keysTable()) + " k ON " + d.keyJoin(m, "k", s) + " JOIN " + t(m.batches())
-                + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + next;
+        String ndAfter = (full ? ci("bn", nd) : "CAST(NULL AS INT)") + " AS " + a("nd_after");
+        // the keys whose events these are: before the late batches, those computed again from the first batch
+        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + d.keyJoin(m, "k", s) + (beforeLate
+                ? " AND " + ci("k", FROM_IDX) + " = 1" : "");
+        String seqJoin = keysOf + " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
+                + c(s, m.sequenceBy()) + " AND " + (beforeLate ? ci("b", REPLAYED) : ci("b", IDX) + " >= "
+                + ci("k", FROM_IDX)) + next;
         String accepted = "SELECT " + data(col -> m.sourceColumn(col.name()) != null ? c(s, col.name()) : nullOf(col))
                 + ", " + ci("b", IDX) + " AS " + i(IDX) + ", CASE WHEN " + ci(s, DEL) + " THEN 'D' ELSE 'U' END AS "
                 + i(KIND) + ", " + nullText(8) + " AS " + i(ISTATE) + ", " + nullUpd() + " AS " + i(IVF) + ", "
@@ -363,18 +448,21 @@ final class SetBasedApply {
                 + " = 'updated_at_regression' THEN 'G' ELSE 'R' END, " + nullText(8) + ", " + nullUpd() + ", "
                 + nullUpd() + ", " + nullUpd() + ", " + ndAfter + " FROM " + t(m.stage()) + " s" + seqJoin + " WHERE "
                 + ci(s, REJECT) + " IN ('duplicate_key', 'null_updated_at', 'updated_at_regression')";
-        // the state before the run, at position 0: the first batch that deletes absent keys is the one from 1 on
-        String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = 1" : "";
+        // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
+        // key's first batch on
+        String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
+                + (beforeLate ? "1" : ci("k", FROM_IDX)) : "";
+        String keysOnly = beforeLate ? " WHERE " + ci("k", FROM_IDX) + " = 1" : "";
         String drec = m.deletionRecords() ? "COALESCE(" + c(h, n.isDeleted()) + ", FALSE)" : "FALSE";
         String current = "SELECT " + data(col -> c(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
                 + " THEN 'drec' ELSE 'live' END, " + c(h, n.validFrom()) + ", " + c(h, n.updatedAt()) + ", "
                 + nullUpd() + ", " + ndAfter + " FROM " + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON "
-                + d.keyJoin(m, "k", h) + " AND " + c(h, n.validTo()) + " IS NULL" + first;
+                + d.keyJoin(m, "k", h) + " AND " + c(h, n.validTo()) + " IS NULL" + first + keysOnly;
         String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(h, col.name()) : nullOf(col))
                 + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
-                + (full ? "MAX(" + ci("bn", ModelTables.ND) + ")" : "CAST(NULL AS INT)") + " FROM "
+                + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
                 + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + d.keyJoin(m, "k", h) + first
-                + " WHERE NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
+                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
                 + c("o", n.validTo()) + " IS NULL) GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
@@ -586,7 +674,8 @@ final class SetBasedApply {
     /**
      * Rows the history alone cannot reproduce, into the archive: rows set aside (a regression without its reason,
      * so that a replay judges it again), explicit deletes, and rows that changed nothing (under full batches only
-     * those that differ from their version in a column that is not compared).
+     * those that differ from their version in a column that is not compared; without, also the rows that are no
+     * key's event: those of the keys the run leaves alone).
      */
     private String archive() {
         String s = "s";
@@ -596,9 +685,10 @@ final class SetBasedApply {
         String keep = full ? " JOIN " + t(m.work()) + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = "
                 + ci(w, OIDX) + " WHERE " + ci(w, ACTION) + " = 'noop' AND NOT " + same(o, w, ci(w, IDX))
                 : " WHERE " + ci(w, ACTION) + " = 'noop' UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
-                + nullText(32) + " FROM " + t(m.stage()) + " s WHERE " + c(s, m.sequenceBy()) + " IS NOT NULL AND "
-                + ci(s, REJECT) + " IS NULL AND NOT EXISTS (SELECT 1 FROM " + t(m.keysTable()) + " k WHERE "
-                + d.keyJoin(m, "k", s) + ")";
+                + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
+                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
+                + " IS NULL AND NOT EXISTS (SELECT 1 FROM " + t(m.keysTable()) + " k WHERE " + d.keyJoin(m, "k", s)
+                + " AND " + ci("k", FROM_IDX) + " <= " + ci("b", IDX) + ")";
         return "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") SELECT "
                 + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
                 + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage()) + " s JOIN "

@@ -226,7 +226,6 @@ class DatabricksDialectSqlTest {
         assertThat(dialect.capabilities().indexes()).isFalse();
         assertThat(dialect.capabilities().primaryKeys()).isFalse();
         assertThat(dialect.capabilities().insertRowCounts()).isFalse();
-        assertThat(dialect.capabilities().subqueriesInUpdate()).isFalse();
         assertThat(dialect.capabilities().createOrReplaceTable()).isTrue();
         assertThat(dev.itersnap.spi.Dialects.named("databricks")).isInstanceOf(DatabricksDialect.class);
     }

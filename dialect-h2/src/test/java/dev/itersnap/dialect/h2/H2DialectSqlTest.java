@@ -8,6 +8,7 @@ import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 
@@ -44,6 +45,47 @@ class H2DialectSqlTest {
         return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
                 false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, false)), "run-1", LOGGED_AT,
                 List.of(), introducedAtFirst));
+    }
+
+    /** A late batch (2024-03-01) before a replayed one (2024-03-02), replayed key by key. */
+    private ApplyStatements replay(ResolvedModel m) {
+        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
+                false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, true, true)), "run-1", LOGGED_AT,
+                List.of(), List.of()));
+    }
+
+    @Test
+    void aKeyScopedReplayFindsTheKeysALateBatchChangesFromTheHistoryAsItWasThen() {
+        ApplyStatements a = replay(model(HardDeletes.INVALIDATE));
+        String keys = a.prepare().get(a.prepare().size() - 1).sql();
+        // the version current just before the late batch, by the sequences that opened and closed it
+        assertThat(keys).contains("LEFT JOIN \"SNAP\".\"CUSTOMERS\" c ON c.\"ID\" = s.\"ID\" AND "
+                + "c.\"DBT_OPENED_SEQ\" < b.\"FILE_DATE\" AND (c.\"DBT_CLOSED_SEQ\" IS NULL OR "
+                + "c.\"DBT_CLOSED_SEQ\" > b.\"FILE_DATE\")");
+        // the keys of the batches after the replayed ones only (here: none), and each key's first batch the least
+        assertThat(keys).doesNotContain(">= 3").contains("MIN(k.\"ITERSNAP_FROM\")");
+        assertThat(a.before()).isNotNull();
+        assertThat(a.before().events().sql()).contains("b.\"ITERSNAP_REPLAYED\"")
+                .contains("k.\"ITERSNAP_FROM\" = 1");
+        assertThat(a.derivation().events().sql()).contains("b.\"ITERSNAP_IDX\" >= k.\"ITERSNAP_FROM\"");
+        assertThat(apply(model(HardDeletes.INVALIDATE), List.of()).before()).isNull();
+    }
+
+    @Test
+    void aKeyScopedRollbackMergesOverTheKeysComputedAgain() {
+        List<Statement> sql = dialect.rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, true));
+        assertThat(sql).map(Statement::sql).allMatch(s -> s.startsWith("MERGE INTO "));
+        assertThat(sql.get(0).sql()).isEqualTo("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (SELECT k.\"ID\" FROM "
+                + "\"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k WHERE k.\"ITERSNAP_FROM\" = 1) k ON "
+                + "t.\"ID\" = k.\"ID\" AND t.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) WHEN MATCHED THEN DELETE");
+        assertThat(sql.get(3).sql()).contains("\"ITERSNAP_ERRORS\" t USING (SELECT DISTINCT")
+                .contains("WHERE b.\"ITERSNAP_REPLAYED\") x ON t.\"MODEL\" = ? AND");
+        assertThat(sql).map(Statement::values).containsExactly(List.of(SEQ), List.of(SEQ), List.of(SEQ),
+                List.of("customers"));
+        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, false))).hasSize(3);
+        assertThat(dialect.stageSource(model(HardDeletes.IGNORE), SEQ, true, StageScope.REPLAYED_KEYS).sql())
+                .contains("JOIN \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" sk ON sk.\"ID\" = s0.\"ID\" AND "
+                        + "sk.\"ITERSNAP_FROM\" = 1").doesNotContain("IS NULL) s0");
     }
 
     @Test
@@ -133,24 +175,25 @@ class H2DialectSqlTest {
         // without full batches every such row is archived, those of the keys the run leaves alone included
         assertThat(apply(model(HardDeletes.IGNORE), List.of()).archive().sql()).contains("= 'noop' UNION ALL SELECT")
                 .endsWith("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k WHERE "
-                        + "k.\"ID\" = s.\"ID\")");
+                        + "k.\"ID\" = s.\"ID\" AND k.\"ITERSNAP_FROM\" <= b.\"ITERSNAP_IDX\")");
     }
 
     @Test
     void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
         ApplyStatements a = apply(m, List.of("STATUS"));
-        assertThat(a.prepare().get(0).values()).containsExactly(SEQ, "2024-03-01", DELETION_TIME, SEQ.plusDays(1),
-                "2024-03-02", null);
-        assertThat(a.prepare().get(0).sql()).isEqualTo("INSERT INTO \"ITERSNAP_METADATA\".\"ITERSNAP_BATCHES_CUSTOMERS\" "
-                + "(\"FILE_DATE\", \"ITERSNAP_IDX\", \"ITERSNAP_SEQTEXT\", \"ITERSNAP_DELTIME\", \"ITERSNAP_RECORDED\") "
-                + "VALUES (CAST(? AS DATE), 1, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE), "
-                + "(CAST(? AS DATE), 2, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE)");
+        assertThat(a.listBatches().get(0).values()).containsExactly(SEQ, "2024-03-01", DELETION_TIME,
+                SEQ.plusDays(1), "2024-03-02", null);
+        assertThat(a.listBatches().get(0).sql()).isEqualTo("INSERT INTO \"ITERSNAP_METADATA\"."
+                + "\"ITERSNAP_BATCHES_CUSTOMERS\" (\"FILE_DATE\", \"ITERSNAP_IDX\", \"ITERSNAP_SEQTEXT\", "
+                + "\"ITERSNAP_DELTIME\", \"ITERSNAP_RECORDED\", \"ITERSNAP_REPLAYED\") "
+                + "VALUES (CAST(? AS DATE), 1, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE, FALSE), "
+                + "(CAST(? AS DATE), 2, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE, FALSE)");
         assertThat(a.prepare().stream().filter(s -> s.step().equals("fill new column")).toList())
                 .singleElement().satisfies(s -> assertThat(s.values()).containsExactly(SEQ)); // from the first batch
-        assertThat(a.events().values()).isEmpty();
-        assertThat(a.derive().values()).isEmpty();
-        assertThat(a.counts().values()).isEmpty();
+        assertThat(a.derivation().events().values()).isEmpty();
+        assertThat(a.derivation().derive().values()).isEmpty();
+        assertThat(a.derivation().counts().values()).isEmpty();
         assertThat(a.insertVersions().values()).isEmpty();
         assertThat(a.closeCurrent().values()).isEmpty();
         assertThat(a.logRejected().values()).containsExactly("customers", "run-1", LOGGED_AT);
@@ -160,10 +203,22 @@ class H2DialectSqlTest {
         assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).containsExactly(SEQ, SEQ, SEQ, SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), false).values()).containsExactly(SEQ, SEQ, SEQ, SEQ);
-        List<Statement> all = new java.util.ArrayList<>(a.prepare());
-        all.addAll(List.of(a.events(), a.derive(), a.counts(), a.closeCurrent(), a.insertVersions(), a.logRejected(),
-                a.archive()));
-        all.addAll(a.setAsideRegressions());
+        List<Statement> all = new java.util.ArrayList<>();
+        for (ApplyStatements x : List.of(a, replay(m))) {
+            all.addAll(x.listBatches());
+            all.addAll(x.prepare());
+            for (ApplyStatements.Derivation d : java.util.Arrays.asList(x.before(), x.derivation())) {
+                if (d != null) {
+                    all.addAll(List.of(d.events(), d.derive(), d.counts()));
+                    all.addAll(d.setAsideRegressions());
+                }
+            }
+            all.addAll(List.of(x.closeCurrent(), x.insertVersions(), x.logRejected(), x.archive()));
+        }
+        all.addAll(dialect.rollback(m, Rollback.keys(SEQ, true)));
+        for (StageScope scope : StageScope.values()) { // the source's text has a '?' of its own: values only
+            assertThat(dialect.stageSource(m, SEQ, true, scope).values()).containsExactly(SEQ);
+        }
         for (Statement s : all) {
             assertThat(s.sql().chars().filter(ch -> ch == '?').count()).as(s.step()).isEqualTo(s.values().size());
         }
