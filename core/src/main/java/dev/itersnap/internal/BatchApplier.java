@@ -3,25 +3,35 @@ package dev.itersnap.internal;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
-import dev.itersnap.spi.Batch;
-import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ApplyStatements;
+import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.ValueType;
 
 import java.time.LocalDateTime;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Applies one batch from the stage to the history, within the caller's transaction: classify, set aside, fill
- * introduced columns, archive, close absent keys, merge, add deletion records, record in the ledger.
+ * Applies a run's batches from the stage to the history together, in a fixed number of statements whatever their
+ * number: the dialect's set-based statements, then the ledger, one entry per batch with its own counts. Columns
+ * introduced within the batches split them where they first appear (their values are compared from the next batch
+ * on), so a run with no new column is one pass.
  */
 final class BatchApplier {
+    /** What a batch of the pass is to the engine. */
+    record Planned(Seq sequence, boolean reproduced, String recordedDeletionTime, boolean replayed) {
+        Planned(Seq sequence, boolean reproduced, String recordedDeletionTime) {
+            this(sequence, reproduced, recordedDeletionTime, false);
+        }
+    }
+
     private final Jdbc jdbc;
     private final Dialect dialect;
     private final ResolvedModel m;
@@ -30,9 +40,10 @@ final class BatchApplier {
     private final Map<String, Seq> introduced;
     private final SnapshotListener listener;
     private final String runId;
+    private final ModelLock lock;
 
     BatchApplier(Jdbc jdbc, Dialect dialect, ResolvedModel m, ModelTables tables, MetadataStore store,
-                 Map<String, Seq> introduced, SnapshotListener listener, String runId) {
+                 Map<String, Seq> introduced, SnapshotListener listener, String runId, ModelLock lock) {
         this.jdbc = jdbc;
         this.dialect = dialect;
         this.m = m;
@@ -41,101 +52,268 @@ final class BatchApplier {
         this.introduced = introduced;
         this.listener = listener;
         this.runId = runId;
+        this.lock = lock;
     }
 
     /**
-     * Applies batch {@code seq}.
-     *
-     * @param recordedDeletionTime the deletion time the ledger holds for a reproduced batch, else null
+     * Applies every batch, in business order, and records each in the ledger; within the caller's transaction (the
+     * caller commits). Returns the batches' results in order.
      */
-    BatchResult apply(Seq seq, boolean reproduced, String recordedDeletionTime) {
-        jdbc.update(tables.clear(m.work()).inStep("clear work table"));
-        List<String> untracked = new ArrayList<>();
-        List<String> introducedNow = new ArrayList<>();
-        introduced.forEach((column, at) -> {
-            if (at.compareTo(seq) >= 0) {
-                untracked.add(column);
+    List<BatchResult> apply(List<Planned> batches) {
+        List<BatchResult> results = new ArrayList<>();
+        for (List<Planned> pass : passes(batches)) {
+            if (!results.isEmpty()) { // the scratch tables are new for the first pass
+                jdbc.updateAll(List.of(tables.clear(m.batches()), tables.clear(m.keysTable()),
+                        tables.clear(m.events()), tables.clear(m.work())));
             }
-            if (at.compareTo(seq) == 0) {
-                introducedNow.add(column);
+            results.addAll(applyPass(pass));
+        }
+        return results;
+    }
+
+    /** The batches split where a column is introduced (after the first batch). */
+    private List<List<Planned>> passes(List<Planned> batches) {
+        List<List<Planned>> out = new ArrayList<>();
+        List<Planned> current = new ArrayList<>();
+        for (Planned p : batches) {
+            boolean introduces = introduced.values().stream().anyMatch(at -> at.compareTo(p.sequence()) == 0);
+            if (introduces && !current.isEmpty()) {
+                out.add(current);
+                current = new ArrayList<>();
+            }
+            current.add(p);
+        }
+        out.add(current);
+        return out;
+    }
+
+    private List<BatchResult> applyPass(List<Planned> pass) {
+        ApplyStatements sql = statements(pass, false);
+        jdbc.updateAll(sql.listBatches());
+        jdbc.updateAll(sql.prepare());
+        Counts counts = derive(sql.derivation());
+        write(sql, counts);
+        List<BatchResult> results = new ArrayList<>();
+        for (int k = 0; k < pass.size(); k++) {
+            Planned p = pass.get(k);
+            Map<String, Long> c = counts.byBatch.getOrDefault(k + 1, Map.of());
+            results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
+                    inserted(c), updated(c), deleted(c), rejected(c), p.reproduced(),
+                    c.getOrDefault("duplicate_copy", 0L)));
+            Map<String, Long> reasons = reasons(c);
+            announce(p.sequence(), reasons.getOrDefault("duplicate_key", 0L), results.get(k).duplicateCopies(),
+                    reasons);
+        }
+        record(pass, results, counts);
+        return results;
+    }
+
+    /**
+     * The statements of a key-scoped replay of {@code batches} (one pass: no column is introduced within it), whose
+     * replayed ones are {@link Planned#replayed}. The caller runs {@code listBatches}, stages the batches applied in
+     * full, runs {@code prepare}, stages the replayed batches' rows of the keys it found and rolls those keys back,
+     * then calls {@link #applyReplay}.
+     */
+    ApplyStatements replayStatements(List<Planned> batches) {
+        return statements(batches, true);
+    }
+
+    /**
+     * Applies a key-scoped replay prepared by the caller (see {@link #replayStatements}), within the caller's
+     * transaction. A replayed batch's counts are its ledger counts changed by the difference its rows of the keys
+     * computed again make with the late batches and without them ({@code before}). Returns the results in order.
+     */
+    List<BatchResult> applyReplay(ApplyStatements sql, List<Planned> pass, Map<Seq, MetadataStore.Entry> ledger) {
+        Counts before = derive(sql.before());
+        if (before.regressionsSetAside) {
+            jdbc.update(sql.resetRegressions());
+        }
+        jdbc.updateAll(sql.before().clear());
+        Counts after = derive(sql.derivation());
+        write(sql, after);
+        List<BatchResult> results = new ArrayList<>();
+        boolean needReasons = false;
+        for (int k = 0; k < pass.size(); k++) {
+            Planned p = pass.get(k);
+            Map<String, Long> c = after.byBatch.getOrDefault(k + 1, Map.of());
+            if (!p.replayed()) {
+                results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
+                        inserted(c), updated(c), deleted(c), rejected(c), false,
+                        c.getOrDefault("duplicate_copy", 0L)));
+                continue;
+            }
+            Map<String, Long> b = before.byBatch.getOrDefault(k + 1, Map.of());
+            BatchResult old = ledger.get(p.sequence()).counts();
+            BatchResult now = new BatchResult(p.sequence().value(), old.sourceRows(),
+                    old.inserted() - inserted(b) + inserted(c), old.updated() - updated(b) + updated(c),
+                    old.deleted() - deleted(b) + deleted(c), old.rejected() - rejected(b) + rejected(c), false,
+                    old.duplicateCopies());
+            results.add(now);
+            needReasons |= now.rejected() > 0;
+        }
+        // the events: a replayed batch's reasons are read back from the error log (only its rows of the keys computed
+        // again were staged)
+        Map<String, Map<String, Long>> logged = new HashMap<>();
+        if (needReasons) {
+            for (MetadataStore.ErrorCount e : store.errorCounts(true)) {
+                if (e.sequence() != null) {
+                    logged.computeIfAbsent(e.sequence(), x -> new TreeMap<>()).put(e.reason(), e.rows());
+                }
+            }
+        }
+        for (int k = 0; k < pass.size(); k++) {
+            Planned p = pass.get(k);
+            Map<String, Long> reasons = p.replayed() ? logged.getOrDefault(p.sequence().text(), Map.of())
+                    : reasons(after.byBatch.getOrDefault(k + 1, Map.of()));
+            announce(p.sequence(), reasons.getOrDefault("duplicate_key", 0L), results.get(k).duplicateCopies(),
+                    reasons);
+        }
+        record(pass, results, after);
+        return results;
+    }
+
+    private ApplyStatements statements(List<Planned> pass, boolean keyScoped) {
+        Seq first = pass.get(0).sequence();
+        Seq last = pass.get(pass.size() - 1).sequence();
+        List<String> untracked = new ArrayList<>();
+        List<String> introducedAtFirst = new ArrayList<>();
+        introduced.forEach((column, at) -> {
+            if (at.compareTo(last) > 0) {
+                untracked.add(column);
+            } else if (at.compareTo(first) == 0) {
+                introducedAtFirst.add(column);
             }
         });
-        Object deletionTime = m.settings().hardDeletes().fullBatches() ? deletionTime(seq, recordedDeletionTime) : null;
-        BatchStatements sql = dialect.applyBatch(m, new Batch(seq.value(), seq.text(), runId, LocalDateTime.now(),
-                untracked, introducedNow, deletionTime));
-        jdbc.update(sql.classify());
-        sql.fillIntroduced().forEach(jdbc::update);
-        Map<String, Long> reasons = new TreeMap<>();
-        long rows = 0;
-        long inserted = 0;
-        long updated = 0;
-        long deleted = 0;
-        long copies = 0;
-        long toArchive = 0;
-        for (Object[] r : jdbc.query(sql.count(),
-                rs -> new Object[] {rs.getString(1), rs.getString(2), rs.getLong(3), rs.getLong(4)})) {
-            String reason = (String) r[0];
-            String action = (String) r[1];
-            long count = (Long) r[2];
-            toArchive += (Long) r[3];
-            if (BatchStatements.SOURCE_ROWS.equals(reason)) {
-                // the work table may leave out rows that change nothing: the batch's rows are counted in the stage
-                rows = count;
-            } else if ("duplicate_copy".equals(reason)) {
-                copies += count;
-            } else if (reason != null) {
-                reasons.merge(reason, count, Long::sum);
-            } else if ("insert".equals(action)) {
-                inserted += count;
-            } else if ("change".equals(action) || "return".equals(action)) {
-                inserted += count;
-                updated += count;
-            } else if ("delete".equals(action)) {
-                deleted += count;
+        ValueType upd = m.updatedAtType();
+        List<BatchRun.BatchInfo> infos = new ArrayList<>();
+        for (Planned p : pass) {
+            // the recorded deletion time of a reproduced or replayed batch; the sequence itself when both are times;
+            // else the greatest updated_at of the batch's rows, which the statements compute
+            boolean recorded = p.recordedDeletionTime() != null || (keyScoped && p.replayed());
+            Object deletionTime = p.recordedDeletionTime() != null ? upd.coerce(p.recordedDeletionTime())
+                    : recorded ? null : m.sequenceType().temporal() && upd.temporal()
+                    ? upd.convertTemporal(m.sequenceType(), p.sequence().value()) : null;
+            infos.add(new BatchRun.BatchInfo(p.sequence().value(), p.sequence().text(), deletionTime, recorded,
+                    keyScoped && p.replayed()));
+        }
+        return dialect.applyBatches(m, new BatchRun(infos, runId, LocalDateTime.now(), untracked,
+                introducedAtFirst));
+    }
+
+    /** Runs a derivation until it finds no more regressions; returns its counts. */
+    private Counts derive(ApplyStatements.Derivation d) {
+        boolean setAside = false;
+        while (true) {
+            jdbc.update(d.events());
+            jdbc.update(d.derive());
+            Counts counts = count(d);
+            if (counts.regressions == 0) {
+                return setAside ? counts.withRegressionsSetAside() : counts;
             }
+            jdbc.updateAll(d.setAsideRegressions());
+            setAside = true;
+        }
+    }
+
+    /** The writes: the versions the run closes and opens, the error log and the archive. */
+    private void write(ApplyStatements sql, Counts counts) {
+        lock.verifyHeld();
+        jdbc.update(sql.closeCurrent());
+        jdbc.update(sql.insertVersions());
+        if (counts.rejected > 0) {
+            jdbc.update(sql.logRejected());
+        }
+        if (counts.archiveCandidates > 0 || !m.settings().hardDeletes().fullBatches()) {
+            jdbc.update(sql.archive());
+        }
+    }
+
+    /** The ledger entries of the pass, with the deletion time each batch deleted absent keys at. */
+    private void record(List<Planned> pass, List<BatchResult> results, Counts counts) {
+        List<String> deletionTimes = new ArrayList<>();
+        for (int k = 0; k < pass.size(); k++) {
+            Object deletionTime = counts.deletionTimes.get(k + 1);
+            deletionTimes.add(m.settings().hardDeletes().fullBatches() ? m.updatedAtType().format(deletionTime)
+                    : null);
+        }
+        store.recordAll(results, pass.stream().map(Planned::sequence).toList(), runId, deletionTimes);
+    }
+
+    private void announce(Seq sequence, long conflicting, long copies, Map<String, Long> reasons) {
+        if (conflicting > 0 || copies > 0) {
+            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, sequence.value(), conflicting,
+                    copies));
         }
         long rejected = reasons.values().stream().mapToLong(Long::longValue).sum();
         if (rejected > 0) {
-            jdbc.update(sql.logRejected());
+            listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, sequence.value(), reasons));
         }
-        if (toArchive > 0) {
-            jdbc.update(sql.archive());
-        }
-        if (sql.closeAbsent() != null) {
-            deleted += jdbc.update(sql.closeAbsent());
-        }
-        jdbc.update(sql.merge());
-        if (sql.deletionRecords() != null) {
-            inserted += jdbc.update(sql.deletionRecords());
-        }
-        BatchResult result = new BatchResult(seq.value(), rows, inserted, updated, deleted, rejected, reproduced,
-                copies);
-        store.record(result, seq, runId, m.settings().hardDeletes().fullBatches()
-                ? m.updatedAtType().format(deletionTime) : null);
-        long conflicting = reasons.getOrDefault("duplicate_key", 0L);
-        if (conflicting > 0 || copies > 0) {
-            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, seq.value(), conflicting, copies));
-        }
-        if (rejected > 0) {
-            listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, seq.value(), reasons));
-        }
-        return result;
     }
 
-    /**
-     * The batch's deletion time: the recorded one for a reproduced batch; the sequence itself when both the
-     * sequence and updated_at are temporal; otherwise the greatest updated_at of the batch in the stage.
-     */
-    private Object deletionTime(Seq seq, String recorded) {
+    private static Map<String, Long> reasons(Map<String, Long> c) {
+        Map<String, Long> reasons = new TreeMap<>();
+        c.forEach((what, rows) -> {
+            if (REASONS.contains(what)) {
+                reasons.put(what, rows);
+            }
+        });
+        return reasons;
+    }
+
+    private static long rejected(Map<String, Long> c) {
+        return reasons(c).values().stream().mapToLong(Long::longValue).sum();
+    }
+
+    private long deleted(Map<String, Long> c) {
+        return c.getOrDefault("delete", 0L) + c.getOrDefault("absent", 0L);
+    }
+
+    private static long updated(Map<String, Long> c) {
+        return c.getOrDefault("change", 0L) + c.getOrDefault("return", 0L);
+    }
+
+    private long inserted(Map<String, Long> c) {
+        return c.getOrDefault("insert", 0L) + updated(c) + (m.deletionRecords() ? deleted(c) : 0L);
+    }
+
+    /** Reasons rows are set aside for (exact copies are counted, not set aside). */
+    private static final java.util.Set<String> REASONS = java.util.Set.of("null_key", "duplicate_key",
+            "null_updated_at", "updated_at_regression");
+
+    /** What the counts query said (and whether regressions were set aside before it). */
+    private record Counts(Map<Integer, Map<String, Long>> byBatch, Map<Integer, Object> deletionTimes,
+                          long regressions, long rejected, long archiveCandidates, boolean regressionsSetAside) {
+        Counts withRegressionsSetAside() {
+            return new Counts(byBatch, deletionTimes, regressions, rejected, archiveCandidates, true);
+        }
+    }
+
+    private Counts count(ApplyStatements.Derivation sql) {
+        Map<Integer, Map<String, Long>> byBatch = new HashMap<>();
+        Map<Integer, Object> deletionTimes = new HashMap<>();
+        long[] regressions = {0};
+        long[] rejected = {0};
+        long[] archive = {0};
         ValueType upd = m.updatedAtType();
-        if (recorded != null) {
-            return upd.coerce(recorded);
-        }
-        if (m.sequenceType().temporal() && upd.temporal()) {
-            return upd.convertTemporal(m.sequenceType(), seq.value());
-        }
-        Statement max = tables.deletionTime(seq.value());
-        List<Object> found = jdbc.query(max, rs -> upd.read(rs, 1));
-        return found.isEmpty() ? null : found.get(0);
+        jdbc.query(sql.counts(), rs -> {
+            int idx = rs.getInt(1);
+            String what = rs.getString(2);
+            long rows = rs.getLong(3);
+            if (ApplyStatements.DELETION_TIME.equals(what)) {
+                deletionTimes.put(idx, upd.read(rs, 4));
+            } else if (ApplyStatements.REGRESSIONS.equals(what)) {
+                regressions[0] += rows;
+            } else {
+                byBatch.computeIfAbsent(idx, k -> new HashMap<>()).merge(what, rows, Long::sum);
+                if (REASONS.contains(what)) {
+                    rejected[0] += rows;
+                    archive[0] += rows;
+                } else if (what.equals("delete") || what.equals("delnoop") || what.equals("noop")) {
+                    archive[0] += rows;
+                }
+            }
+            return null;
+        });
+        return new Counts(byBatch, deletionTimes, regressions[0], rejected[0], archive[0], false);
     }
 }

@@ -27,7 +27,7 @@ import java.util.stream.Collectors;
  */
 public final class MetadataStore {
     /** One applied batch. */
-    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced) {
+    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, BatchResult counts) {
     }
 
     /** One known source column and the batch that introduced it (null: there from the first batch). */
@@ -110,10 +110,14 @@ public final class MetadataStore {
     TreeMap<Seq, Entry> ledger(ValueType sequenceType) {
         MetadataSchema.Ledger l = schema.ledger();
         TreeMap<Seq, Entry> out = new TreeMap<>();
-        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced()),
-                l.model()), rs -> {
+        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced(),
+                l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected()), l.model()),
+                rs -> {
                     Seq s = Seq.parse(sequenceType, rs.getString(1));
-                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), rs.getBoolean(4)));
+                    boolean reproduced = rs.getBoolean(4);
+                    BatchResult counts = new BatchResult(s.value(), rs.getLong(5), rs.getLong(7), rs.getLong(8),
+                            rs.getLong(9), rs.getLong(10), reproduced, rs.getLong(6));
+                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, counts));
                     return null;
                 });
         return out;
@@ -138,12 +142,32 @@ public final class MetadataStore {
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
     }
 
-    void record(BatchResult b, Seq seq, String runId, String deletionTime) {
+    /**
+     * Records applied batches in the ledger, in business order: a few multi-row inserts (at most 20 rows each, so
+     * that a statement binds at most 240 values).
+     */
+    void recordAll(List<BatchResult> results, List<Seq> sequences, String runId, List<String> deletionTimes) {
         MetadataSchema.Ledger l = schema.ledger();
-        jdbc.update(insert("record batch", l.spec(), values(l.model(), model, l.sequence(), seq.text(), l.runId(),
-                runId, l.appliedAt(), LocalDateTime.now(), l.sourceRows(), b.sourceRows(), l.duplicateRows(),
-                b.duplicateCopies(), l.inserted(), b.inserted(), l.updated(), b.updated(), l.deleted(), b.deleted(),
-                l.rejected(), b.rejected(), l.deletionTime(), deletionTime, l.reproduced(), b.reproduced())));
+        List<String> columns = List.of(l.model(), l.sequence(), l.runId(), l.appliedAt(), l.sourceRows(),
+                l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(), l.deletionTime(),
+                l.reproduced());
+        LocalDateTime now = LocalDateTime.now();
+        for (int from = 0; from < results.size(); from += 20) {
+            Statement.Builder b = Statement.builder("record batch").sql("INSERT INTO " + name(l.spec().name()) + " ("
+                    + list(columns.toArray(String[]::new)) + ") VALUES ");
+            for (int k = from; k < Math.min(results.size(), from + 20); k++) {
+                BatchResult r = results.get(k);
+                List<Object> row = java.util.Arrays.asList(model, sequences.get(k).text(), runId, now, r.sourceRows(),
+                        r.duplicateCopies(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
+                        deletionTimes.get(k), r.reproduced());
+                b.sql(k == from ? "(" : ", (");
+                for (int v = 0; v < row.size(); v++) {
+                    b.sql(v == 0 ? "" : ", ").bind(row.get(v));
+                }
+                b.sql(")");
+            }
+            jdbc.update(b.build());
+        }
     }
 
     /**
@@ -151,8 +175,13 @@ public final class MetadataStore {
      * rows again (from the source, or from the archive for batches that aged out).
      */
     void forget(List<Seq> batches) {
-        deleteIn(schema.ledger().spec(), schema.ledger().model(), schema.ledger().sequence(), batches);
+        forgetEntries(batches);
         deleteIn(schema.errors().spec(), schema.errors().model(), schema.errors().sequence(), batches);
+    }
+
+    /** Removes the ledger entries of {@code batches}, leaving their error log rows. */
+    void forgetEntries(List<Seq> batches) {
+        deleteIn(schema.ledger().spec(), schema.ledger().model(), schema.ledger().sequence(), batches);
     }
 
     private void deleteIn(TableSpec table, String modelColumn, String sequenceColumn, List<Seq> seqs) {

@@ -105,13 +105,13 @@ final class ModelResolver {
     static Resolution withTables(Jdbc jdbc, Dialect d, ResolvedModel m) throws SQLException {
         ModelSettings s = m.settings();
         List<SourceColumn> targetColumns = null;
-        List<String> historyOnly = new ArrayList<>();
+        List<SourceColumn> historyOnly = new ArrayList<>();
         if (jdbc.tableExists(m.target())) {
             targetColumns = describe(jdbc, d.describe(Relation.table(m.target())), "target", s);
             for (SourceColumn tc : targetColumns) {
                 boolean isMeta = m.meta().asMap().values().stream().anyMatch(mc -> mc.equalsIgnoreCase(tc.name()));
                 if (!isMeta && column(m.sourceColumns(), tc.name()) == null) {
-                    historyOnly.add(tc.name());
+                    historyOnly.add(tc);
                 }
             }
         }

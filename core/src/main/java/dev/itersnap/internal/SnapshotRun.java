@@ -14,6 +14,8 @@ import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.StageScope;
+import dev.itersnap.spi.TableSpec;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -120,11 +122,16 @@ final class SnapshotRun {
                 reproduced.add(s);
             }
         }
-        stage(first, source.nullSequence(), reproduced, introduced, applied);
-        if (replayPoint != null) {
-            rollBack(applied, introduced);
+        List<BatchResult> results;
+        if (keyScoped(late, reproduced, introduced)) {
+            results = replayByKey(batches, applied, source.nullSequence(), introduced);
+        } else {
+            stage(first, source.nullSequence(), reproduced, introduced, applied);
+            if (replayPoint != null) {
+                rollBack(applied, introduced);
+            }
+            results = apply(batches, reproduced, applied, introduced);
         }
-        List<BatchResult> results = apply(batches, reproduced, applied, introduced);
         long violations = check(first);
         return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.value(),
                 violations, Duration.ZERO);
@@ -302,8 +309,10 @@ final class SnapshotRun {
         }
         evolve(m.archive(), archiveColumns);
         evolve(m.pending(), pendingColumns);
-        dialect.createTable(tables.stage()).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
-        dialect.createTable(tables.work()).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
+        for (TableSpec scratch : List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(),
+                tables.work())) {
+            dialect.createTable(scratch).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
+        }
         jdbc.commit("prepare");
         Map<String, MetadataStore.Column> registry = store.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
@@ -407,13 +416,7 @@ final class SnapshotRun {
     private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
                        TreeMap<Seq, MetadataStore.Entry> applied) {
         jdbc.update(dialect.stageSource(m, first.value(), nullSequence));
-        if (nullSequence) {
-            int logged = jdbc.update(dialect.logNullSequences(m, runId, LocalDateTime.now()));
-            if (logged > 0) {
-                listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
-                        Map.of("null_sequence", (long) logged)));
-            }
-        }
+        logNullSequences(nullSequence);
         boolean full = settings.hardDeletes().fullBatches();
         List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
@@ -445,6 +448,17 @@ final class SnapshotRun {
         jdbc.commit("stage");
     }
 
+    /** The staged rows without a sequence into the error log, once per record. */
+    private void logNullSequences(boolean nullSequence) {
+        if (nullSequence) {
+            int logged = jdbc.update(dialect.logNullSequences(m, runId, LocalDateTime.now()));
+            if (logged > 0) {
+                listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
+                        Map.of("null_sequence", (long) logged)));
+            }
+        }
+    }
+
     /**
      * Step 4 (continued): roll the history back to the replay point. On a transactional database this is not
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
@@ -469,31 +483,77 @@ final class SnapshotRun {
         }
     }
 
-    /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */
+    /**
+     * Step 6: apply the batches together, in business order, each recorded in the ledger with its counts; committed
+     * once, with the ledger entries, where the database has transactions.
+     */
     private List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced,
                                     TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId);
-        Seq lastReproduced = reproduced.isEmpty() ? null : reproduced.get(reproduced.size() - 1);
-        List<BatchResult> results = new ArrayList<>();
-        int announced = 0;
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
+        List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
-            lock.verifyHeld();
             boolean isReproduced = reproduced.contains(s);
             MetadataStore.Entry before = applied.get(s);
             String recordedDeletionTime = !isReproduced ? null
                     : before != null ? before.deletionTime() : pending.get(s);
-            results.add(applier.apply(s, isReproduced, recordedDeletionTime));
-            if (lastReproduced == null || s.compareTo(lastReproduced) >= 0) {
-                jdbc.commit("apply batch");
-                // BatchApplied only once the batch is committed
-                for (; announced < results.size(); announced++) {
-                    listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, results.get(announced)));
-                }
-            }
+            planned.add(new BatchApplier.Planned(s, isReproduced, recordedDeletionTime));
         }
-        jdbc.commit("apply batch");
+        lock.verifyHeld();
+        List<BatchResult> results = applier.apply(planned);
+        jdbc.commit("apply batches");
+        // BatchApplied only once the batches are committed
+        for (BatchResult r : results) {
+            listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
+        }
         if (pendingUsed) {
             jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
+        }
+        return results;
+    }
+
+    /**
+     * Whether a late batch is replayed key by key: only the keys the late batches change are rolled back and computed
+     * again (every other key's history is already that of the batches in order). Only for a run that found late
+     * batches (a deliberate replay or full refresh recomputes every key: the source may have changed), with every
+     * replayed batch still in the source and no column introduced from the replay point on.
+     */
+    private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced) {
+        return late && operation == Operation.RUN && replayPoint != null && reproduced.isEmpty() && pending.isEmpty()
+                && introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0);
+    }
+
+    /**
+     * Steps 5 and 6 for a key-scoped replay: stage the batches not applied yet, find the keys the run changes (those
+     * the late batches change from the replay point on, the others from the first new batch after the applied ones),
+     * stage the replayed batches' rows of the first, roll only them back, and apply everything in one pass.
+     */
+    private List<BatchResult> replayByKey(TreeSet<Seq> batches, TreeMap<Seq, MetadataStore.Entry> applied,
+                                          boolean nullSequence, Map<String, Seq> introduced) {
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
+        List<BatchApplier.Planned> planned = new ArrayList<>();
+        List<Seq> replayed = new ArrayList<>();
+        for (Seq s : batches) {
+            MetadataStore.Entry entry = applied.get(s);
+            planned.add(new BatchApplier.Planned(s, false, entry == null ? null : entry.deletionTime(), entry != null));
+            if (entry != null) {
+                replayed.add(s);
+            }
+        }
+        dev.itersnap.spi.ApplyStatements sql = applier.replayStatements(planned);
+        jdbc.updateAll(sql.listBatches());
+        jdbc.update(dialect.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
+        logNullSequences(nullSequence);
+        jdbc.updateAll(sql.prepare());
+        jdbc.update(dialect.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
+        jdbc.commit("stage");
+        lock.verifyHeld();
+        store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
+        boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
+        jdbc.updateAll(dialect.rollback(m, Rollback.keys(replayPoint.value(), setAside)));
+        List<BatchResult> results = applier.applyReplay(sql, planned, applied);
+        jdbc.commit("apply batches");
+        for (BatchResult r : results) {
+            listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
         }
         return results;
     }

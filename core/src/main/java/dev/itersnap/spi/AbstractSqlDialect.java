@@ -2,7 +2,6 @@ package dev.itersnap.spi;
 
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ColumnNames;
-import dev.itersnap.core.Strategy;
 import dev.itersnap.core.TableName;
 
 import java.security.SecureRandom;
@@ -15,13 +14,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import static dev.itersnap.spi.ModelTables.ACTION;
-import static dev.itersnap.spi.ModelTables.CHANGED;
 import static dev.itersnap.spi.ModelTables.DEL;
-import static dev.itersnap.spi.ModelTables.KEEP;
 import static dev.itersnap.spi.ModelTables.REJECT;
 import static dev.itersnap.spi.ModelTables.REPRO;
-import static dev.itersnap.spi.ModelTables.VFROM;
 
 /**
  * The shared SQL of every engine step, built from a few primitives that dialects override ({@link #quote},
@@ -39,20 +34,14 @@ import static dev.itersnap.spi.ModelTables.VFROM;
 public abstract class AbstractSqlDialect implements Dialect {
     /** Slot: the batch's sequence value. */
     protected static final String SEQ = "seq";
-    /** Slot: the batch's sequence text (ledger form). */
-    protected static final String SEQ_TEXT = "seqtext";
     /** Slot: the first sequence of a range (replay point, first batch). */
     protected static final String FROM = "from";
-    /** Slot: the batch's deletion time. */
-    protected static final String DELETION_TIME = "deltime";
     /** Slot: the model name. */
     protected static final String MODEL = "model";
     /** Slot: the run id. */
     protected static final String RUN_ID = "runid";
     /** Slot: the time set-aside rows are logged at. */
     protected static final String LOGGED_AT = "loggedat";
-    /** Prefix of the merge-key columns. */
-    private static final String MERGE_KEY = "itersnap_mk";
 
     /**
      * Delimits a slot in composed text. The random part differs in every JVM, so no source query or predicate from
@@ -190,8 +179,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
     }
 
-    /** dbt_scd_id from key, updated_at and the batch's sequence text, plus a marker. */
-    protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String marker) {
+    /** dbt_scd_id from key, updated_at and the batch's sequence text ({@code seqTextExpr}), plus a marker. */
+    protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String seqTextExpr, String marker) {
         List<String> parts = new ArrayList<>();
         for (String k : m.keys()) {
             parts.add("COALESCE(" + toText(col(alias, k)) + ", '')");
@@ -199,7 +188,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         }
         parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
         parts.add("'|'");
-        parts.add("CAST(" + slot(SEQ_TEXT) + " AS " + typeName(TableSpec.ColumnType.text(256)) + ")");
+        parts.add(seqTextExpr);
         if (marker != null) {
             parts.add(stringLiteral("|" + marker));
         }
@@ -346,7 +335,7 @@ public abstract class AbstractSqlDialect implements Dialect {
      * one are marked {@code duplicate_copy} and applied once. Rows of one key that differ are {@code duplicate_key}.
      */
     @Override
-    public Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence) {
+    public Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence, StageScope scope) {
         String deleteWhen = m.settings().deleteWhen();
         String del = deleteWhen == null ? "FALSE" : "CASE WHEN (" + deleteWhen + ") THEN TRUE ELSE FALSE END";
         String nullKey = m.keys().stream().map(k -> col("s", k) + " IS NULL").collect(Collectors.joining(" OR "));
@@ -373,9 +362,18 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
         String rel = sourceRelation(m);
-        String fromRows = rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+        String scoped = switch (scope) {
+            case ALL -> "";
+            case FRESH -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
+                    + col("s0", m.sequenceBy()) + " AND NOT " + col("sb", m.id(ModelTables.REPLAYED));
+            case REPLAYED_KEYS -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
+                    + col("s0", m.sequenceBy()) + " AND " + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN "
+                    + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s0") + " AND "
+                    + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1";
+        };
+        String fromRows = rel + " s0" + scoped + " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
                 + ordered(m, param(m.sequenceColumn(), FROM));
-        if (includeNullSequence) {
+        if (includeNullSequence && scope != StageScope.REPLAYED_KEYS) {
             // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
             fromRows = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + fromRows + " UNION ALL SELECT "
                     + list(m.sourceNames(), "s0") + " FROM " + rel + " s0 WHERE " + col("s0", m.sequenceBy())
@@ -463,6 +461,9 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     @Override
     public List<Statement> rollback(ResolvedModel m, Rollback r) {
+        if (r.keyScoped()) {
+            return rollbackKeys(m, r);
+        }
         ColumnNames n = m.meta();
         String t = table(m.target());
         String op = r.onlyThisBatch() ? " = " : " >= ";
@@ -482,259 +483,47 @@ public abstract class AbstractSqlDialect implements Dialect {
         return sql.stream().map(s -> statement("roll back", s, FROM, r.sequence())).toList();
     }
 
-    // ---------------------------------------------------------------- applying one batch
-
-    @Override
-    public BatchStatements applyBatch(ResolvedModel m, Batch b) {
-        Map<String, Object> values = new LinkedHashMap<>();
-        values.put(SEQ, b.sequence());
-        values.put(SEQ_TEXT, b.sequenceText());
-        values.put(MODEL, m.name());
-        values.put(RUN_ID, b.runId());
-        values.put(LOGGED_AT, b.loggedAt());
-        values.put(DELETION_TIME, b.deletionTime());
-        List<Statement> fill = b.introduced().stream()
-                .map(c -> statement("fill new column", fillIntroduced(m, c), values)).toList();
-        return new BatchStatements(statement("classify batch", classifyBatch(m, b.untracked()), values), fill,
-                statement("count batch", countBatch(m), values),
-                statement("set rows aside", logRejected(m), values),
-                statement("archive rows", archiveBatch(m), values),
-                b.deletionTime() == null ? null : statement("close absent keys", closeAbsent(m), values),
-                statement("merge batch", mergeBatch(m), values),
-                m.deletionRecords() ? statement("insert deletion records", insertDeletionRecords(m), values) : null);
-    }
-
     /**
-     * Classifies the batch of the stage whose sequence is {@link #SEQ} into the work table. Rows whose action is
-     * {@code noop} and that are neither set aside nor archived are left out where nothing reads them
-     * ({@link #unchangedRowsLeftOut}).
+     * A key-scoped rollback: MERGE statements over the keys table (one row per key), so that every database runs the
+     * same form (Delta Lake refuses subqueries in an UPDATE's or DELETE's condition). The error log's rows of the
+     * replayed batches are matched by the staged rows of those keys, in the form they are logged in.
      */
-    protected String classifyBatch(ResolvedModel m, List<String> untracked) {
+    private List<Statement> rollbackKeys(ResolvedModel m, Rollback r) {
         ColumnNames n = m.meta();
-        List<String> tracked = m.tracked().stream().filter(c -> !untracked.contains(c)).toList();
-        String firstKey = m.keys().get(0);
-        String hasCur = "(" + col("c", firstKey) + " IS NOT NULL)";
-        String curDel = m.deletionRecords() ? "COALESCE(" + col("c", n.isDeleted()) + ", FALSE)" : "FALSE";
-        String change;
-        List<String> diffParts = new ArrayList<>();
-        for (String c : tracked) {
-            diffParts.add("CASE WHEN " + isDistinct(col("c", c), col("s", c)) + " THEN "
-                    + stringLiteral(",\"" + c + "\"") + " ELSE '' END");
+        String p = ordered(m, param(m.sequenceColumn(), FROM));
+        String keys = " USING (SELECT " + list(m.keys(), "k") + " FROM " + table(m.keysTable()) + " k WHERE "
+                + col("k", m.id(ModelTables.FROM_IDX)) + " = 1) k ON " + keyJoin(m, "t", "k") + " AND ";
+        List<String> sql = new ArrayList<>();
+        sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.openedSeq())) + " >= " + p
+                + " WHEN MATCHED THEN DELETE");
+        sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.closedSeq())) + " >= " + p
+                + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType())
+                + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL");
+        sql.add("MERGE INTO " + table(m.archive()) + " t" + keys + ordered(m, col("t", m.sequenceBy())) + " >= " + p
+                + " WHEN MATCHED THEN DELETE");
+        List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
+                .toList());
+        if (!r.errorLog()) {
+            return out;
         }
-        if (m.settings().strategy() == Strategy.TIMESTAMP) {
-            change = "(" + col("s", m.updatedAt()) + " > " + col("c", n.updatedAt()) + ")";
-        } else {
-            change = tracked.isEmpty() ? "FALSE"
-                    : "(" + tracked.stream().map(c -> isDistinct(col("c", c), col("s", c)))
-                    .collect(Collectors.joining(" OR ")) + ")";
-        }
-        String changed = diffParts.isEmpty() ? "'[]'"
-                : concat(List.of("'['", "SUBSTRING(" + concat(diffParts) + " FROM 2)", "']'"));
-        List<String> sameParts = new ArrayList<>();
-        for (String c : m.sourceNames()) {
-            if (!c.equals(m.sequenceBy()) && !m.keys().contains(c) && !untracked.contains(c)) {
-                sameParts.add("NOT " + isDistinct(col("c", c), col("s", c)));
-            }
-        }
-        String same = sameParts.isEmpty() ? "TRUE" : "(" + String.join(" AND ", sameParts) + ")";
-        String lastEnd = "CASE WHEN " + col("c", firstKey) + " IS NULL THEN (SELECT MAX(" + col("h", n.validTo())
-                + ") FROM " + table(m.target()) + " h WHERE " + keyJoin(m, "h", "s") + ") END";
-        String inner = "SELECT " + list(m.sourceNames(), "s") + ", " + col("s", m.id(DEL)) + " AS "
-                + quote(m.id("x_del")) + ", " + col("s", m.id(REJECT)) + " AS " + quote(m.id("x_rej")) + ", "
-                + hasCur + " AS " + quote(m.id("x_has")) + ", " + curDel + " AS " + quote(m.id("x_cdel")) + ", "
-                + col("c", n.validFrom()) + " AS " + quote(m.id("x_cvf")) + ", " + change + " AS "
-                + quote(m.id("x_chg")) + ", " + same + " AS " + quote(m.id("x_same")) + ", " + changed + " AS "
-                + quote(m.id("x_changed")) + ", " + lastEnd + " AS "
-                + quote(m.id("x_end")) + " FROM " + table(m.stage()) + " s LEFT JOIN " + table(m.target()) + " c ON "
-                + keyJoin(m, "c", "s") + " AND " + col("c", n.validTo()) + " IS NULL WHERE "
-                + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn(), SEQ);
-        String x = "x";
-        String u = col(x, m.updatedAt());
-        String regression = col(x, m.id("x_has")) + " AND NOT " + col(x, m.id("x_cdel")) + " AND ("
-                + col(x, m.id("x_chg")) + " OR " + col(x, m.id("x_del")) + ") AND " + u + " < " + col(x, m.id("x_cvf"));
-        String reject = "CASE WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL THEN " + col(x, m.id("x_rej"))
-                + " WHEN " + regression + " THEN 'updated_at_regression' END";
-        String action = "CASE WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL THEN NULL WHEN " + regression
-                + " THEN NULL WHEN " + col(x, m.id("x_del")) + " THEN (CASE WHEN " + col(x, m.id("x_has"))
-                + " AND NOT " + col(x, m.id("x_cdel")) + " THEN 'delete' ELSE 'noop' END)"
-                + " WHEN NOT " + col(x, m.id("x_has")) + " THEN 'insert'"
-                + " WHEN " + col(x, m.id("x_cdel")) + " THEN 'return'"
-                + " WHEN " + col(x, m.id("x_chg")) + " THEN 'change' ELSE 'noop' END";
-        String keep = "CASE WHEN " + col(x, m.id("x_rej")) + " = 'duplicate_copy' THEN FALSE"
-                + " WHEN " + col(x, m.id("x_rej")) + " IS NOT NULL OR " + col(x, m.id("x_del")) + " THEN TRUE"
-                + " WHEN " + regression + " THEN TRUE WHEN NOT " + col(x, m.id("x_has")) + " OR "
-                + col(x, m.id("x_cdel")) + " OR " + col(x, m.id("x_chg")) + " THEN FALSE ELSE "
-                + (m.settings().hardDeletes().fullBatches() ? "NOT " + col(x, m.id("x_same")) : "TRUE") + " END";
-        String vfrom = "CASE WHEN NOT " + col(x, m.id("x_has")) + " THEN (CASE WHEN " + col(x, m.id("x_end"))
-                + " IS NOT NULL AND " + col(x, m.id("x_end")) + " > " + u + " THEN " + col(x, m.id("x_end"))
-                + " ELSE " + u + " END) WHEN " + col(x, m.id("x_cdel")) + " THEN (CASE WHEN " + col(x, m.id("x_cvf"))
-                + " > " + u + " THEN " + col(x, m.id("x_cvf")) + " ELSE " + u + " END) ELSE " + u + " END";
-        return "INSERT INTO " + table(m.work()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
-                + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", " + quote(m.id(KEEP)) + ", "
-                + quote(m.id(VFROM)) + ", " + quote(m.id(CHANGED)) + ") SELECT " + list(m.sourceNames(), x) + ", "
-                + col(x, m.id("x_del")) + ", " + reject + ", " + action + ", " + keep + ", " + vfrom + ", "
-                + changedAttributesValue(col(x, m.id("x_changed"))) + " FROM (" + inner + ") x"
-                + unchangedRowsLeftOut(m, untracked);
-    }
-
-    /**
-     * The classification's filter leaving out the rows of a full batch that change nothing and match their live
-     * version in every compared column: rows whose action would be {@code noop}, not set aside and not archived, so
-     * no later statement of the batch reads them (the batch's row count comes from the stage). Without full batches
-     * such rows are archived, and while a column is being introduced they fill it: then every row is kept. A
-     * condition that is NULL keeps the row.
-     */
-    protected String unchangedRowsLeftOut(ResolvedModel m, List<String> untracked) {
-        if (!m.settings().hardDeletes().fullBatches() || !untracked.isEmpty()) {
-            return "";
-        }
-        String x = "x";
-        return " WHERE NOT COALESCE(" + col(x, m.id("x_rej")) + " IS NULL AND NOT " + col(x, m.id("x_del"))
-                + " AND " + col(x, m.id("x_has")) + " AND NOT " + col(x, m.id("x_cdel")) + " AND NOT "
-                + col(x, m.id("x_chg")) + " AND " + col(x, m.id("x_same")) + ", FALSE)";
-    }
-
-    /** Fills the newly introduced {@code column} of the current versions from the work table. */
-    protected String fillIntroduced(ResolvedModel m, String column) {
-        if (!capabilities().subqueriesInUpdate()) {
-            // a MERGE from the work table: keys of rows not set aside are unique in it, so no version matches twice
-            return "MERGE INTO " + table(m.target()) + " t USING (SELECT " + list(m.keys(), "w") + ", "
-                    + col("w", column) + " FROM " + table(m.work()) + " w WHERE " + col("w", m.id(REJECT))
-                    + " IS NULL) w ON " + keyJoin(m, "t", "w") + " AND " + col("t", m.meta().validTo())
-                    + " IS NULL WHEN MATCHED THEN UPDATE SET " + quote(column) + " = " + col("w", column);
-        }
-        String from = " FROM " + table(m.work()) + " w WHERE " + keyJoin(m, "w", "t") + " AND "
-                + col("w", m.id(REJECT)) + " IS NULL";
-        return "UPDATE " + table(m.target()) + " t SET " + quote(column) + " = (SELECT " + col("w", column) + from
-                + ") WHERE " + col("t", m.meta().validTo()) + " IS NULL AND EXISTS (SELECT 1" + from + ")";
-    }
-
-    /** Counts the work table and the batch's rows in the stage ({@link BatchStatements#count()}). */
-    protected String countBatch(ResolvedModel m) {
-        return "SELECT " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", COUNT(*), SUM(CASE WHEN "
-                + quote(m.id(KEEP)) + " THEN 1 ELSE 0 END) FROM " + table(m.work()) + " GROUP BY "
-                + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + " UNION ALL SELECT "
-                + stringLiteral(BatchStatements.SOURCE_ROWS) + ", NULL, COUNT(*), 0 FROM " + table(m.stage())
-                + " WHERE " + quote(m.sequenceBy()) + " = " + param(m.sequenceColumn(), SEQ);
-    }
-
-    /** Copies the set-aside rows of the work table into the error log (exact copies are applied, not logged). */
-    protected String logRejected(ResolvedModel m) {
         MetadataSchema.Errors e = m.metadata().errors();
-        List<String> exprs = m.sourceNames().stream().map(c -> col("w", c)).toList();
-        return "INSERT INTO " + table(e.spec().name()) + " (" + list(List.of(e.model(), e.runId(), e.sequence(),
-                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + slot(MODEL) + ", " + slot(RUN_ID) + ", "
-                + slot(SEQ_TEXT) + ", " + col("w", m.id(REJECT)) + ", " + jsonObject(m.sourceNames(), exprs) + ", "
-                + slot(LOGGED_AT) + " FROM " + table(m.work()) + " w WHERE " + col("w", m.id(REJECT))
-                + " IS NOT NULL AND " + col("w", m.id(REJECT)) + " <> 'duplicate_copy'";
+        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
+        String staged = "SELECT DISTINCT " + col("b", m.id(ModelTables.SEQTEXT)) + " AS sq, " + jsonObject(
+                m.sourceNames(), exprs) + " AS rec FROM " + table(m.stage()) + " s JOIN " + table(m.batches())
+                + " b ON " + col("b", m.sequenceBy()) + " = " + col("s", m.sequenceBy()) + " WHERE "
+                + col("b", m.id(ModelTables.REPLAYED));
+        out.add(statement("roll back", "MERGE INTO " + table(e.spec().name()) + " t USING (" + staged + ") x ON "
+                + col("t", e.model()) + " = " + slot(MODEL) + " AND " + col("t", e.sequence()) + " = x.sq AND "
+                + col("t", e.record()) + " = x.rec WHEN MATCHED THEN DELETE", MODEL, m.name()));
+        return out;
     }
 
-    /** Copies the work table's rows that the history cannot reproduce into the archive. */
-    protected String archiveBatch(ResolvedModel m) {
-        return "INSERT INTO " + table(m.archive()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
-                + ", " + quote(m.id(REJECT)) + ") SELECT " + list(m.sourceNames(), "w") + ", " + col("w", m.id(DEL))
-                + ", CASE WHEN " + col("w", m.id(REJECT)) + " = 'updated_at_regression' THEN NULL ELSE "
-                + col("w", m.id(REJECT)) + " END FROM " + table(m.work()) + " w WHERE " + col("w", m.id(KEEP));
-    }
+    // ---------------------------------------------------------------- applying the run's batches
 
-    /**
-     * Closes the current versions whose keys are absent from the batch at its deletion time (a version opened later
-     * than that closes at its own start).
-     */
-    protected String closeAbsent(ResolvedModel m) {
-        ColumnNames n = m.meta();
-        String dt = param(m.updatedAtColumn(), DELETION_TIME);
-        String seq = param(m.sequenceColumn(), SEQ);
-        String absent = "NOT EXISTS (SELECT 1 FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy())
-                + " = " + seq + " AND ";
-        if (!capabilities().subqueriesInUpdate()) {
-            // the versions to close are a MERGE source read from the history itself; assumes at most one open
-            // version per key, the invariant the timeline check verifies
-            String t = table(m.target());
-            String source = "SELECT " + list(m.keys(), "h") + ", " + dt + " AS " + quote(m.id("itersnap_dt1")) + ", "
-                    + dt + " AS " + quote(m.id("itersnap_dt2")) + ", " + seq + " AS "
-                    + quote(m.id("itersnap_closing")) + " FROM " + t + " h WHERE " + col("h", n.validTo())
-                    + " IS NULL AND " + notDeletionRecord(m, "h") + " AND " + absent + keyJoin(m, "s", "h") + ")";
-            return "MERGE INTO " + t + " t USING (" + source + ") a ON " + keyJoin(m, "t", "a") + " AND "
-                    + col("t", n.validTo()) + " IS NULL AND " + notDeletionRecord(m, "t")
-                    + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = CASE WHEN "
-                    + col("t", n.validFrom()) + " > " + col("a", m.id("itersnap_dt1")) + " THEN "
-                    + col("t", n.validFrom()) + " ELSE " + col("a", m.id("itersnap_dt2")) + " END, "
-                    + quote(n.changeType()) + " = 'delete', " + quote(n.changedAttributes()) + " = NULL, "
-                    + quote(n.closedSeq()) + " = " + col("a", m.id("itersnap_closing"));
-        }
-        return "UPDATE " + table(m.target()) + " t SET " + quote(n.validTo()) + " = CASE WHEN "
-                + col("t", n.validFrom()) + " > " + dt + " THEN " + col("t", n.validFrom()) + " ELSE " + dt + " END, "
-                + quote(n.changeType()) + " = 'delete', " + quote(n.changedAttributes()) + " = NULL, "
-                + quote(n.closedSeq()) + " = " + seq + " WHERE " + col("t", n.validTo())
-                + " IS NULL AND " + notDeletionRecord(m, "t") + " AND " + absent + keyJoin(m, "s", "t") + ")";
-    }
-
-    /** Closes changed and deleted versions and inserts new ones, from the work table, in one MERGE. */
-    protected String mergeBatch(ResolvedModel m) {
-        ColumnNames n = m.meta();
-        List<String> mk = new ArrayList<>();
-        List<String> nullMk = new ArrayList<>();
-        List<String> on = new ArrayList<>();
-        for (int i = 0; i < m.keys().size(); i++) {
-            String name = m.id(MERGE_KEY + i);
-            mk.add(col("w", m.keys().get(i)) + " AS " + quote(name));
-            nullMk.add("NULL AS " + quote(name));
-            on.add(col("t", m.keys().get(i)) + " = " + col("m", name));
-        }
-        String w = "w." + "*";
-        String using = "SELECT " + String.join(", ", mk) + ", " + w + " FROM " + table(m.work()) + " w WHERE "
-                + col("w", m.id(ACTION)) + " IN ('change', 'delete', 'return') UNION ALL SELECT "
-                + String.join(", ", nullMk) + ", " + w + " FROM " + table(m.work()) + " w WHERE "
-                + col("w", m.id(ACTION)) + " IN ('insert', 'change', 'return')";
-        String isDelete = col("m", m.id(ACTION)) + " = 'delete'";
-        List<String> insertCols = new ArrayList<>(m.sourceNames());
-        List<String> values = new ArrayList<>(m.sourceNames().stream().map(c -> col("m", c)).toList());
-        insertCols.add(n.scdId());
-        values.add(scdId(m, "m", col("m", m.updatedAt()), null));
-        insertCols.add(n.updatedAt());
-        values.add(col("m", m.updatedAt()));
-        insertCols.add(n.validFrom());
-        values.add(col("m", m.id(VFROM)));
-        insertCols.add(n.changeType());
-        values.add("'insert'");
-        if (m.deletionRecords()) {
-            insertCols.add(n.isDeleted());
-            values.add("FALSE");
-        }
-        insertCols.add(n.openedSeq());
-        values.add(param(m.sequenceColumn(), SEQ));
-        return "MERGE INTO " + table(m.target()) + " t USING (" + using + ") m ON (" + String.join(" AND ", on)
-                + " AND " + col("t", n.validTo()) + " IS NULL) WHEN MATCHED THEN UPDATE SET " + quote(n.validTo())
-                + " = CASE WHEN " + isDelete + " THEN " + col("m", m.updatedAt()) + " ELSE " + col("m", m.id(VFROM))
-                + " END, " + quote(n.changeType()) + " = CASE WHEN " + isDelete + " THEN 'delete' ELSE 'update' END, "
-                + quote(n.changedAttributes()) + " = CASE WHEN " + isDelete + " THEN NULL ELSE "
-                + col("m", m.id(CHANGED)) + " END, " + quote(n.closedSeq()) + " = " + param(m.sequenceColumn(), SEQ)
-                + " WHEN NOT MATCHED THEN INSERT (" + list(insertCols, null) + ") VALUES ("
-                + String.join(", ", values) + ")";
-    }
-
-    /** Inserts a deletion record for each version the batch closed by deletion. */
-    protected String insertDeletionRecords(ResolvedModel m) {
-        ColumnNames n = m.meta();
-        List<String> data = m.historyDataColumns();
-        List<String> cols = new ArrayList<>(data);
-        List<String> values = new ArrayList<>(data.stream().map(c -> col("h", c)).toList());
-        cols.add(n.scdId());
-        values.add(scdId(m, "h", col("h", n.validTo()), "deleted"));
-        cols.add(n.updatedAt());
-        values.add(col("h", n.validTo()));
-        cols.add(n.validFrom());
-        values.add(col("h", n.validTo()));
-        cols.add(n.changeType());
-        values.add("'insert'");
-        cols.add(n.isDeleted());
-        values.add("TRUE");
-        cols.add(n.openedSeq());
-        values.add(param(m.sequenceColumn(), SEQ));
-        return insertCounted(m, new ModelTables(this, m).history(), cols, values, " FROM " + table(m.target())
-                + " h WHERE " + col("h", n.closedSeq()) + " = " + param(m.sequenceColumn(), SEQ) + " AND "
-                + col("h", n.changeType()) + " = 'delete' AND " + col("h", n.isDeleted()) + " = FALSE");
+    /** {@inheritDoc} The shared SQL of {@link SetBasedApply}: window functions over all batches at once. */
+    @Override
+    public ApplyStatements applyBatches(ResolvedModel m, BatchRun run) {
+        return new SetBasedApply(this, m, run).statements();
     }
 
     // ---------------------------------------------------------------- check

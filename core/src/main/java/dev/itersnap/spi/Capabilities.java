@@ -7,25 +7,22 @@ package dev.itersnap.spi;
  */
 public final class Capabilities {
     /**
-     * Transactional DML, primary keys, indexes, INSERT row counts and subqueries in UPDATE; no {@code CREATE OR
-     * REPLACE TABLE}.
+     * Transactional DML, primary keys, indexes and INSERT row counts; no {@code CREATE OR REPLACE TABLE}.
      */
-    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, true, false);
+    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, false);
 
     private final boolean transactionalDml;
     private final boolean primaryKeys;
     private final boolean indexes;
     private final boolean insertRowCounts;
-    private final boolean subqueriesInUpdate;
     private final boolean createOrReplaceTable;
 
     private Capabilities(boolean transactionalDml, boolean primaryKeys, boolean indexes, boolean insertRowCounts,
-                         boolean subqueriesInUpdate, boolean createOrReplaceTable) {
+                         boolean createOrReplaceTable) {
         this.transactionalDml = transactionalDml;
         this.primaryKeys = primaryKeys;
         this.indexes = indexes;
         this.insertRowCounts = insertRowCounts;
-        this.subqueriesInUpdate = subqueriesInUpdate;
         this.createOrReplaceTable = createOrReplaceTable;
     }
 
@@ -55,49 +52,34 @@ public final class Capabilities {
         return insertRowCounts;
     }
 
-    /**
-     * {@code UPDATE} accepts subqueries in {@code SET} and {@code WHERE} (without: such updates are written as
-     * {@code MERGE}).
-     */
-    public boolean subqueriesInUpdate() {
-        return subqueriesInUpdate;
-    }
-
     /** {@code CREATE OR REPLACE TABLE} empties and reshapes a scratch table in one statement (without: DROP, CREATE). */
     public boolean createOrReplaceTable() {
         return createOrReplaceTable;
     }
 
     public Capabilities transactionalDml(boolean value) {
-        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, createOrReplaceTable);
+        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, createOrReplaceTable);
     }
 
     public Capabilities primaryKeys(boolean value) {
-        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, subqueriesInUpdate,
-                createOrReplaceTable);
+        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, createOrReplaceTable);
     }
 
     public Capabilities indexes(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, subqueriesInUpdate,
-                createOrReplaceTable);
+        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, createOrReplaceTable);
     }
 
     public Capabilities insertRowCounts(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, value, subqueriesInUpdate, createOrReplaceTable);
-    }
-
-    public Capabilities subqueriesInUpdate(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value, createOrReplaceTable);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, value, createOrReplaceTable);
     }
 
     public Capabilities createOrReplaceTable(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, value);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value);
     }
 
     @Override
     public String toString() {
         return "Capabilities[transactionalDml=" + transactionalDml + ", primaryKeys=" + primaryKeys + ", indexes="
-                + indexes + ", insertRowCounts=" + insertRowCounts + ", subqueriesInUpdate=" + subqueriesInUpdate
-                + ", createOrReplaceTable=" + createOrReplaceTable + "]";
+                + indexes + ", insertRowCounts=" + insertRowCounts + ", createOrReplaceTable=" + createOrReplaceTable + "]";
     }
 }

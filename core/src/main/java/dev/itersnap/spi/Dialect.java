@@ -111,7 +111,15 @@ public interface Dialect {
      * {@code includeNullSequence}) into the stage, marking NULL sequences, NULL keys, duplicates, exact copies and
      * NULL updated_at.
      */
-    Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence);
+    default Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence) {
+        return stageSource(m, from, includeNullSequence, StageScope.ALL);
+    }
+
+    /**
+     * Stage, as {@link #stageSource(ResolvedModel, Object, boolean)}, of the rows {@code scope} selects (NULL
+     * sequences only with {@link StageScope#ALL} or {@link StageScope#FRESH}).
+     */
+    Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence, StageScope scope);
 
     /**
      * Stage: copies the source rows without a sequence from the stage into the error log, once per record (a record
@@ -131,8 +139,11 @@ public interface Dialect {
     /** Roll back: the statements undoing what {@code rollback} names, in order. */
     List<Statement> rollback(ResolvedModel m, Rollback rollback);
 
-    /** Apply: the statements applying one batch from the stage to the history. */
-    BatchStatements applyBatch(ResolvedModel m, Batch batch);
+    /**
+     * Apply: the statements applying a run's batches from the stage to the history together, in a fixed number
+     * whatever the number of batches.
+     */
+    ApplyStatements applyBatches(ResolvedModel m, BatchRun run);
 
     /**
      * Check: the keys, one row each (key columns in order), whose timeline is broken among the keys with a version

@@ -24,14 +24,66 @@ public final class ModelTables {
     public static final String REPRO = "itersnap_repro";
     /** Pending: the deletion time the ledger recorded for the batch. */
     public static final String DELTIME = "itersnap_deltime";
-    /** Work: what the batch does with the row (insert, change, return, delete, noop). */
+    /** Batches, events, work: the batch's position in the run, from 1 (events: 0 for a key's state before it). */
+    public static final String IDX = "itersnap_idx";
+    /** Batches: the sequence's canonical text (the ledger's and dbt_scd_id's form). */
+    public static final String SEQTEXT = "itersnap_seqtext";
+    /** Batches: the deletion time is the one the ledger recorded (NULL included), not computed again. */
+    public static final String RECORDED = "itersnap_recorded";
+    /**
+     * Events: what the row is: {@code I} the key's state before the run (from the history), {@code U} an accepted
+     * row, {@code D} an accepted explicit delete, {@code R} rows set aside by the stage (the key is in the batch, but
+     * untouched), {@code G} a row set aside as an updated_at regression.
+     */
+    public static final String KIND = "itersnap_kind";
+    /** Batches: position of the first batch from this one on that has a deletion time (deletes absent keys). */
+    public static final String ND = "itersnap_nd";
+    /**
+     * Batches: the batch is already applied and replayed key by key: its rows are staged again only for the keys the
+     * run's late batches change.
+     */
+    public static final String REPLAYED = "itersnap_replayed";
+    /** Batches: as {@link #ND}, among the replayed batches only (the history before the late batches). */
+    public static final String ND_REPLAYED = "itersnap_nd_replayed";
+    /**
+     * Keys: the position of the first batch whose rows are the key's events: 1 for a key computed again from the
+     * start of the run, else the first batch after every replayed one (the late batches leave the key as it is).
+     */
+    public static final String FROM_IDX = "itersnap_from";
+    /** Events, I rows: {@code live} (a current version), {@code drec} (a current deletion record), {@code closed}. */
+    public static final String ISTATE = "itersnap_istate";
+    /** Events, I rows: valid_from of the current version. */
+    public static final String IVF = "itersnap_ivf";
+    /** Events, I rows: dbt_updated_at of the current version. */
+    public static final String IUPD = "itersnap_iupd";
+    /** Events, I rows without a current version: the end of the key's last version. */
+    public static final String IEND = "itersnap_iend";
+    /** Events: the key has a live version just before the row's batch. */
+    public static final String LB = "itersnap_lb";
+    /** Events: the key has a live version right after the row's batch. */
+    public static final String LA = "itersnap_la";
+    /** Events: position of the key's previous U or I row (the version a U row is compared with). */
+    public static final String PU = "itersnap_pu";
+    /** Events (timestamp strategy): dbt_updated_at of the version current before the row. */
+    public static final String CUPD = "itersnap_cupd";
+    /** Events: position of the batch that deletes the key by its absence after this row, or NULL. */
+    public static final String ADEL = "itersnap_adel";
+    /**
+     * Work: what the row does: {@code ilive}, {@code idrec}, {@code iclosed} (the state before the run),
+     * {@code insert}, {@code return}, {@code change}, {@code noop}, {@code delete}, {@code delnoop}, {@code absent}
+     * (deleted by absence), {@code present} (set aside by the stage), {@code regr} (set aside as a regression).
+     */
     public static final String ACTION = "itersnap_action";
-    /** Work: the row goes to the archive. */
-    public static final String KEEP = "itersnap_keep";
-    /** Work: valid_from of the version the row opens. */
-    public static final String VFROM = "itersnap_vfrom";
-    /** Work: changed_attributes of the version the row closes. */
-    public static final String CHANGED = "itersnap_changed";
+    /** Work: the time the row takes effect at (its updated_at; a batch's deletion time for {@code absent}). */
+    public static final String T = "itersnap_t";
+    /** Work: when it takes effect, never before the key's previous change (a running maximum of T). */
+    public static final String TT = "itersnap_tt";
+    /** Work: a change or delete earlier than the version it would close (an updated_at regression). */
+    public static final String REG = "itersnap_reg";
+    /** Work: position of the key's next row that changes its state. */
+    public static final String NIDX = "itersnap_nidx";
+    /** Work: position of the row that opened the key's version current at this row (0: the state before). */
+    public static final String OIDX = "itersnap_oidx";
 
     private final Dialect dialect;
     private final ResolvedModel m;
@@ -93,21 +145,72 @@ public final class ModelTables {
                 .column(m.id(REPRO), ColumnType.bool()).column(m.id(DELTIME), ColumnType.text(64)).build();
     }
 
-    /** The stage: the run's source rows (and reproduced batches), classified for NULLs and duplicates. */
+    /**
+     * The stage: the run's source rows (and reproduced batches), classified for NULLs and duplicates; indexed by key
+     * (the run's statements read it per key).
+     */
     public TableSpec stage() {
         TableSpec.Builder b = sourceColumns(TableSpec.builder(m.stage(), Creation.SCRATCH));
+        List<String> keyAndSequence = new ArrayList<>(m.keys());
+        keyAndSequence.add(m.sequenceBy());
         return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
-                .column(m.id(REPRO), ColumnType.bool()).index(m.id(m.stage().table() + "_ix"), sequenceAndKey())
+                .column(m.id(REPRO), ColumnType.bool()).index(m.id(m.stage().table() + "_ix"), keyAndSequence)
                 .build();
     }
 
-    /** The work table: one batch's rows with what the batch does with each. */
+    /**
+     * The keys the run may change, each with the first batch whose rows it takes as events: every other key's rows
+     * are the same as its version then current, in every batch.
+     */
+    public TableSpec keys() {
+        TableSpec.Builder b = TableSpec.builder(m.keysTable(), Creation.SCRATCH);
+        m.keys().forEach(k -> b.column(k, ColumnType.like(m.sourceColumn(k))));
+        b.column(m.id(FROM_IDX), ColumnType.integer());
+        return b.index(m.id(m.keysTable().table() + "_ix"), m.keys()).build();
+    }
+
+    /** The run's batches in business order, with their position, canonical text and deletion time. */
+    public TableSpec batches() {
+        return TableSpec.builder(m.batches(), Creation.SCRATCH).column(m.sequenceBy(), ColumnType.like(m.sequenceColumn()))
+                .column(m.id(IDX), ColumnType.integer()).column(m.id(SEQTEXT), ColumnType.text(256))
+                .column(m.id(DELTIME), ColumnType.like(m.updatedAtColumn())).column(m.id(RECORDED), ColumnType.bool())
+                .column(m.id(ND), ColumnType.integer()).column(m.id(REPLAYED), ColumnType.bool())
+                .column(m.id(ND_REPLAYED), ColumnType.integer()).build();
+    }
+
+    /**
+     * The run's events, one per key and batch in which the key appears, plus one for the key's state before the run;
+     * with what the key's timeline is like around each (see the column constants).
+     */
+    public TableSpec events() {
+        ColumnType upd = ColumnType.like(m.updatedAtColumn());
+        TableSpec.Builder b = dataColumns(TableSpec.builder(m.events(), Creation.SCRATCH));
+        return b.column(m.id(IDX), ColumnType.integer()).column(m.id(KIND), ColumnType.text(2))
+                .column(m.id(ISTATE), ColumnType.text(8)).column(m.id(IVF), upd).column(m.id(IUPD), upd)
+                .column(m.id(IEND), upd).column(m.id(LB), ColumnType.bool()).column(m.id(LA), ColumnType.bool())
+                .column(m.id(PU), ColumnType.integer()).column(m.id(CUPD), upd).column(m.id(ADEL), ColumnType.integer())
+                .index(m.id(m.events().table() + "_ix"), keyAndIdx()).build();
+    }
+
+    /** What the run does, per key and batch: each event classified, and the key's deletions by absence. */
     public TableSpec work() {
-        TableSpec.Builder b = sourceColumns(TableSpec.builder(m.work(), Creation.SCRATCH));
-        return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
-                .column(m.id(ACTION), ColumnType.text(8)).column(m.id(KEEP), ColumnType.bool())
-                .column(m.id(VFROM), ColumnType.like(m.updatedAtColumn()))
-                .column(m.id(CHANGED), ColumnType.json()).index(m.id(m.work().table() + "_ix"), m.keys()).build();
+        ColumnType upd = ColumnType.like(m.updatedAtColumn());
+        TableSpec.Builder b = dataColumns(TableSpec.builder(m.work(), Creation.SCRATCH));
+        return b.column(m.id(IDX), ColumnType.integer()).column(m.id(ACTION), ColumnType.text(8))
+                .column(m.id(T), upd).column(m.id(TT), upd).column(m.id(REG), ColumnType.bool())
+                .column(m.id(NIDX), ColumnType.integer()).column(m.id(OIDX), ColumnType.integer())
+                .index(m.id(m.work().table() + "_ix"), keyAndIdx()).build();
+    }
+
+    private TableSpec.Builder dataColumns(TableSpec.Builder b) {
+        m.historyDataSourceColumns().forEach(c -> b.column(c.name(), ColumnType.like(c)));
+        return b;
+    }
+
+    private List<String> keyAndIdx() {
+        List<String> cols = new ArrayList<>(m.keys());
+        cols.add(m.id(IDX));
+        return cols;
     }
 
     private TableSpec.Builder sourceColumns(TableSpec.Builder b) {
@@ -127,12 +230,6 @@ public final class ModelTables {
     /** Empties a working table. */
     public Statement clear(TableName table) {
         return Statement.of("clear " + table.table(), "DELETE FROM " + name(table));
-    }
-
-    /** The greatest updated_at of a batch in the stage (its deletion time when the sequence is not a time). */
-    public Statement deletionTime(Object sequence) {
-        return Statement.builder("deletion time").sql("SELECT MAX(" + q(m.updatedAt()) + ") FROM " + name(m.stage())
-                + " WHERE " + q(m.sequenceBy()) + " = ").bind(sequence).build();
     }
 
     /** The distinct non-NULL values of a sequence column of the history ({@code opened} or {@code closed}). */

@@ -23,7 +23,7 @@ public final class ResolvedModel {
     private final TableName target;
     private final MetadataSchema metadata;
     private final List<SourceColumn> sourceColumns;
-    private final List<String> historyOnly;
+    private final List<SourceColumn> historyOnly;
     private final List<String> keys;
     private final String updatedAt;
     private final String sequenceBy;
@@ -106,7 +106,22 @@ public final class ResolvedModel {
         return modelTable("itersnap_stage_");
     }
 
-    /** Scratch table holding one batch's classified rows. */
+    /** Scratch table holding the run's batches in order ({@link ModelTables#batches()}). */
+    public TableName batches() {
+        return modelTable("itersnap_batches_");
+    }
+
+    /** Scratch table holding the keys the run may change ({@link ModelTables#keys()}). */
+    public TableName keysTable() {
+        return modelTable("itersnap_keys_");
+    }
+
+    /** Scratch table holding the run's events per key ({@link ModelTables#events()}). */
+    public TableName events() {
+        return modelTable("itersnap_events_");
+    }
+
+    /** Scratch table holding what the run does per key and batch ({@link ModelTables#work()}). */
     public TableName work() {
         return modelTable("itersnap_work_");
     }
@@ -137,7 +152,19 @@ public final class ResolvedModel {
 
     /** Data columns of the history table that the source no longer has. */
     public List<String> historyOnly() {
+        return historyOnly.stream().map(SourceColumn::name).toList();
+    }
+
+    /** The history-only data columns as the history table describes them. */
+    public List<SourceColumn> historyOnlyColumns() {
         return historyOnly;
+    }
+
+    /** Every data column of the history table, described: source columns then history-only ones. */
+    public List<SourceColumn> historyDataSourceColumns() {
+        List<SourceColumn> all = new ArrayList<>(sourceColumns);
+        all.addAll(historyOnly);
+        return all;
     }
 
     /** Key columns (source names). */
@@ -183,7 +210,7 @@ public final class ResolvedModel {
     /** Data columns of the history table: source columns then history-only ones. */
     public List<String> historyDataColumns() {
         List<String> all = new ArrayList<>(sourceNames());
-        all.addAll(historyOnly);
+        all.addAll(historyOnly());
         return all;
     }
 
@@ -222,7 +249,7 @@ public final class ResolvedModel {
         private final UnaryOperator<String> fold;
         private TableName target;
         private List<SourceColumn> sourceColumns = List.of();
-        private List<String> historyOnly = List.of();
+        private List<SourceColumn> historyOnly = List.of();
         private List<String> keys = List.of();
         private String updatedAt;
         private String sequenceBy;
@@ -245,7 +272,8 @@ public final class ResolvedModel {
             return this;
         }
 
-        public Builder historyOnly(List<String> columns) {
+        /** Data columns of the history that the source no longer has, as the history describes them. */
+        public Builder historyOnly(List<SourceColumn> columns) {
             this.historyOnly = columns;
             return this;
         }

@@ -3,13 +3,14 @@ package dev.itersnap.dialect.databricks;
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.Batch;
-import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ApplyStatements;
+import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -51,9 +52,10 @@ class DatabricksDialectSqlTest {
     private static final LocalDate SEQ = LocalDate.of(2024, 3, 1);
     private static final LocalDateTime AT = LocalDateTime.of(2024, 3, 2, 6, 0);
 
-    private BatchStatements batch(ResolvedModel m, List<String> introduced) {
-        return dialect.applyBatch(m, new Batch(SEQ, "2024-03-01", "run-1", AT, introduced, introduced,
-                LocalDateTime.of(2024, 3, 1, 0, 0)));
+    private ApplyStatements apply(ResolvedModel m, List<String> introduced) {
+        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01",
+                LocalDateTime.of(2024, 3, 1, 0, 0), false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null,
+                false)), "run-1", AT, List.of(), introduced));
     }
 
     private static List<String> sql(List<Statement> statements) {
@@ -65,7 +67,7 @@ class DatabricksDialectSqlTest {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
         ModelTables tables = new ModelTables(dialect, m);
         SourceColumn tier = new SourceColumn("tier", Types.VARCHAR, "STRING", 0, 0);
-        BatchStatements b = batch(m, List.of());
+        ApplyStatements b = apply(m, List.of("status"));
         Map<String, List<String>> s = new LinkedHashMap<>();
         List<String> metadata = new ArrayList<>();
         m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
@@ -77,22 +79,25 @@ class DatabricksDialectSqlTest {
         s.put("addColumn", List.of(dialect.addColumn(m.target(), tier).sql()));
         s.put("widenColumn", List.of(dialect.widenColumn(m.target(), "id",
                 new SourceColumn("id", Types.BIGINT, "BIGINT", 19, 0)).sql()));
-        List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
-        scratch.addAll(sql(dialect.createTable(tables.work())));
+        List<String> scratch = new ArrayList<>();
+        for (TableSpec t : List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(), tables.work())) {
+            scratch.addAll(sql(dialect.createTable(t)));
+        }
         s.put("createScratch", scratch);
         s.put("discoverSequences", List.of(dialect.discoverSequences(m).sql()));
         s.put("stageSource", List.of(dialect.stageSource(m, SEQ, true).sql()));
         s.put("logNullSequences", List.of(dialect.logNullSequences(m, "run-1", AT).sql()));
         s.put("stageReproduced", List.of(dialect.stageReproduced(m, SEQ, List.of("status"), true).sql()));
         s.put("rollback", sql(dialect.rollback(m, Rollback.from(SEQ, List.of("status")))));
-        s.put("classifyBatch", List.of(b.classify().sql()));
-        s.put("fillIntroduced", sql(batch(m, List.of("status")).fillIntroduced()));
-        s.put("countBatch", List.of(b.count().sql()));
+        s.put("prepare", sql(b.prepare()));
+        s.put("events", List.of(b.events().sql()));
+        s.put("derive", List.of(b.derive().sql()));
+        s.put("counts", List.of(b.counts().sql()));
+        s.put("setAsideRegressions", sql(b.setAsideRegressions()));
+        s.put("closeCurrent", List.of(b.closeCurrent().sql()));
+        s.put("insertVersions", List.of(b.insertVersions().sql()));
         s.put("logRejected", List.of(b.logRejected().sql()));
-        s.put("archiveBatch", List.of(b.archive().sql()));
-        s.put("closeAbsent", List.of(b.closeAbsent().sql()));
-        s.put("mergeBatch", List.of(b.merge().sql()));
-        s.put("insertDeletionRecords", List.of(b.deletionRecords().sql()));
+        s.put("archive", List.of(b.archive().sql()));
         s.put("timelineCheck", List.of(dialect.timelineCheck(m, SEQ).sql()));
         s.put("asOf", List.of(dialect.asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
         return s;
@@ -114,44 +119,34 @@ class DatabricksDialectSqlTest {
     @Test
     void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        BatchStatements b = batch(m, List.of());
-        LocalDateTime deletion = LocalDateTime.of(2024, 3, 1, 0, 0);
+        ApplyStatements b = apply(m, List.of());
         assertThat(dialect.stageSource(m, SEQ, false).values()).containsExactly(SEQ);
-        assertThat(b.classify().values()).containsExactly(SEQ);
-        assertThat(b.closeAbsent().values()).containsExactly(deletion, deletion, SEQ, SEQ);
-        assertThat(b.merge().values()).containsExactly(SEQ, "2024-03-01", SEQ);
-        assertThat(b.deletionRecords().values()).containsExactly("2024-03-01", SEQ, SEQ);
-        assertThat(b.logRejected().values()).containsExactly("customers", "run-1", "2024-03-01", AT);
+        assertThat(b.prepare().get(0).values()).containsExactly(SEQ, "2024-03-01", LocalDateTime.of(2024, 3, 1, 0, 0),
+                SEQ.plusDays(1), "2024-03-02", null);
+        assertThat(b.events().values()).isEmpty();
+        assertThat(b.insertVersions().values()).isEmpty();
+        assertThat(b.logRejected().values()).containsExactly("customers", "run-1", AT);
         assertThat(dialect.logNullSequences(m, "run-1", AT).values()).containsExactly("customers", "run-1", AT,
                 "customers");
         assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).hasSize(5).containsOnly(SEQ);
-        assertThat(batch(m, List.of("status")).fillIntroduced()).singleElement()
-                .satisfies(st -> assertThat(st.values()).isEmpty());
-        assertThat(b.archive().values()).isEmpty();
         assertThat(dialect.rollback(m, Rollback.from(SEQ, List.of()))).allSatisfy(st -> assertThat(st.values())
                 .containsExactly(SEQ));
     }
 
     @Test
-    void closeAbsentIsAMergeWhoseSourceReadsTheHistory() {
-        String sql = batch(model(HardDeletes.INVALIDATE), List.of()).closeAbsent().sql();
-        assertThat(sql).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT h.`id`, CAST(? AS TIMESTAMP) AS "
-                + "`itersnap_dt1`, CAST(? AS TIMESTAMP) AS `itersnap_dt2`, CAST(? AS DATE) AS `itersnap_closing` FROM "
-                + "`snap`.`customers` h WHERE h.`dbt_valid_to` IS NULL AND 1 = 1 AND NOT EXISTS (SELECT 1 FROM "
-                + "`itersnap_metadata`.`itersnap_stage_customers` s WHERE s.`file_date` = CAST(? AS DATE) AND "
-                + "s.`id` = h.`id`)) a ON t.`id` = a.`id`")
-                .contains("WHEN MATCHED THEN UPDATE SET `dbt_valid_to` = CASE WHEN t.`dbt_valid_from` > a.`itersnap_dt1`")
-                .doesNotContain("UPDATE `snap`");
+    void theRunsWritesAreMergesAndInsertsDeltaAccepts() {
+        ApplyStatements b = apply(model(HardDeletes.NEW_RECORD), List.of());
+        assertThat(b.closeCurrent().sql()).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT ")
+                .contains("WHEN MATCHED THEN UPDATE SET `dbt_valid_to` = c.`itersnap_w_vt`");
+        assertThat(b.insertVersions().sql()).startsWith("INSERT INTO `snap`.`customers` (")
+                .contains("md5((COALESCE(CAST(w.`id` AS STRING), '') || '|' || COALESCE(CAST(w.`itersnap_tt` AS STRING), "
+                        + "'') || '|' || bo.`itersnap_seqtext` || '|deleted'))");
     }
 
     @Test
     void insertsWhoseCountTheEngineUsesAreMergesOnFalse() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        assertThat(batch(m, List.of()).deletionRecords().sql()).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT ")
-                .contains(") d ON FALSE WHEN NOT MATCHED THEN INSERT (`id`, `status`, `updated_at`, `file_date`, "
-                        + "`dbt_scd_id`, ").contains("md5((COALESCE(CAST(h.`id` AS STRING), '') || '|' || "
-                        + "COALESCE(CAST(h.`dbt_valid_to` AS STRING), '') || '|' || CAST(? AS STRING) || '|deleted'))");
         assertThat(dialect.logNullSequences(m, "run-1", AT).sql()).startsWith("MERGE INTO `itersnap_metadata`.`itersnap_errors` t USING "
                 + "(SELECT CAST(? AS STRING) AS `itersnap_c0`, CAST(? AS STRING) AS `itersnap_c1`")
                 .contains("to_json(named_struct('id', s.`id`, 'status', s.`status`, 'updated_at', s.`updated_at`, "
@@ -240,7 +235,6 @@ class DatabricksDialectSqlTest {
         assertThat(dialect.capabilities().indexes()).isFalse();
         assertThat(dialect.capabilities().primaryKeys()).isFalse();
         assertThat(dialect.capabilities().insertRowCounts()).isFalse();
-        assertThat(dialect.capabilities().subqueriesInUpdate()).isFalse();
         assertThat(dialect.capabilities().createOrReplaceTable()).isTrue();
         assertThat(dev.itersnap.spi.Dialects.named("databricks")).isInstanceOf(DatabricksDialect.class);
     }

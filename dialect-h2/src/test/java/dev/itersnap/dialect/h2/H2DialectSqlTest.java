@@ -2,12 +2,13 @@ package dev.itersnap.dialect.h2;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.Batch;
-import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ApplyStatements;
+import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 
@@ -40,9 +41,51 @@ class H2DialectSqlTest {
     private static final LocalDateTime DELETION_TIME = LocalDateTime.of(2024, 3, 1, 0, 0);
     private static final LocalDateTime LOGGED_AT = LocalDateTime.of(2024, 3, 2, 6, 0);
 
-    private BatchStatements batch(ResolvedModel m, List<String> untracked) {
-        return dialect.applyBatch(m, new Batch(SEQ, "2024-03-01", "run-1", LOGGED_AT, untracked, List.of(),
-                DELETION_TIME));
+    private ApplyStatements apply(ResolvedModel m, List<String> introducedAtFirst) {
+        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
+                false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, false)), "run-1", LOGGED_AT,
+                List.of(), introducedAtFirst));
+    }
+
+    /** A late batch (2024-03-01) before a replayed one (2024-03-02), replayed key by key. */
+    private ApplyStatements replay(ResolvedModel m) {
+        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
+                false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, true, true)), "run-1", LOGGED_AT,
+                List.of(), List.of()));
+    }
+
+    @Test
+    void aKeyScopedReplayFindsTheKeysALateBatchChangesFromTheHistoryAsItWasThen() {
+        ApplyStatements a = replay(model(HardDeletes.INVALIDATE));
+        String keys = a.prepare().get(a.prepare().size() - 1).sql();
+        // the version current just before the late batch, by the sequences that opened and closed it
+        assertThat(keys).contains("LEFT JOIN \"SNAP\".\"CUSTOMERS\" c ON c.\"ID\" = s.\"ID\" AND "
+                + "c.\"DBT_OPENED_SEQ\" < b.\"FILE_DATE\" AND (c.\"DBT_CLOSED_SEQ\" IS NULL OR "
+                + "c.\"DBT_CLOSED_SEQ\" > b.\"FILE_DATE\")");
+        // the keys of the batches after the replayed ones only (here: none), and each key's first batch the least
+        assertThat(keys).doesNotContain(">= 3").contains("MIN(k.\"ITERSNAP_FROM\")");
+        assertThat(a.before()).isNotNull();
+        assertThat(a.before().events().sql()).contains("b.\"ITERSNAP_REPLAYED\"")
+                .contains("k.\"ITERSNAP_FROM\" = 1");
+        assertThat(a.derivation().events().sql()).contains("b.\"ITERSNAP_IDX\" >= k.\"ITERSNAP_FROM\"");
+        assertThat(apply(model(HardDeletes.INVALIDATE), List.of()).before()).isNull();
+    }
+
+    @Test
+    void aKeyScopedRollbackMergesOverTheKeysComputedAgain() {
+        List<Statement> sql = dialect.rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, true));
+        assertThat(sql).map(Statement::sql).allMatch(s -> s.startsWith("MERGE INTO "));
+        assertThat(sql.get(0).sql()).isEqualTo("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (SELECT k.\"ID\" FROM "
+                + "\"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k WHERE k.\"ITERSNAP_FROM\" = 1) k ON "
+                + "t.\"ID\" = k.\"ID\" AND t.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) WHEN MATCHED THEN DELETE");
+        assertThat(sql.get(3).sql()).contains("\"ITERSNAP_ERRORS\" t USING (SELECT DISTINCT")
+                .contains("WHERE b.\"ITERSNAP_REPLAYED\") x ON t.\"MODEL\" = ? AND");
+        assertThat(sql).map(Statement::values).containsExactly(List.of(SEQ), List.of(SEQ), List.of(SEQ),
+                List.of("customers"));
+        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, false))).hasSize(3);
+        assertThat(dialect.stageSource(model(HardDeletes.IGNORE), SEQ, true, StageScope.REPLAYED_KEYS).sql())
+                .contains("JOIN \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" sk ON sk.\"ID\" = s0.\"ID\" AND "
+                        + "sk.\"ITERSNAP_FROM\" = 1").doesNotContain("IS NULL) s0");
     }
 
     @Test
@@ -124,42 +167,61 @@ class H2DialectSqlTest {
     }
 
     @Test
-    void fullBatchesLeaveRowsThatChangeNothingOutOfTheWorkTable() {
-        assertThat(batch(model(HardDeletes.INVALIDATE), List.of()).classify().sql()).endsWith(") x WHERE NOT COALESCE(x.\"X_REJ\" IS NULL AND NOT x.\"X_DEL\" AND x.\"X_HAS\" AND NOT "
-                        + "x.\"X_CDEL\" AND NOT x.\"X_CHG\" AND x.\"X_SAME\", FALSE)");
-        // without full batches those rows are archived; while a column is introduced they fill it
-        assertThat(batch(model(HardDeletes.IGNORE), List.of()).classify().sql()).endsWith(") x");
-        assertThat(batch(model(HardDeletes.INVALIDATE), List.of("STATUS")).classify().sql()).endsWith(") x");
+    void fullBatchesArchiveOnlyTheRowsThatChangeNothingButDifferFromTheirVersion() {
+        // under full batches a row equal to its version in every column is not archived (the history reproduces it)
+        assertThat(apply(model(HardDeletes.INVALIDATE), List.of()).archive().sql())
+                .contains("= 'noop' AND NOT (NOT (o.\"STATUS\" IS DISTINCT FROM w.\"STATUS\") AND NOT "
+                        + "(o.\"UPDATED_AT\" IS DISTINCT FROM w.\"UPDATED_AT\"))");
+        // without full batches every such row is archived, those of the keys the run leaves alone included
+        assertThat(apply(model(HardDeletes.IGNORE), List.of()).archive().sql()).contains("= 'noop' UNION ALL SELECT")
+                .endsWith("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k WHERE "
+                        + "k.\"ID\" = s.\"ID\" AND k.\"ITERSNAP_FROM\" <= b.\"ITERSNAP_IDX\")");
     }
 
     @Test
     void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        BatchStatements b = batch(m, List.of());
-        assertThat(b.classify().values()).containsExactly(SEQ);
-        assertThat(b.count().values()).containsExactly(SEQ);
-        assertThat(b.closeAbsent().values()).containsExactly(DELETION_TIME, DELETION_TIME, SEQ, SEQ);
-        assertThat(b.merge().values()).containsExactly(SEQ, "2024-03-01", SEQ);
-        assertThat(b.deletionRecords().values()).containsExactly("2024-03-01", SEQ, SEQ);
-        assertThat(b.logRejected().values()).containsExactly("customers", "run-1", "2024-03-01", LOGGED_AT);
-        assertThat(b.archive().values()).isEmpty();
+        ApplyStatements a = apply(m, List.of("STATUS"));
+        assertThat(a.listBatches().get(0).values()).containsExactly(SEQ, "2024-03-01", DELETION_TIME,
+                SEQ.plusDays(1), "2024-03-02", null);
+        assertThat(a.listBatches().get(0).sql()).isEqualTo("INSERT INTO \"ITERSNAP_METADATA\"."
+                + "\"ITERSNAP_BATCHES_CUSTOMERS\" (\"FILE_DATE\", \"ITERSNAP_IDX\", \"ITERSNAP_SEQTEXT\", "
+                + "\"ITERSNAP_DELTIME\", \"ITERSNAP_RECORDED\", \"ITERSNAP_REPLAYED\") "
+                + "VALUES (CAST(? AS DATE), 1, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE, FALSE), "
+                + "(CAST(? AS DATE), 2, CAST(? AS VARCHAR(256)), CAST(? AS TIMESTAMP(6)), FALSE, FALSE)");
+        assertThat(a.prepare().stream().filter(s -> s.step().equals("fill new column")).toList())
+                .singleElement().satisfies(s -> assertThat(s.values()).containsExactly(SEQ)); // from the first batch
+        assertThat(a.derivation().events().values()).isEmpty();
+        assertThat(a.derivation().derive().values()).isEmpty();
+        assertThat(a.derivation().counts().values()).isEmpty();
+        assertThat(a.insertVersions().values()).isEmpty();
+        assertThat(a.closeCurrent().values()).isEmpty();
+        assertThat(a.logRejected().values()).containsExactly("customers", "run-1", LOGGED_AT);
+        assertThat(a.archive().values()).isEmpty();
         assertThat(dialect.logNullSequences(m, "run-1", LOGGED_AT).values())
                 .containsExactly("customers", "run-1", LOGGED_AT, "customers");
         assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).containsExactly(SEQ, SEQ, SEQ, SEQ, SEQ);
         assertThat(dialect.stageReproduced(m, SEQ, List.of(), false).values()).containsExactly(SEQ, SEQ, SEQ, SEQ);
-        for (Statement s : List.of(b.classify(), b.count(), b.closeAbsent(), b.merge(), b.deletionRecords(),
-                b.logRejected())) {
+        List<Statement> all = new java.util.ArrayList<>();
+        for (ApplyStatements x : List.of(a, replay(m))) {
+            all.addAll(x.listBatches());
+            all.addAll(x.prepare());
+            for (ApplyStatements.Derivation d : java.util.Arrays.asList(x.before(), x.derivation())) {
+                if (d != null) {
+                    all.addAll(List.of(d.events(), d.derive(), d.counts()));
+                    all.addAll(d.setAsideRegressions());
+                }
+            }
+            all.addAll(List.of(x.closeCurrent(), x.insertVersions(), x.logRejected(), x.archive()));
+        }
+        all.addAll(dialect.rollback(m, Rollback.keys(SEQ, true)));
+        for (StageScope scope : StageScope.values()) { // the source's text has a '?' of its own: values only
+            assertThat(dialect.stageSource(m, SEQ, true, scope).values()).containsExactly(SEQ);
+        }
+        for (Statement s : all) {
             assertThat(s.sql().chars().filter(ch -> ch == '?').count()).as(s.step()).isEqualTo(s.values().size());
         }
-    }
-
-    @Test
-    void aBatchWithoutDeletionTimeClosesNoAbsentKeysAndWithoutDeletionRecordsAddsNone() {
-        BatchStatements b = dialect.applyBatch(model(HardDeletes.INVALIDATE), new Batch(SEQ, "2024-03-01", "run-1",
-                LOGGED_AT, List.of(), List.of(), null));
-        assertThat(b.closeAbsent()).isNull();
-        assertThat(b.deletionRecords()).isNull();
     }
 
     @Test
@@ -171,11 +233,10 @@ class H2DialectSqlTest {
     }
 
     @Test
-    void mergeClosesAndInsertsInOneStatementKeyedOnTheCurrentVersion() {
-        String sql = batch(model(HardDeletes.IGNORE), List.of()).merge().sql();
+    void theVersionsCurrentBeforeTheRunAreClosedByOneMergeKeyedOnTheCurrentVersion() {
+        String sql = apply(model(HardDeletes.IGNORE), List.of()).closeCurrent().sql();
         assertThat(sql).startsWith("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (")
-                .contains("ON (t.\"ID\" = m.\"ITERSNAP_MK0\" AND t.\"DBT_VALID_TO\" IS NULL)")
-                .contains("WHEN MATCHED THEN UPDATE SET").contains("WHEN NOT MATCHED THEN INSERT");
+                .contains(") c ON t.\"ID\" = c.\"ID\" AND t.\"DBT_VALID_TO\" IS NULL WHEN MATCHED THEN UPDATE SET");
     }
 
     @Test

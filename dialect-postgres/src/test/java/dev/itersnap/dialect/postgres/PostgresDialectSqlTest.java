@@ -2,8 +2,8 @@ package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.Batch;
-import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ApplyStatements;
+import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
@@ -38,9 +38,9 @@ class PostgresDialectSqlTest {
         return statements.stream().map(Statement::sql).toList();
     }
 
-    private BatchStatements batch(ResolvedModel m) {
-        return dialect.applyBatch(m, new Batch(LocalDate.of(2024, 3, 1), "2024-03-01", "run-1", LocalDateTime.now(),
-                List.of(), List.of(), null));
+    private ApplyStatements apply(ResolvedModel m) {
+        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(LocalDate.of(2024, 3, 1),
+                "2024-03-01", null, false)), "run-1", LocalDateTime.now(), List.of(), List.of()));
     }
 
     @Test
@@ -108,8 +108,8 @@ class PostgresDialectSqlTest {
     @Test
     void changedAttributesAreCastToJsonbAndRecordsUseRowToJson() {
         ResolvedModel m = model(new SourceColumn("batch", Types.DATE, "date", 13, 0));
-        assertThat(batch(m).classify().sql()).contains("CAST(x.\"x_changed\" AS JSONB)");
-        assertThat(batch(m).logRejected().sql()).contains("(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT w.\"id\" AS \"id\"");
+        assertThat(apply(m).insertVersions().sql()).contains("AS JSONB)");
+        assertThat(apply(m).logRejected().sql()).contains("(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT s.\"id\" AS \"id\"");
     }
 
     @Test

@@ -1,0 +1,700 @@
+package dev.itersnap.spi;
+
+import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.Strategy;
+import dev.itersnap.core.TableName;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BiFunction;
+import java.util.stream.Collectors;
+
+import static dev.itersnap.spi.ModelTables.ACTION;
+import static dev.itersnap.spi.ModelTables.ADEL;
+import static dev.itersnap.spi.ModelTables.CUPD;
+import static dev.itersnap.spi.ModelTables.DEL;
+import static dev.itersnap.spi.ModelTables.DELTIME;
+import static dev.itersnap.spi.ModelTables.FROM_IDX;
+import static dev.itersnap.spi.ModelTables.IDX;
+import static dev.itersnap.spi.ModelTables.IEND;
+import static dev.itersnap.spi.ModelTables.ISTATE;
+import static dev.itersnap.spi.ModelTables.IUPD;
+import static dev.itersnap.spi.ModelTables.IVF;
+import static dev.itersnap.spi.ModelTables.KIND;
+import static dev.itersnap.spi.ModelTables.LA;
+import static dev.itersnap.spi.ModelTables.LB;
+import static dev.itersnap.spi.ModelTables.NIDX;
+import static dev.itersnap.spi.ModelTables.OIDX;
+import static dev.itersnap.spi.ModelTables.PU;
+import static dev.itersnap.spi.ModelTables.RECORDED;
+import static dev.itersnap.spi.ModelTables.REG;
+import static dev.itersnap.spi.ModelTables.ND_REPLAYED;
+import static dev.itersnap.spi.ModelTables.REJECT;
+import static dev.itersnap.spi.ModelTables.REPLAYED;
+import static dev.itersnap.spi.ModelTables.SEQTEXT;
+import static dev.itersnap.spi.ModelTables.T;
+import static dev.itersnap.spi.ModelTables.TT;
+
+/**
+ * The shared SQL that applies a run's batches together ({@link AbstractSqlDialect#applyBatches}): the batch rules as
+ * a computation over all rows of all batches at once, per key ordered by batch, with window functions.
+ *
+ * <p>How. Every key's rows of the run become events in batch order ({@code events}): the key's state before the run
+ * (position 0, read from the history), its accepted rows (U, or D for an explicit delete), and the batches where rows
+ * of it were set aside (present, untouched). Windows give, for each event, whether the key has a live version just
+ * before it (no deletion since its last upsert, no deleting batch in which it was absent), the row the version current
+ * then was opened by (to compare with), and the batch that deletes it by absence after it. {@code derive} classifies
+ * each event (insert, return, change, noop, delete, ...), adds the deletions by absence, and orders the events that
+ * change the key's state: a version's end is the next such event, and the time each takes effect is the running
+ * maximum of their times, so that a version never ends before it starts.
+ *
+ * <p>Regressions. A change or delete earlier than the version it would close is set aside, and that decision depends
+ * on the rows before it. The derivation assumes there is none; where it finds some, the earliest per key is set aside
+ * in the stage and the key derived again (everything before it was exact), until none is left. Runs without
+ * regressions derive once.
+ */
+final class SetBasedApply {
+    /** Actions of events that change a key's state, in the order of {@code derive}'s window. */
+    private static final String STATE_CHANGES = "('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent')";
+
+    private final AbstractSqlDialect d;
+    private final ResolvedModel m;
+    private final BatchRun run;
+    private final ColumnNames n;
+    private final boolean full;
+    private final ModelTables tables;
+
+    SetBasedApply(AbstractSqlDialect dialect, ResolvedModel m, BatchRun run) {
+        this.d = dialect;
+        this.m = m;
+        this.run = run;
+        this.n = m.meta();
+        this.full = m.settings().hardDeletes().fullBatches();
+        this.tables = new ModelTables(dialect, m);
+    }
+
+    ApplyStatements statements() {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(AbstractSqlDialect.MODEL, m.name());
+        values.put(AbstractSqlDialect.RUN_ID, run.runId());
+        values.put(AbstractSqlDialect.LOGGED_AT, run.loggedAt());
+        values.put(AbstractSqlDialect.SEQ, run.batches().get(0).sequence());
+        List<Statement> clear = List.of(tables.clear(m.events()), tables.clear(m.work()));
+        ApplyStatements.Derivation before = null;
+        Statement resetRegressions = null;
+        if (run.keyScoped()) {
+            before = derivation(true, values, clear);
+            resetRegressions = Statement.of("put regressions back", "UPDATE " + t(m.stage()) + " SET " + i(REJECT)
+                    + " = NULL WHERE " + i(REJECT) + " = 'updated_at_regression'");
+        }
+        return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
+                AbstractSqlDialect.statement("close current versions", closeCurrent(), values),
+                AbstractSqlDialect.statement("insert versions", insertVersions(), values),
+                AbstractSqlDialect.statement("set rows aside", logRejected(), values),
+                AbstractSqlDialect.statement("archive rows", archive(), values));
+    }
+
+    private ApplyStatements.Derivation derivation(boolean before, Map<String, Object> values, List<Statement> clear) {
+        String which = before ? " before the late batches" : "";
+        return new ApplyStatements.Derivation(
+                AbstractSqlDialect.statement("derive events" + which, events(before), values),
+                AbstractSqlDialect.statement("derive versions" + which, derive(), values),
+                AbstractSqlDialect.statement("count batches" + which, counts(), values),
+                List.of(AbstractSqlDialect.statement("set regressions aside" + which, markRegressions(), values),
+                        clear.get(0), clear.get(1)), clear);
+    }
+
+    // ---------------------------------------------------------------- names
+
+    private String q(String identifier) {
+        return d.quote(identifier);
+    }
+
+    /** An internal column, folded and quoted. */
+    private String i(String internal) {
+        return d.quote(m.id(internal));
+    }
+
+    private String c(String alias, String column) {
+        return d.col(alias, column);
+    }
+
+    /** A working alias of a derived table's column (internal prefix: no source column can be called so). */
+    private String a(String name) {
+        return d.quote(m.id("itersnap_w_" + name));
+    }
+
+    /** {@code alias.}{@link #a}. */
+    private String ca(String alias, String name) {
+        return alias + "." + a(name);
+    }
+
+    /**
+     * {@code WITH q0 AS (levels[0]), q1 AS (levels[1]), ...}: a chain of window levels, each over the one before.
+     * Written as common table expressions, not nested derived tables: H2 plans nested derived tables again for every
+     * level above them (the time to prepare doubles with each level).
+     */
+    private String with(String... levels) {
+        List<String> parts = new ArrayList<>();
+        for (int k = 0; k < levels.length; k++) {
+            parts.add(cte(k) + " AS (" + levels[k] + ")");
+        }
+        return "WITH " + String.join(", ", parts);
+    }
+
+    /** The name of level {@code k} of {@link #with}. */
+    private String cte(int k) {
+        return q(m.id("itersnap_q" + k));
+    }
+
+    private String nullText(int length) {
+        return "CAST(NULL AS " + d.typeName(TableSpec.ColumnType.text(length)) + ")";
+    }
+
+    /** An internal column of an alias. */
+    private String ci(String alias, String internal) {
+        return d.col(alias, m.id(internal));
+    }
+
+    private String t(TableName table) {
+        return d.table(table);
+    }
+
+    private String keys(String alias) {
+        return d.list(m.keys(), alias);
+    }
+
+    private String partition(String alias) {
+        return "PARTITION BY " + keys(alias) + " ORDER BY " + ci(alias, IDX);
+    }
+
+    private String nullOf(SourceColumn column) {
+        return "CAST(NULL AS " + d.columnType(column) + ")";
+    }
+
+    private String nullUpd() {
+        return nullOf(m.updatedAtColumn());
+    }
+
+    private String text(String literal) {
+        return d.stringLiteral(literal);
+    }
+
+    /** The data columns of the history (source, then history-only), with {@code expr} giving each one's value. */
+    private String data(java.util.function.Function<SourceColumn, String> expr) {
+        return m.historyDataSourceColumns().stream().map(col -> expr.apply(col) + " AS " + q(col.name()))
+                .collect(Collectors.joining(", "));
+    }
+
+    private String dataNames() {
+        return d.list(m.historyDataColumns(), null);
+    }
+
+    // ---------------------------------------------------------------- which columns compare where
+
+    /** Is {@code column} compared at the position {@code idxExpr}? Null: never; "": always; else a condition. */
+    private String comparedAt(String column, String idxExpr) {
+        if (run.untracked().contains(column)) {
+            return null;
+        }
+        return run.introducedAtFirst().contains(column) ? idxExpr + " > 1" : "";
+    }
+
+    /** A condition true when {@code column} differs between {@code a} and {@code b}, compared at {@code idxExpr}. */
+    private String differs(String column, String a, String b, String idxExpr) {
+        String when = comparedAt(column, idxExpr);
+        if (when == null) {
+            return null;
+        }
+        String distinct = d.isDistinct(c(a, column), c(b, column));
+        return when.isEmpty() ? distinct : "(" + when + " AND " + distinct + ")";
+    }
+
+    /** Whether row {@code b} changes the version {@code a} under the model's strategy, compared at {@code idxExpr}. */
+    private String changed(String a, String b, String idxExpr, String versionUpdatedAt) {
+        if (m.settings().strategy() == Strategy.TIMESTAMP) {
+            return "(" + c(b, m.updatedAt()) + " > " + versionUpdatedAt + ")";
+        }
+        List<String> parts = new ArrayList<>();
+        for (String column : m.tracked()) {
+            String diff = differs(column, a, b, idxExpr);
+            if (diff != null) {
+                parts.add(diff);
+            }
+        }
+        return parts.isEmpty() ? "FALSE" : "(" + String.join(" OR ", parts) + ")";
+    }
+
+    /** changed_attributes of version {@code a} closed by row {@code b} at {@code idxExpr}: a JSON array text. */
+    private String changedAttributes(String a, String b, String idxExpr) {
+        List<String> parts = new ArrayList<>();
+        for (String column : m.tracked()) {
+            String diff = differs(column, a, b, idxExpr);
+            if (diff != null) {
+                parts.add("CASE WHEN " + diff + " THEN " + text(",\"" + column + "\"") + " ELSE '' END");
+            }
+        }
+        String json = parts.isEmpty() ? "'[]'"
+                : d.concat(List.of("'['", "SUBSTRING(" + d.concat(parts) + " FROM 2)", "']'"));
+        return d.changedAttributesValue(json);
+    }
+
+    /** Row {@code b} equals version {@code a} in every compared column but key and sequence. */
+    private String same(String a, String b, String idxExpr) {
+        List<String> parts = new ArrayList<>();
+        for (String column : m.sourceNames()) {
+            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
+                String diff = differs(column, a, b, idxExpr);
+                if (diff != null) {
+                    parts.add("NOT " + diff);
+                }
+            }
+        }
+        return parts.isEmpty() ? "TRUE" : "(" + String.join(" AND ", parts) + ")";
+    }
+
+    // ---------------------------------------------------------------- prepare
+
+    /** The run's batches into the batches table, a few dozen per statement. */
+    private List<Statement> listBatches() {
+        List<Statement> out = new ArrayList<>();
+        List<BatchRun.BatchInfo> batches = run.batches();
+        String seqType = d.columnType(m.sequenceColumn());
+        String updType = d.columnType(m.updatedAtColumn());
+        for (int from = 0; from < batches.size(); from += 60) {
+            Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + t(m.batches()) + " ("
+                    + q(m.sequenceBy()) + ", " + i(IDX) + ", " + i(ModelTables.SEQTEXT) + ", " + i(DELTIME) + ", "
+                    + i(RECORDED) + ", " + i(REPLAYED) + ") VALUES ");
+            for (int k = from; k < Math.min(batches.size(), from + 60); k++) {
+                BatchRun.BatchInfo info = batches.get(k);
+                b.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), " + (k + 1)
+                        + ", CAST(").bind(info.sequenceText()).sql(" AS " + d.typeName(TableSpec.ColumnType.text(256))
+                        + "), CAST(").bind(info.deletionTime()).sql(" AS " + updType + "), "
+                        + (info.recorded() ? "TRUE" : "FALSE") + ", " + (info.replayed() ? "TRUE" : "FALSE") + ")");
+            }
+            out.add(b.build());
+        }
+        return out;
+    }
+
+    private List<Statement> prepare() {
+        List<Statement> out = new ArrayList<>();
+        if (full) {
+            // each batch's deletion time where the engine does not know it (the greatest updated_at of its rows),
+            // and the first batch from each one on that deletes absent keys (among the replayed ones only, too)
+            String bb = "b";
+            String y = "y";
+            String dt = "CASE WHEN " + ci(bb, RECORDED) + " OR " + ci(bb, DELTIME) + " IS NOT NULL THEN "
+                    + ci(bb, DELTIME) + " ELSE " + ca("x", "mu") + " END";
+            String times = "SELECT " + ci(bb, IDX) + ", " + ci(bb, REPLAYED) + ", " + dt + " AS " + a("dt") + " FROM "
+                    + t(m.batches()) + " b LEFT JOIN (SELECT " + c("s", m.sequenceBy()) + ", MAX("
+                    + c("s", m.updatedAt()) + ") AS " + a("mu") + " FROM " + t(m.stage()) + " s WHERE "
+                    + c("s", m.sequenceBy()) + " IS NOT NULL GROUP BY " + c("s", m.sequenceBy()) + ") x ON "
+                    + c("x", m.sequenceBy()) + " = " + c(bb, m.sequenceBy());
+            String following = " OVER (ORDER BY " + ci(y, IDX) + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)";
+            String next = "SELECT " + ci(y, IDX) + ", " + ca(y, "dt") + ", MIN(CASE WHEN " + ca(y, "dt")
+                    + " IS NOT NULL THEN " + ci(y, IDX) + " END)" + following + " AS " + a("nd") + ", MIN(CASE WHEN "
+                    + ca(y, "dt") + " IS NOT NULL AND " + ci(y, REPLAYED) + " THEN " + ci(y, IDX) + " END)" + following
+                    + " AS " + a("ndr") + " FROM (" + times + ") y";
+            out.add(Statement.of("list batches", "MERGE INTO " + t(m.batches()) + " b USING (" + next + ") z ON "
+                    + ci(bb, IDX) + " = " + ci("z", IDX) + " WHEN MATCHED THEN UPDATE SET " + i(DELTIME) + " = "
+                    + ca("z", "dt") + ", " + i(ModelTables.ND) + " = " + ca("z", "nd") + ", " + i(ND_REPLAYED)
+                    + " = " + ca("z", "ndr")));
+        }
+        for (String column : run.introducedAtFirst()) {
+            out.add(AbstractSqlDialect.statement("fill new column", fillIntroduced(column),
+                    AbstractSqlDialect.SEQ, run.batches().get(0).sequence()));
+        }
+        out.add(Statement.of("find changed keys", affectedKeys()));
+        return out;
+    }
+
+    /** Row {@code s} of the stage equals version {@code h} in every source column but key and sequence. */
+    private String sameAsVersion(String h, String s) {
+        List<String> parts = new ArrayList<>();
+        for (String column : m.sourceNames()) {
+            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
+                parts.add("NOT " + d.isDistinct(c(h, column), c(s, column)));
+            }
+        }
+        return parts.isEmpty() ? "1 = 1" : String.join(" AND ", parts);
+    }
+
+    /** Version {@code h} is live (not a deletion record); {@code h} may be an outer join's missing row. */
+    private String live(String h) {
+        return h + "." + q(m.keys().get(0)) + " IS NOT NULL" + (m.deletionRecords()
+                ? " AND COALESCE(" + c(h, n.isDeleted()) + ", FALSE) = FALSE" : "");
+    }
+
+    /** Version {@code h} was current just before batch {@code b} (whose sequence no version holds yet). */
+    private String currentAt(String h, String b) {
+        String at = d.ordered(m, c(b, m.sequenceBy()));
+        return d.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
+                + d.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
+    }
+
+    /**
+     * The keys the run may change, each with the first batch whose rows are its events ({@link ModelTables#FROM_IDX}).
+     *
+     * <p>From the first batch after the replayed ones (every batch when none is replayed): a key whose rows in every
+     * such batch are accepted, not deletes, and equal to its current live version in every column is left out: each
+     * batch leaves it as it is, and nothing of it is logged (without full batches its rows are archived as they
+     * are). Under full batches the live keys absent from those batches are in (they are deleted). With a column
+     * introduced at the first batch every key of the run is in.
+     *
+     * <p>A key-scoped replay adds, from the first batch, the keys a late batch changes: a row that is not equal to
+     * the key's live version just before the late batch (read from the history by the sequences that opened and
+     * closed each version), or an explicit delete; under full batches also the keys live then and absent from a late
+     * batch that deletes absent keys. Every other key's history is already that of the batches in order: for it
+     * each late batch changes nothing.
+     */
+    private String affectedKeys() {
+        String s = "s";
+        String h = "c";
+        int after = run.firstAfterReplayed();
+        int count = run.batches().size() - after + 1;
+        String present = "NOT (" + m.keys().stream().map(k -> c(s, k) + " IS NULL").collect(Collectors.joining(" OR "))
+                + ")";
+        List<String> parts = new ArrayList<>();
+        if (count > 0) {
+            String changed = run.introducedAtFirst().isEmpty()
+                    ? " HAVING COUNT(*) <> " + count + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
+                            + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
+                            + " THEN 1 ELSE 0 END) <> " + count
+                    : "";
+            String inRun = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
+                    + " AND " + ci("b", IDX) + " >= " + after;
+            parts.add("SELECT " + keys(s) + ", " + after + " AS " + i(FROM_IDX) + " FROM " + t(m.stage())
+                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND "
+                    + c(h, n.validTo()) + " IS NULL WHERE " + present + " GROUP BY " + keys(s) + changed);
+            if (full) {
+                String hh = "h";
+                parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + t(m.target()) + " h WHERE "
+                        + c(hh, n.validTo()) + " IS NULL" + (m.deletionRecords() ? " AND COALESCE("
+                        + c(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
+                        + t(m.stage()) + " s" + inRun + " WHERE " + d.keyJoin(m, s, hh) + ")");
+            }
+        }
+        if (run.keyScoped()) {
+            String late = ci("b", IDX) + " < " + after + " AND NOT " + ci("b", REPLAYED);
+            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
+                    + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
+                    + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
+                    + " AND " + ci(s, REJECT) + " IS NULL AND (" + ci(s, DEL) + " OR NOT (" + live(h) + " AND "
+                    + sameAsVersion(h, s) + "))");
+            if (full) {
+                String hh = "h";
+                parts.add("SELECT " + keys(hh) + ", 1 FROM " + t(m.target()) + " h JOIN " + t(m.batches()) + " b ON "
+                        + late + " AND " + ci("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
+                        + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.stage()) + " s WHERE "
+                        + d.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
+            }
+        }
+        String k = "k";
+        String union = String.join(" UNION ALL ", parts);
+        // without a replay the parts are disjoint (a key with rows in the run, a live key without)
+        String select = !run.keyScoped() ? union
+                : "SELECT " + keys(k) + ", MIN(" + ci(k, FROM_IDX) + ") FROM (" + union + ") k GROUP BY "
+                        + keys(k);
+        return "INSERT INTO " + t(m.keysTable()) + " (" + d.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
+                + select;
+    }
+
+    /**
+     * A column first seen in the run's first batch: the versions current when it starts take its value from the
+     * batch's row in place (a row set aside, or a regression, leaves its version alone).
+     */
+    private String fillIntroduced(String column) {
+        String s = "s";
+        String h = "t";
+        String live = m.deletionRecords() ? "COALESCE(" + c(h, n.isDeleted()) + ", FALSE) = FALSE" : "1 = 1";
+        String regression = "(" + live + " AND (" + changed(h, s, "1", c(h, n.updatedAt())) + " OR " + ci(s, DEL)
+                + ") AND " + c(s, m.updatedAt()) + " < " + c(h, n.validFrom()) + ")";
+        return "MERGE INTO " + t(m.target()) + " t USING (SELECT * FROM " + t(m.stage()) + " x WHERE "
+                + c("x", m.sequenceBy()) + " = " + d.param(m.sequenceColumn(), AbstractSqlDialect.SEQ) + " AND "
+                + ci("x", REJECT) + " IS NULL) s ON " + d.keyJoin(m, h, s) + " AND " + c(h, n.validTo())
+                + " IS NULL AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
+                + c(s, column);
+    }
+
+    // ---------------------------------------------------------------- events
+
+    /**
+     * The keys' events: the state before the run, accepted rows, batches where rows were set aside; each with the
+     * first batch after it that deletes absent keys ({@code nd_after}), then the windows over them, one level each.
+     */
+    private String events(boolean beforeLate) {
+        String s = "s";
+        String h = "h";
+        String nd = beforeLate ? ND_REPLAYED : ModelTables.ND;
+        String next = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = " + ci("b", IDX) + " + 1"
+                : "";
+        String ndAfter = (full ? ci("bn", nd) : "CAST(NULL AS INT)") + " AS " + a("nd_after");
+        // the keys whose events these are: before the late batches, those computed again from the first batch
+        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + d.keyJoin(m, "k", s) + (beforeLate
+                ? " AND " + ci("k", FROM_IDX) + " = 1" : "");
+        String seqJoin = keysOf + " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
+                + c(s, m.sequenceBy()) + " AND " + (beforeLate ? ci("b", REPLAYED) : ci("b", IDX) + " >= "
+                + ci("k", FROM_IDX)) + next;
+        String accepted = "SELECT " + data(col -> m.sourceColumn(col.name()) != null ? c(s, col.name()) : nullOf(col))
+                + ", " + ci("b", IDX) + " AS " + i(IDX) + ", CASE WHEN " + ci(s, DEL) + " THEN 'D' ELSE 'U' END AS "
+                + i(KIND) + ", " + nullText(8) + " AS " + i(ISTATE) + ", " + nullUpd() + " AS " + i(IVF) + ", "
+                + nullUpd() + " AS " + i(IUPD) + ", " + nullUpd() + " AS " + i(IEND) + ", " + ndAfter + " FROM "
+                + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT) + " IS NULL";
+        String setAside = "SELECT DISTINCT " + data(col -> m.keys().contains(col.name()) ? c(s, col.name())
+                : nullOf(col)) + ", " + ci("b", IDX) + ", CASE WHEN " + ci(s, REJECT)
+                + " = 'updated_at_regression' THEN 'G' ELSE 'R' END, " + nullText(8) + ", " + nullUpd() + ", "
+                + nullUpd() + ", " + nullUpd() + ", " + ndAfter + " FROM " + t(m.stage()) + " s" + seqJoin + " WHERE "
+                + ci(s, REJECT) + " IN ('duplicate_key', 'null_updated_at', 'updated_at_regression')";
+        // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
+        // key's first batch on
+        String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
+                + (beforeLate ? "1" : ci("k", FROM_IDX)) : "";
+        String keysOnly = beforeLate ? " WHERE " + ci("k", FROM_IDX) + " = 1" : "";
+        String drec = m.deletionRecords() ? "COALESCE(" + c(h, n.isDeleted()) + ", FALSE)" : "FALSE";
+        String current = "SELECT " + data(col -> c(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
+                + " THEN 'drec' ELSE 'live' END, " + c(h, n.validFrom()) + ", " + c(h, n.updatedAt()) + ", "
+                + nullUpd() + ", " + ndAfter + " FROM " + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON "
+                + d.keyJoin(m, "k", h) + " AND " + c(h, n.validTo()) + " IS NULL" + first + keysOnly;
+        String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(h, col.name()) : nullOf(col))
+                + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
+                + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
+                + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + d.keyJoin(m, "k", h) + first
+                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
+                + c("o", n.validTo()) + " IS NULL) GROUP BY " + keys(h);
+        String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
+        String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
+        // the previous event's first deleting batch after it, and the next event
+        String r = "r";
+        String l1 = "SELECT r.*, LAG(" + ca(r, "nd_after") + ") OVER (" + partition(r) + ") AS " + a("prev_nd")
+                + ", LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ") AS " + a("next_idx") + " FROM " + cte(0) + " r";
+        // g: how many batches before or at this event deleted the key by its absence (if it was live then)
+        String y = "y";
+        String l2 = "SELECT y.*, SUM(CASE WHEN " + ca(y, "prev_nd") + " < " + ci(y, IDX) + " THEN 1 ELSE 0 END) OVER ("
+                + partition(y) + " ROWS UNBOUNDED PRECEDING) AS " + a("g") + " FROM " + cte(1) + " y";
+        // the last upsert, delete or state before this event (position * 4 + what), the absences up to it, and the
+        // last upsert or state (the version an upsert is compared with)
+        String z = "z";
+        String l3 = "SELECT z.*, MAX(CASE " + ci(z, KIND) + " WHEN 'U' THEN " + ci(z, IDX) + " * 4 + 1 WHEN 'D' THEN "
+                + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE) + " = 'live' THEN 3 ELSE 0 END) END)"
+                + " OVER (" + partition(z) + before + ") AS " + a("pud") + ", MAX(CASE WHEN " + ci(z, KIND)
+                + " IN ('U', 'D', 'I') THEN " + ca(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + a("gud")
+                + ", MAX(CASE WHEN " + ci(z, KIND) + " IN ('U', 'I') THEN " + ci(z, IDX) + " END) OVER (" + partition(z)
+                + before + ") AS " + a("pu") + " FROM " + cte(2) + " z";
+        // live before: the last of those was an upsert or a live state, and no absence deleted the key since
+        String v = "v";
+        String lb = "CASE WHEN " + ca(v, "pud") + " IS NULL THEN FALSE WHEN " + ca(v, "g") + " > " + ca(v, "gud")
+                + " THEN FALSE ELSE MOD(" + ca(v, "pud") + ", 4) IN (1, 3) END";
+        String la = "CASE " + ci(v, KIND) + " WHEN 'U' THEN TRUE WHEN 'D' THEN FALSE WHEN 'I' THEN " + ci(v, ISTATE)
+                + " = 'live' ELSE " + lb + " END";
+        String l4 = "SELECT v.*, " + lb + " AS " + a("lb") + ", " + la + " AS " + a("la") + ", SUM(CASE WHEN "
+                + ci(v, KIND) + " = 'U' AND NOT (" + lb + ") THEN 1 ELSE 0 END) OVER (" + partition(v)
+                + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + " FROM " + cte(3) + " v";
+        String w = "w";
+        String cupd = m.settings().strategy() == Strategy.TIMESTAMP
+                ? "MAX(CASE " + ci(w, KIND) + " WHEN 'U' THEN " + c(w, m.updatedAt()) + " WHEN 'I' THEN " + ci(w, IUPD)
+                        + " END) OVER (PARTITION BY " + keys(w) + ", " + ca(w, "streak") + " ORDER BY " + ci(w, IDX)
+                        + before + ")"
+                : nullUpd();
+        String adel = "CASE WHEN " + ca(w, "la") + " AND " + ca(w, "nd_after") + " IS NOT NULL AND ("
+                + ca(w, "next_idx") + " IS NULL OR " + ca(w, "nd_after") + " < " + ca(w, "next_idx") + ") THEN "
+                + ca(w, "nd_after") + " END";
+        return "INSERT INTO " + t(m.events()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(KIND) + ", " + i(ISTATE)
+                + ", " + i(IVF) + ", " + i(IUPD) + ", " + i(IEND) + ", " + i(LB) + ", " + i(LA) + ", " + i(PU) + ", "
+                + i(CUPD) + ", " + i(ADEL) + ") " + with(rows, l1, l2, l3, l4) + " SELECT "
+                + d.list(m.historyDataColumns(), w) + ", " + ci(w, IDX) + ", " + ci(w, KIND) + ", " + ci(w, ISTATE) + ", "
+                + ci(w, IVF) + ", " + ci(w, IUPD) + ", " + ci(w, IEND) + ", " + ca(w, "lb") + ", " + ca(w, "la") + ", "
+                + ca(w, "pu") + ", " + cupd + ", " + adel + " FROM " + cte(4) + " w";
+    }
+
+    // ---------------------------------------------------------------- derive
+
+    /**
+     * Classifies each event, adds the deletions by absence, and orders the events that change the key's state: the
+     * time each takes effect (a running maximum), the next one, and the version each row sees as current.
+     */
+    private String derive() {
+        String e = "e";
+        String p = "p";
+        String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + d.concat(List.of("'i'", ci(e, ISTATE)))
+                + " WHEN " + ci(e, KIND) + " = 'U' AND NOT " + ci(e, LB) + " THEN 'open' WHEN " + ci(e, KIND)
+                + " = 'U' AND " + changed(p, e, ci(e, IDX), ci(e, CUPD)) + " THEN 'change' WHEN " + ci(e, KIND)
+                + " = 'U' THEN 'noop' WHEN " + ci(e, KIND) + " = 'D' AND " + ci(e, LB) + " THEN 'delete' WHEN "
+                + ci(e, KIND) + " = 'D' THEN 'delnoop' WHEN " + ci(e, KIND) + " = 'G' THEN 'regr' ELSE 'present' END";
+        String time = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN (CASE WHEN " + ci(e, ISTATE) + " = 'closed' THEN "
+                + ci(e, IEND) + " ELSE " + ci(e, IVF) + " END) ELSE " + c(e, m.updatedAt()) + " END";
+        String classified = "SELECT " + d.list(m.historyDataColumns(), e) + ", " + ci(e, IDX) + " AS " + i(IDX) + ", "
+                + cls + " AS " + a("act") + ", " + time + " AS " + a("t") + " FROM " + t(m.events()) + " e LEFT JOIN " + t(m.events()) + " p ON "
+                + d.keyJoin(m, p, e) + " AND " + ci(p, IDX) + " = " + ci(e, PU);
+        String absent = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(e, col.name()) : nullOf(col))
+                + ", " + ci(e, ADEL) + ", 'absent', " + ci("ba", DELTIME) + " FROM " + t(m.events()) + " e JOIN "
+                + t(m.batches()) + " ba ON " + ci("ba", IDX) + " = " + ci(e, ADEL);
+        String s = "s";
+        String sc = ca("s", "act") + " IN " + STATE_CHANGES;
+        String deleting = ca("s", "act") + " IN ('delete', 'absent', 'idrec')";
+        String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
+        String windows = "SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + ca("s", "t") + " END) OVER (" + partition(s)
+                + " ROWS UNBOUNDED PRECEDING) AS " + a("tt") + ", MAX(CASE WHEN " + sc + " THEN " + ca("s", "t") + " END) OVER (" + partition(s)
+                + before + ") AS " + a("tp") + ", MIN(CASE WHEN " + sc + " THEN " + ci(s, IDX) + " END) OVER (" + partition(s)
+                + " ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS " + a("nidx") + ", MAX(CASE WHEN " + sc + " THEN "
+                + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting + " THEN 1 ELSE 0 END) END) OVER (" + partition(s)
+                + before + ") AS " + a("pdel") + ", MAX(CASE WHEN " + ca("s", "act") + " IN ('open', 'change', 'ilive') THEN " + ci(s, IDX)
+                + " END) OVER (" + partition(s) + " ROWS UNBOUNDED PRECEDING) AS " + a("oidx") + " FROM " + cte(0) + " s";
+        String y = "y";
+        String action = "CASE WHEN " + ca("y", "act") + " = 'open' THEN (CASE WHEN " + (m.deletionRecords()
+                ? "MOD(" + ca("y", "pdel") + ", 2) = 1" : "1 = 0") + " THEN 'return' ELSE 'insert' END) ELSE " + ca("y", "act") + " END";
+        String reg = "CASE WHEN " + ca("y", "act") + " IN ('change', 'delete') AND " + ca("y", "t") + " < " + ca("y", "tp") + " THEN TRUE ELSE FALSE END";
+        return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
+                + i(TT) + ", " + i(REG) + ", " + i(NIDX) + ", " + i(OIDX) + ") "
+                + with(classified + " UNION ALL " + absent, windows) + " SELECT " + d.list(m.historyDataColumns(), y)
+                + ", " + ci(y, IDX) + ", " + action + ", " + ca("y", "t") + ", " + ca("y", "tt") + ", " + reg + ", " + ca("y", "nidx") + ", " + ca("y", "oidx") + " FROM " + cte(1) + " y";
+    }
+
+    // ---------------------------------------------------------------- counts
+
+    private String counts() {
+        String s = "s";
+        String w = "w";
+        String seqJoin = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy());
+        String dt = nullUpd();
+        return "SELECT " + ci("b", IDX) + ", " + text(ApplyStatements.SOURCE_ROWS) + ", COUNT(*), " + dt + " FROM "
+                + t(m.stage()) + " s" + seqJoin + " GROUP BY " + ci("b", IDX)
+                + " UNION ALL SELECT " + ci("b", IDX) + ", " + ci(s, REJECT) + ", COUNT(*), " + dt + " FROM "
+                + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT) + " IS NOT NULL GROUP BY " + ci("b", IDX)
+                + ", " + ci(s, REJECT)
+                + " UNION ALL SELECT " + ci(w, IDX) + ", " + ci(w, ACTION) + ", COUNT(*), " + dt + " FROM "
+                + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('insert', 'return', 'change', 'delete', 'absent', "
+                + "'noop', 'delnoop') GROUP BY " + ci(w, IDX) + ", " + ci(w, ACTION)
+                + " UNION ALL SELECT 0, " + text(ApplyStatements.REGRESSIONS) + ", COUNT(*), " + dt + " FROM "
+                + t(m.work()) + " w WHERE " + ci(w, REG)
+                + " UNION ALL SELECT " + ci("b", IDX) + ", " + text(ApplyStatements.DELETION_TIME) + ", 0, "
+                + ci("b", DELTIME) + " FROM " + t(m.batches()) + " b";
+    }
+
+    /** Sets aside, in the stage, each key's earliest regression (everything before it was derived exactly). */
+    private String markRegressions() {
+        String w = "w";
+        String first = "(SELECT " + keys(w) + ", MIN(" + ci(w, IDX) + ") AS " + a("ix") + " FROM " + t(m.work()) + " w WHERE "
+                + ci(w, REG) + " GROUP BY " + keys(w) + ")";
+        return "MERGE INTO " + t(m.stage()) + " s USING (SELECT " + keys("r") + ", " + c("b", m.sequenceBy()) + " FROM "
+                + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON " + d.keyJoin(m, "s", "g")
+                + " AND " + c("s", m.sequenceBy()) + " = " + c("g", m.sequenceBy()) + " AND " + ci("s", REJECT)
+                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = 'updated_at_regression'";
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /** Closes the versions current before the run that the run closes (at most one per key). */
+    private String closeCurrent() {
+        String w = "w";
+        String nx = "nx";
+        String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
+        String ca = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
+                ci(nx, IDX)) + " END";
+        String source = "SELECT " + keys(w) + ", " + ci(nx, TT) + " AS " + a("vt") + ", " + ct + " AS " + a("ct") + ", " + ca + " AS " + a("ca") + ", "
+                + c("b", m.sequenceBy()) + " AS " + a("cs") + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
+                + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " JOIN " + t(m.batches()) + " b ON "
+                + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
+        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
+                + c("t", n.validTo()) + " IS NULL WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
+                + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca") + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
+    }
+
+    /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
+    private String insertVersions() {
+        List<String> cols = new ArrayList<>(m.historyDataColumns());
+        cols.add(n.scdId());
+        cols.add(n.updatedAt());
+        cols.add(n.validFrom());
+        cols.add(n.validTo());
+        cols.add(n.changeType());
+        cols.add(n.changedAttributes());
+        if (m.deletionRecords()) {
+            cols.add(n.isDeleted());
+        }
+        cols.add(n.openedSeq());
+        cols.add(n.closedSeq());
+        String w = "w";
+        String nx = "nx";
+        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = "
+                + ci(w, NIDX) + " JOIN " + t(m.batches()) + " bo ON " + ci("bo", IDX) + " = " + ci(w, IDX)
+                + " LEFT JOIN " + t(m.batches()) + " bc ON " + ci("bc", IDX) + " = " + ci(nx, IDX);
+        List<String> opened = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(w, col)).toList());
+        opened.add(d.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
+        opened.add(c(w, m.updatedAt()));
+        opened.add(ci(w, TT));
+        opened.add(ci(nx, TT));
+        opened.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + ci(nx, ACTION)
+                + " = 'change' THEN 'update' ELSE 'delete' END");
+        opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX)) + " END");
+        if (m.deletionRecords()) {
+            opened.add("FALSE");
+        }
+        opened.add(c("bo", m.sequenceBy()));
+        opened.add(c("bc", m.sequenceBy()));
+        String sql = "INSERT INTO " + t(m.target()) + " (" + d.list(cols, null) + ") SELECT " + String.join(", ", opened)
+                + " FROM " + t(m.work()) + " w" + closing + " WHERE " + ci(w, ACTION) + " IN ('insert', 'return', "
+                + "'change')";
+        if (m.deletionRecords()) {
+            String o = "o";
+            List<String> record = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(o, col)).toList());
+            record.add(d.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
+            record.add(ci(w, TT));
+            record.add(ci(w, TT));
+            record.add(ci(nx, TT));
+            record.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' ELSE 'update' END");
+            record.add("CASE WHEN " + ci(nx, ACTION) + " IS NOT NULL THEN " + changedAttributes(o, nx, ci(nx, IDX))
+                    + " END");
+            record.add("TRUE");
+            record.add(c("bo", m.sequenceBy()));
+            record.add(c("bc", m.sequenceBy()));
+            sql += " UNION ALL SELECT " + String.join(", ", record) + " FROM " + t(m.work()) + " w JOIN " + t(m.work())
+                    + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = " + ci(w, OIDX) + closing + " WHERE "
+                    + ci(w, ACTION) + " IN ('delete', 'absent')";
+        }
+        return sql;
+    }
+
+    /** Rows the stage or a regression set aside, into the error log (exact copies are applied once, not logged). */
+    private String logRejected() {
+        MetadataSchema.Errors e = m.metadata().errors();
+        String s = "s";
+        List<String> exprs = m.sourceNames().stream().map(col -> c(s, col)).toList();
+        return "INSERT INTO " + t(e.spec().name()) + " (" + d.list(List.of(e.model(), e.runId(), e.sequence(),
+                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + AbstractSqlDialect.slot(AbstractSqlDialect.MODEL)
+                + ", " + AbstractSqlDialect.slot(AbstractSqlDialect.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
+                + ci(s, REJECT) + ", " + d.jsonObject(m.sourceNames(), exprs) + ", "
+                + AbstractSqlDialect.slot(AbstractSqlDialect.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
+                + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
+                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'";
+    }
+
+    /**
+     * Rows the history alone cannot reproduce, into the archive: rows set aside (a regression without its reason,
+     * so that a replay judges it again), explicit deletes, and rows that changed nothing (under full batches only
+     * those that differ from their version in a column that is not compared; without, also the rows that are no
+     * key's event: those of the keys the run leaves alone).
+     */
+    private String archive() {
+        String s = "s";
+        String w = "w";
+        String o = "o";
+        String sources = d.list(m.sourceNames(), null);
+        String keep = full ? " JOIN " + t(m.work()) + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = "
+                + ci(w, OIDX) + " WHERE " + ci(w, ACTION) + " = 'noop' AND NOT " + same(o, w, ci(w, IDX))
+                : " WHERE " + ci(w, ACTION) + " = 'noop' UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+                + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
+                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
+                + " IS NULL AND NOT EXISTS (SELECT 1 FROM " + t(m.keysTable()) + " k WHERE " + d.keyJoin(m, "k", s)
+                + " AND " + ci("k", FROM_IDX) + " <= " + ci("b", IDX) + ")";
+        return "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") SELECT "
+                + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
+                + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage()) + " s JOIN "
+                + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
+                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy' UNION ALL SELECT "
+                + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM " + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')"
+                + " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", FALSE, " + nullText(32) + " FROM " + t(m.work()) + " w" + keep;
+    }
+}
