@@ -1,0 +1,12 @@
+package dev.itersnap.dialect.h2;
+
+import dev.itersnap.conformance.LateDeliveryTests;
+import dev.itersnap.conformance.TestDatabase;
+
+/** Late delivery against in-order delivery on H2 without transactional DML. */
+class H2NonTransactionalLateDeliveryTest extends LateDeliveryTests {
+    @Override
+    protected TestDatabase database() {
+        return new H2NonTransactionalTestDatabase();
+    }
+}
