@@ -9,6 +9,7 @@ import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
 import org.junit.jupiter.api.Test;
@@ -89,15 +90,27 @@ class DatabricksDialectSqlTest {
         s.put("logNullSequences", List.of(dialect.logNullSequences(m, "run-1", AT).sql()));
         s.put("stageReproduced", List.of(dialect.stageReproduced(m, SEQ, List.of("status"), true).sql()));
         s.put("rollback", sql(dialect.rollback(m, Rollback.from(SEQ, List.of("status")))));
+        s.put("listBatches", sql(b.listBatches()));
         s.put("prepare", sql(b.prepare()));
-        s.put("events", List.of(b.events().sql()));
-        s.put("derive", List.of(b.derive().sql()));
-        s.put("counts", List.of(b.counts().sql()));
-        s.put("setAsideRegressions", sql(b.setAsideRegressions()));
+        s.put("events", List.of(b.derivation().events().sql()));
+        s.put("derive", List.of(b.derivation().derive().sql()));
+        s.put("counts", List.of(b.derivation().counts().sql()));
+        s.put("setAsideRegressions", sql(b.derivation().setAsideRegressions()));
         s.put("closeCurrent", List.of(b.closeCurrent().sql()));
         s.put("insertVersions", List.of(b.insertVersions().sql()));
         s.put("logRejected", List.of(b.logRejected().sql()));
         s.put("archive", List.of(b.archive().sql()));
+        // a key-scoped replay: a late batch and a replayed one after it
+        ApplyStatements r = dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01",
+                LocalDateTime.of(2024, 3, 1, 0, 0), false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02",
+                null, true, true)), "run-1", AT, List.of(), List.of()));
+        s.put("replay: stageSource", List.of(dialect.stageSource(m, SEQ, true, StageScope.FRESH).sql(),
+                dialect.stageSource(m, SEQ, true, StageScope.REPLAYED_KEYS).sql()));
+        s.put("replay: prepare", sql(r.prepare()));
+        s.put("replay: rollback", sql(dialect.rollback(m, Rollback.keys(SEQ, true))));
+        s.put("replay: events before the late batches", List.of(r.before().events().sql()));
+        s.put("replay: events", List.of(r.derivation().events().sql()));
+        s.put("replay: resetRegressions", List.of(r.resetRegressions().sql()));
         s.put("timelineCheck", List.of(dialect.timelineCheck(m, SEQ).sql()));
         s.put("asOf", List.of(dialect.asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
         return s;
@@ -121,9 +134,9 @@ class DatabricksDialectSqlTest {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
         ApplyStatements b = apply(m, List.of());
         assertThat(dialect.stageSource(m, SEQ, false).values()).containsExactly(SEQ);
-        assertThat(b.prepare().get(0).values()).containsExactly(SEQ, "2024-03-01", LocalDateTime.of(2024, 3, 1, 0, 0),
+        assertThat(b.listBatches().get(0).values()).containsExactly(SEQ, "2024-03-01", LocalDateTime.of(2024, 3, 1, 0, 0),
                 SEQ.plusDays(1), "2024-03-02", null);
-        assertThat(b.events().values()).isEmpty();
+        assertThat(b.derivation().events().values()).isEmpty();
         assertThat(b.insertVersions().values()).isEmpty();
         assertThat(b.logRejected().values()).containsExactly("customers", "run-1", AT);
         assertThat(dialect.logNullSequences(m, "run-1", AT).values()).containsExactly("customers", "run-1", AT,

@@ -2,14 +2,15 @@ package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.Batch;
-import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ApplyStatements;
+import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.SqlValues;
+import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -103,7 +104,7 @@ class DatabricksDriverBindingTest {
         assertThat(sent).containsOnly("2024-03-10T02:30 2024-03-10");
     }
 
-    /** Every statement of a batch, a roll back and the lease, for a DECIMAL sequence, goes through the driver. */
+    /** Every statement of a run (a key-scoped replay's too), a roll back and the lease, for a DECIMAL sequence, goes through the driver. */
     @Test
     void theStatementsOfARunBindThroughTheDriver() throws SQLException {
         DatabricksDialect dialect = new DatabricksDialect();
@@ -118,20 +119,29 @@ class DatabricksDriverBindingTest {
                 .keys(List.of("id")).updatedAt("updated_at").sequenceBy("batch_no").tracked(List.of("amount"))
                 .build();
         BigDecimal seq = new BigDecimal("20240301");
-        BatchStatements b = dialect.applyBatch(m, new Batch(seq, "20240301", "run-1",
-                LocalDateTime.of(2024, 3, 2, 6, 0), List.of(), List.of(), LocalDateTime.of(2024, 3, 1, 23, 0)));
+        // a late batch and a replayed one after it: both derivations of a key-scoped replay
+        ApplyStatements b = dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(seq, "20240301",
+                LocalDateTime.of(2024, 3, 1, 23, 0), false), new BatchRun.BatchInfo(seq.add(BigDecimal.ONE),
+                "20240302", null, true, true)), "run-1", LocalDateTime.of(2024, 3, 2, 6, 0), List.of(), List.of()));
         List<Statement> run = new ArrayList<>();
-        run.add(dialect.stageSource(m, seq, true));
+        for (StageScope scope : StageScope.values()) {
+            run.add(dialect.stageSource(m, seq, true, scope));
+        }
         run.add(dialect.logNullSequences(m, "run-1", LocalDateTime.of(2024, 3, 2, 6, 0)));
         run.add(dialect.stageReproduced(m, seq, List.of(), true));
         run.addAll(dialect.rollback(m, Rollback.from(seq, List.of())));
-        run.add(b.classify());
-        run.add(b.count());
+        run.addAll(dialect.rollback(m, Rollback.keys(seq, true)));
+        run.addAll(b.listBatches());
+        run.addAll(b.prepare());
+        for (ApplyStatements.Derivation d : List.of(b.before(), b.derivation())) {
+            run.addAll(List.of(d.events(), d.derive(), d.counts()));
+            run.addAll(d.setAsideRegressions());
+        }
+        run.add(b.resetRegressions());
+        run.add(b.closeCurrent());
+        run.add(b.insertVersions());
         run.add(b.logRejected());
         run.add(b.archive());
-        run.add(b.closeAbsent());
-        run.add(b.merge());
-        run.add(b.deletionRecords());
         run.add(dialect.timelineCheck(m, seq));
         ModelTables tables = new ModelTables(dialect, m);
         run.add(tables.savePending(seq, null));
