@@ -20,6 +20,8 @@ public final class PostgresTestDatabase implements TestDatabase {
     public String sqlType(ColumnType type) {
         return switch (type) {
             case INTEGER -> "integer";
+            case BIGINT -> "bigint";
+            case DECIMAL -> "numeric(12, 3)";
             case VARCHAR -> "varchar(40)";
             case DATE -> "date";
             case TIMESTAMP -> "timestamp";
