@@ -30,6 +30,16 @@ public interface TestDatabase {
         return null;
     }
 
+    /**
+     * A new database holding a copy of {@code database} (made by {@link #newDatabase}, no session open on it), or
+     * null when copying is not supported (the default): fault injection then prepares every fault point's database
+     * from scratch. A database where a copy is much cheaper than replaying the runs that led there (PostgreSQL:
+     * {@code CREATE DATABASE ... TEMPLATE}) implements it.
+     */
+    default DataSource copyOf(DataSource database) {
+        return null;
+    }
+
     /** Releases the database of a finished scenario (for example drops or shuts it down). Default: nothing. */
     default void discard(DataSource database) {
     }

@@ -12,6 +12,11 @@ public final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public DataSource copyOf(DataSource database) {
+        return PostgresServer.get().copy(database);
+    }
+
+    @Override
     public void discard(DataSource database) {
         PostgresServer.get().drop(database);
     }
