@@ -657,13 +657,25 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         };
     }
 
-    private static void assertOutcome(String where, Outcome expected, Outcome actual) {
+    /**
+     * True where an open engine bug leaves rows of batches the ledger records in the pending table after a rerun
+     * with nothing to apply (see {@link #aRerunWithNothingToApplyClearsThePendingTable}); the comparison then accepts
+     * a non-empty pending table and checks everything else. Default: false. Remove the override once it is fixed.
+     */
+    protected boolean pendingLeftBehindByKnownBug() {
+        return false;
+    }
+
+    private void assertOutcome(String where, Outcome expected, Outcome actual) {
         assertThat(actual.history()).as(where + ": history").isEqualTo(expected.history());
         assertThat(actual.ledger()).as(where + ": ledger").isEqualTo(expected.ledger());
         assertThat(actual.errors()).as(where + ": error log").isEqualTo(expected.errors());
         assertThat(actual.archive()).as(where + ": archive").isEqualTo(expected.archive());
         assertThat(actual.registry()).as(where + ": column registry").isEqualTo(expected.registry());
-        assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)").isEqualTo(expected.pending());
+        if (!(pendingLeftBehindByKnownBug() && expected.pending() == 0 && actual.pending() > 0)) {
+            assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)")
+                    .isEqualTo(expected.pending());
+        }
     }
 
     private static String describe(List<String> script, int k) {

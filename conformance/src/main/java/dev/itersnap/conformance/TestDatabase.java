@@ -60,6 +60,14 @@ public interface TestDatabase {
     }
 
     /**
+     * Whether raw tables can carry an index: half the generated cases index the sequence column, so discovery is
+     * checked through an index and without one. Default: true.
+     */
+    default boolean indexes() {
+        return true;
+    }
+
+    /**
      * A key or {@code updated_at} value as the database's cast to text writes it, the way {@code dbt_scd_id} hashes
      * it (docs/semantics.md: "MD5 hex of key columns, updated_at and sequence as text"). Default: integers as digits,
      * strings as they are, timestamps as {@code 2024-03-04 08:12:33.25} (fraction without trailing zeros), dates as

@@ -60,6 +60,12 @@ final class SparkTestDatabase implements TestDatabase {
         };
     }
 
+    /** Delta tables have no indexes. */
+    @Override
+    public boolean indexes() {
+        return false;
+    }
+
     /** Delta's form of a type change (the raw tables enable type widening, see {@link #rename}). */
     @Override
     public String widenColumn(String table, String column, ColumnType type) {
