@@ -3,6 +3,8 @@ package dev.itersnap.cli;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.Dialects;
 import picocli.CommandLine.Option;
 
 import javax.sql.DataSource;
@@ -27,6 +29,11 @@ final class ConnectionOptions {
     /** Opens a pool; the caller closes it. */
     HikariDataSource open() {
         return ConnectionPool.open(jdbcUrl, user, password);
+    }
+
+    /** The chosen dialect, or the one detected from {@code dataSource}. */
+    Dialect dialect(DataSource dataSource) {
+        return dialect != null ? Dialects.named(dialect) : Dialects.detect(dataSource);
     }
 
     /** An engine on {@code dataSource} with the chosen dialect. */

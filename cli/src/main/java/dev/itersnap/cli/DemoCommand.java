@@ -4,6 +4,8 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
+import dev.itersnap.dialect.h2.H2Dialect;
+import dev.itersnap.internal.MetadataStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -126,10 +128,14 @@ public final class DemoCommand implements Callable<Integer> {
             TablePrinter.print(out, c, "SELECT customer_id, name, status, tier, dbt_valid_from, dbt_valid_to,"
                     + " dbt_change_type, changed_attributes FROM customers_history ORDER BY customer_id, dbt_valid_from");
             out.println();
-            out.println("Ledger itersnap_metadata.itersnap_ledger:");
-            TablePrinter.print(out, c, "SELECT sequence_value, run_id, source_rows, inserted_rows, updated_rows,"
-                    + " deleted_rows, rejected_rows, reproduced FROM itersnap_metadata.itersnap_ledger"
-                    + " WHERE model = ? ORDER BY sequence_value", MODEL.name());
+            MetadataStore store = MetadataStore.reading(c, new H2Dialect(), MODEL);
+            out.println("Ledger (metadata schema " + store.schemaName() + "):");
+            List<List<String>> rows = new ArrayList<>();
+            store.ledgerRows().stream().sorted(java.util.Comparator.comparing(MetadataStore.LedgerRow::sequence))
+                    .forEach(r -> rows.add(List.of(r.sequence(), r.runId(), "" + r.sourceRows(), "" + r.inserted(),
+                            "" + r.updated(), "" + r.deleted(), "" + r.rejected(), r.reproduced() ? "yes" : "")));
+            TablePrinter.print(out, List.of("sequence", "run_id", "source", "inserted", "updated", "deleted",
+                    "rejected", "reproduced"), rows, false, false, true, true, true, true, true, false);
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.itersnap.cli;
 
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.MetadataStore;
 import dev.itersnap.spi.ValueType;
 
 import java.sql.SQLException;
@@ -98,30 +99,10 @@ final class ModelInspection {
         return (nl < 0 ? message : message.substring(0, nl)).strip();
     }
 
-    /** The folded metadata schema. */
-    String metadataSchema() {
-        return sql.fold(settings.metadataSchema());
-    }
-
-    /** A metadata table, qualified and quoted. */
-    String metaTable(String table) {
-        return sql.quote(metadataSchema()) + "." + sql.id(table);
-    }
-
-    /** Whether the run has ever created the metadata table {@code table}. */
-    boolean hasMetaTable(String table) throws SQLException {
-        return sql.tableExists(metadataSchema(), sql.fold(table));
-    }
-
-    /** The sequences in the ledger, typed and in business order, mapped to their ledger text. */
-    TreeMap<Comparable<?>, String> ledgerSequences() throws SQLException {
+    /** The sequences in the model's ledger, typed and in business order, mapped to their ledger text. */
+    TreeMap<Comparable<?>, String> ledgerSequences(MetadataStore store) throws SQLException {
         TreeMap<Comparable<?>, String> out = sequenceMap();
-        if (!hasMetaTable("itersnap_ledger")) {
-            return out;
-        }
-        for (List<Object> row : sql.rows("SELECT " + sql.id("sequence_value") + " FROM " + metaTable("itersnap_ledger")
-                + " WHERE " + sql.id("model") + " = ?", settings.name())) {
-            String text = (String) row.get(0);
+        for (String text : store.ledgerSequences()) {
             out.put(typed(text), text);
         }
         return out;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.itersnap.internal.MetadataStore;
 
 import java.io.PrintWriter;
 import java.sql.SQLException;
@@ -28,8 +29,8 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
     }
 
     /** {@code from} is the replay sequence's text, or null for a full refresh. */
-    static RebuildPlan of(ModelInspection m, String operation, String from) throws SQLException {
-        TreeMap<Comparable<?>, String> applied = m.ledgerSequences();
+    static RebuildPlan of(ModelInspection m, MetadataStore store, String operation, String from) throws SQLException {
+        TreeMap<Comparable<?>, String> applied = m.ledgerSequences(store);
         TreeSet<Comparable<?>> source = m.sourceSequences();
         TreeSet<Comparable<?>> fresh = new TreeSet<>(source);
         fresh.removeAll(applied.keySet());

@@ -2,6 +2,7 @@ package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.MetadataStore;
 import dev.itersnap.core.RunResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -58,7 +59,8 @@ public final class ReplayCommand implements Callable<Integer> {
                     RebuildPlan plan;
                     try (Connection c = dataSource.getConnection()) {
                         c.setReadOnly(true);
-                        plan = RebuildPlan.of(ModelInspection.of(settings, new Sql(c)), operation, from);
+                        plan = RebuildPlan.of(ModelInspection.of(settings, new Sql(c)),
+                                MetadataStore.reading(c, connection.dialect(dataSource), settings), operation, from);
                     }
                     if (json) {
                         out.println(plan.json());

@@ -5,6 +5,10 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.MetadataStore;
+import dev.itersnap.internal.MetadataStore.ErrorCount;
+import dev.itersnap.internal.MetadataStore.LedgerRow;
+import dev.itersnap.internal.MetadataStore.RunRow;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -45,9 +49,9 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the status as one JSON object on stdout")
     private boolean json;
 
-    record Status(String model, String metadataSchema, boolean metadataExists, List<List<Object>> ledger,
-                  List<List<Object>> runs, List<List<Object>> errorsByReason, List<List<Object>> errorsBySequence,
-                  List<Object> running) {
+    record Status(String model, String metadataSchema, boolean metadataExists, List<LedgerRow> ledger,
+                  List<RunRow> runs, List<ErrorCount> errorsByReason, List<ErrorCount> errorsBySequence,
+                  RunRow running) {
     }
 
     @Override
@@ -56,7 +60,7 @@ public final class StatusCommand implements Callable<Integer> {
         Status s;
         try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
             c.setReadOnly(true);
-            s = read(settings, new Sql(c));
+            s = read(settings, c, MetadataStore.reading(c, connection.dialect(dataSource), settings));
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -68,58 +72,38 @@ public final class StatusCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private Status read(ModelSettings settings, Sql sql) throws SQLException {
-        String schema = sql.fold(settings.metadataSchema());
+    private Status read(ModelSettings settings, Connection c, MetadataStore store) throws SQLException {
         String name = settings.name();
-        if (!sql.tableExists(schema, sql.fold("itersnap_runs"))) {
-            return new Status(name, schema, false, List.of(), List.of(), List.of(), List.of(), null);
+        if (!store.exists()) {
+            return new Status(name, store.schemaName(), false, List.of(), List.of(), List.of(), List.of(), null);
         }
-        String ledgerT = sql.quote(schema) + "." + sql.id("itersnap_ledger");
-        String runsT = sql.quote(schema) + "." + sql.id("itersnap_runs");
-        String errorsT = sql.quote(schema) + "." + sql.id("itersnap_errors");
-        List<List<Object>> ledger = sql.rows("SELECT " + cols(sql, "sequence_value", "run_id", "applied_at",
-                "source_rows", "duplicate_rows", "inserted_rows", "updated_rows", "deleted_rows", "rejected_rows",
-                "reproduced") + " FROM " + ledgerT + " WHERE " + sql.id("model") + " = ?", name);
-        sortBySequence(settings, sql, ledger);
-        List<List<Object>> recent = sql.rows("SELECT " + cols(sql, "run_id", "operation", "status", "started_at",
-                "finished_at", "batches_applied", "late_batch", "replay_point", "error_message", "holder") + " FROM "
-                + runsT + " WHERE " + sql.id("model") + " = ? ORDER BY " + sql.id("started_at") + " DESC", name);
-        List<Object> running = recent.stream().filter(r -> "running".equals(r.get(2))).findFirst().orElse(null);
+        List<LedgerRow> ledger = new ArrayList<>(store.ledgerRows());
+        sortBySequence(settings, new Sql(c), ledger);
+        List<RunRow> recent = store.runs(0);
+        RunRow running = recent.stream().filter(r -> "running".equals(r.status())).findFirst().orElse(null);
         recent = recent.subList(0, Math.min(Math.max(runs, 0), recent.size()));
-        List<List<Object>> byReason = sql.rows("SELECT " + sql.id("reason") + ", COUNT(*) FROM " + errorsT + " WHERE "
-                + sql.id("model") + " = ? GROUP BY " + sql.id("reason") + " ORDER BY 2 DESC, 1", name);
-        List<List<Object>> bySequence = sql.rows("SELECT " + sql.id("sequence_value") + ", " + sql.id("reason")
-                + ", COUNT(*) FROM " + errorsT + " WHERE " + sql.id("model") + " = ? GROUP BY "
-                + sql.id("sequence_value") + ", " + sql.id("reason") + " ORDER BY 1, 2", name);
-        return new Status(name, schema, true, ledger, recent, byReason, bySequence, running);
-    }
-
-    private static String cols(Sql sql, String... names) {
-        return String.join(", ", java.util.Arrays.stream(names).map(sql::id).toList());
+        return new Status(name, store.schemaName(), true, ledger, recent, store.errorCounts(false),
+                store.errorCounts(true), running);
     }
 
     /** Ledger rows in business order when the source can be described, else in the order they were applied. */
-    private static void sortBySequence(ModelSettings settings, Sql sql, List<List<Object>> ledger) {
+    private static void sortBySequence(ModelSettings settings, Sql sql, List<LedgerRow> ledger) {
         try {
             ModelInspection m = ModelInspection.of(settings, sql);
-            ledger.sort((a, b) -> m.sequenceType.compare(m.typed((String) a.get(0)), m.typed((String) b.get(0))));
+            ledger.sort((a, b) -> m.sequenceType.compare(m.typed(a.sequence()), m.typed(b.sequence())));
         } catch (RuntimeException e) {
-            ledger.sort(Comparator.comparing(r -> String.valueOf(r.get(2))));
+            ledger.sort(Comparator.comparing(r -> String.valueOf(r.appliedAt())));
         }
     }
 
-    private static Long durationMs(List<Object> run) {
-        LocalDateTime start = time(run.get(3));
-        LocalDateTime end = time(run.get(4));
+    private static Long durationMs(RunRow run) {
+        LocalDateTime start = time(run.startedAt());
+        LocalDateTime end = time(run.finishedAt());
         return start == null || end == null ? null : Duration.between(start, end).toMillis();
     }
 
     private static LocalDateTime time(Object v) {
         return v instanceof Timestamp t ? t.toLocalDateTime() : v instanceof LocalDateTime l ? l : null;
-    }
-
-    private static long num(Object v) {
-        return v == null ? 0 : ((Number) v).longValue();
     }
 
     private static void print(PrintWriter out, Status s) {
@@ -132,17 +116,18 @@ public final class StatusCommand implements Callable<Integer> {
         if (s.running() == null) {
             out.println("lock: free according to the run log (no run has status 'running')");
         } else {
-            out.println("lock: held according to the run log by run " + s.running().get(0) + " (" + s.running().get(1)
-                    + ") of " + s.running().get(9) + " since " + Sql.text(s.running().get(3))
+            out.println("lock: held according to the run log by run " + s.running().runId() + " ("
+                    + s.running().operation() + ") of " + s.running().holder() + " since "
+                    + Sql.text(s.running().startedAt())
                     + "; a run that died without finishing also shows as running until the next run recovers it");
         }
         out.println();
         out.println("applied batches (ledger):");
         List<List<String>> rows = new ArrayList<>();
-        for (List<Object> r : s.ledger()) {
-            rows.add(java.util.Arrays.asList(Sql.text(r.get(0)), Sql.text(r.get(3)), Sql.text(r.get(4)),
-                    Sql.text(r.get(5)), Sql.text(r.get(6)), Sql.text(r.get(7)), Sql.text(r.get(8)),
-                    Boolean.TRUE.equals(r.get(9)) ? "yes" : "", Sql.text(r.get(1)), Sql.text(r.get(2))));
+        for (LedgerRow r : s.ledger()) {
+            rows.add(java.util.Arrays.asList(r.sequence(), "" + r.sourceRows(), "" + r.duplicateRows(),
+                    "" + r.inserted(), "" + r.updated(), "" + r.deleted(), "" + r.rejected(),
+                    r.reproduced() ? "yes" : "", r.runId(), Sql.text(r.appliedAt())));
         }
         TablePrinter.print(out, List.of("sequence", "source", "duplicates", "inserted", "updated", "deleted",
                         "rejected", "reproduced", "run_id", "applied_at"), rows,
@@ -150,27 +135,27 @@ public final class StatusCommand implements Callable<Integer> {
         out.println();
         out.println("recent runs (newest first):");
         rows = new ArrayList<>();
-        for (List<Object> r : s.runs()) {
+        for (RunRow r : s.runs()) {
             Long ms = durationMs(r);
-            rows.add(java.util.Arrays.asList(Sql.text(r.get(0)), Sql.text(r.get(1)), Sql.text(r.get(2)),
-                    Sql.text(r.get(3)), ms == null ? null : ms + " ms", Sql.text(r.get(5)),
-                    Boolean.TRUE.equals(r.get(6)) ? "yes" : "", Sql.text(r.get(7)), Sql.text(r.get(8))));
+            rows.add(java.util.Arrays.asList(r.runId(), r.operation(), r.status(), Sql.text(r.startedAt()),
+                    ms == null ? null : ms + " ms", Sql.text(r.batchesApplied()),
+                    Boolean.TRUE.equals(r.lateBatch()) ? "yes" : "", r.replayPoint(), r.errorMessage()));
         }
         TablePrinter.print(out, List.of("run_id", "operation", "status", "started_at", "duration", "batches", "late",
                 "replay_point", "error"), rows, false, false, false, false, true, true, false, false, false);
         out.println();
         out.println("rows set aside (error log) by reason:");
         rows = new ArrayList<>();
-        for (List<Object> r : s.errorsByReason()) {
-            rows.add(List.of(Sql.text(r.get(0)), Sql.text(r.get(1))));
+        for (ErrorCount r : s.errorsByReason()) {
+            rows.add(List.of(r.reason(), "" + r.rows()));
         }
         TablePrinter.print(out, List.of("reason", "rows"), rows, false, true);
         if (!s.errorsBySequence().isEmpty()) {
             out.println();
             out.println("rows set aside by batch:");
             rows = new ArrayList<>();
-            for (List<Object> r : s.errorsBySequence()) {
-                rows.add(java.util.Arrays.asList(Sql.text(r.get(0)), Sql.text(r.get(1)), Sql.text(r.get(2))));
+            for (ErrorCount r : s.errorsBySequence()) {
+                rows.add(java.util.Arrays.asList(r.sequence(), r.reason(), "" + r.rows()));
             }
             TablePrinter.print(out, List.of("sequence", "reason", "rows"), rows, false, false, true);
         }
@@ -183,35 +168,33 @@ public final class StatusCommand implements Callable<Integer> {
         ObjectNode lock = o.putObject("lock");
         lock.put("held", s.running() != null).put("according_to", "run log");
         if (s.running() != null) {
-            lock.put("run_id", Sql.text(s.running().get(0))).put("operation", Sql.text(s.running().get(1)))
-                    .put("holder", Sql.text(s.running().get(9))).put("since", Sql.text(s.running().get(3)));
+            lock.put("run_id", s.running().runId()).put("operation", s.running().operation())
+                    .put("holder", s.running().holder()).put("since", Sql.text(s.running().startedAt()));
         }
         ArrayNode ledger = o.putArray("ledger");
-        for (List<Object> r : s.ledger()) {
-            ledger.addObject().put("sequence", Sql.text(r.get(0))).put("run_id", Sql.text(r.get(1)))
-                    .put("applied_at", Sql.text(r.get(2))).put("source_rows", num(r.get(3)))
-                    .put("duplicate_rows", num(r.get(4))).put("inserted", num(r.get(5))).put("updated", num(r.get(6)))
-                    .put("deleted", num(r.get(7))).put("rejected", num(r.get(8)))
-                    .put("reproduced", Boolean.TRUE.equals(r.get(9)));
+        for (LedgerRow r : s.ledger()) {
+            ledger.addObject().put("sequence", r.sequence()).put("run_id", r.runId())
+                    .put("applied_at", Sql.text(r.appliedAt())).put("source_rows", r.sourceRows())
+                    .put("duplicate_rows", r.duplicateRows()).put("inserted", r.inserted())
+                    .put("updated", r.updated()).put("deleted", r.deleted()).put("rejected", r.rejected())
+                    .put("reproduced", r.reproduced());
         }
         ArrayNode runs = o.putArray("runs");
-        for (List<Object> r : s.runs()) {
-            ObjectNode run = runs.addObject().put("run_id", Sql.text(r.get(0))).put("operation", Sql.text(r.get(1)))
-                    .put("status", Sql.text(r.get(2))).put("started_at", Sql.text(r.get(3)))
-                    .put("finished_at", Sql.text(r.get(4))).put("duration_ms", durationMs(r));
-            run.put("batches_applied", r.get(5) == null ? null : num(r.get(5)));
-            run.put("late_batch", r.get(6) == null ? null : Boolean.TRUE.equals(r.get(6)));
-            run.put("replay_point", Sql.text(r.get(7))).put("error", Sql.text(r.get(8)))
-                    .put("holder", Sql.text(r.get(9)));
+        for (RunRow r : s.runs()) {
+            ObjectNode run = runs.addObject().put("run_id", r.runId()).put("operation", r.operation())
+                    .put("status", r.status()).put("started_at", Sql.text(r.startedAt()))
+                    .put("finished_at", Sql.text(r.finishedAt())).put("duration_ms", durationMs(r));
+            run.put("batches_applied", r.batchesApplied());
+            run.put("late_batch", r.lateBatch());
+            run.put("replay_point", r.replayPoint()).put("error", r.errorMessage()).put("holder", r.holder());
         }
         ArrayNode byReason = o.putArray("errors_by_reason");
-        for (List<Object> r : s.errorsByReason()) {
-            byReason.addObject().put("reason", Sql.text(r.get(0))).put("rows", num(r.get(1)));
+        for (ErrorCount r : s.errorsByReason()) {
+            byReason.addObject().put("reason", r.reason()).put("rows", r.rows());
         }
         ArrayNode bySeq = o.putArray("errors_by_sequence");
-        for (List<Object> r : s.errorsBySequence()) {
-            bySeq.addObject().put("sequence", Sql.text(r.get(0))).put("reason", Sql.text(r.get(1)))
-                    .put("rows", num(r.get(2)));
+        for (ErrorCount r : s.errorsBySequence()) {
+            bySeq.addObject().put("sequence", r.sequence()).put("reason", r.reason()).put("rows", r.rows());
         }
         try {
             return mapper.writeValueAsString(o);

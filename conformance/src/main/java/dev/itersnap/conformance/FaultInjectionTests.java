@@ -516,7 +516,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         ModelSettings m = t.model();
         FaultInjectingDataSource counting = new FaultInjectingDataSource(clean.dataSource());
         IterativeSnapshot countingEngine = clean.engine(counting.dataSource(), null);
-        boolean transactional = countingEngine.dialect().transactionalDml();
+        boolean transactional = countingEngine.dialect().capabilities().transactionalDml();
         counting.failAt(0);
         perform(countingEngine, t);
         List<String> script = counting.statements();

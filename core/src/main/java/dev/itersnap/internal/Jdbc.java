@@ -2,17 +2,24 @@ package dev.itersnap.internal;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
 
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.UnaryOperator;
 
 /**
- * Executes the engine's statements on the run's connection. Every failure becomes an {@link ItersnapException}
- * naming the model, the step and the statement. Values are always bound.
+ * Runs statement values on one JDBC connection. Every failure becomes an {@link ItersnapException} naming the model,
+ * the statement's step and its text. Values are always bound (by {@link Statement#prepare}).
  */
 final class Jdbc {
     interface Row<T> {
@@ -31,28 +38,30 @@ final class Jdbc {
         return connection;
     }
 
-    int update(String step, String sql, Object... binds) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
-            bind(ps, binds);
+    int update(Statement s) {
+        try (PreparedStatement ps = s.prepare(connection)) {
             return ps.executeUpdate();
         } catch (SQLException e) {
-            throw failure(step, sql, e);
+            throw failure(s.step(), s.sql(), e);
         }
     }
 
+    void updateAll(List<Statement> statements) {
+        statements.forEach(this::update);
+    }
+
     /** Like {@link #query}, reading at most the first row. */
-    <T> List<T> queryFirst(String step, String sql, Row<T> row, Object... binds) {
-        return query(step, sql, 1, row, binds);
+    <T> List<T> queryFirst(Statement s, Row<T> row) {
+        return query(s, 1, row);
     }
 
-    <T> List<T> query(String step, String sql, Row<T> row, Object... binds) {
-        return query(step, sql, 0, row, binds);
+    <T> List<T> query(Statement s, Row<T> row) {
+        return query(s, 0, row);
     }
 
-    private <T> List<T> query(String step, String sql, int maxRows, Row<T> row, Object... binds) {
-        try (PreparedStatement ps = connection.prepareStatement(sql)) {
+    private <T> List<T> query(Statement s, int maxRows, Row<T> row) {
+        try (PreparedStatement ps = s.prepare(connection)) {
             ps.setMaxRows(maxRows);
-            bind(ps, binds);
             List<T> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
@@ -61,8 +70,42 @@ final class Jdbc {
             }
             return out;
         } catch (SQLException e) {
-            throw failure(step, sql, e);
+            throw failure(s.step(), s.sql(), e);
         }
+    }
+
+    /** The columns of a query's result ({@code Dialect.describe}), as JDBC metadata reports them. */
+    List<SourceColumn> describe(Statement s) throws SQLException {
+        try (PreparedStatement ps = s.prepare(connection); ResultSet rs = ps.executeQuery()) {
+            ResultSetMetaData md = rs.getMetaData();
+            List<SourceColumn> out = new ArrayList<>();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                out.add(new SourceColumn(md.getColumnLabel(i), md.getColumnType(i), md.getColumnTypeName(i),
+                        md.getPrecision(i), md.getScale(i)));
+            }
+            return out;
+        }
+    }
+
+    /** Whether a table exists, by JDBC metadata (names already folded). */
+    boolean tableExists(TableName table) throws SQLException {
+        String schema = table.schema() != null ? table.schema() : connection.getSchema();
+        String catalog = table.parts().size() == 3 ? table.parts().get(0) : null;
+        try (ResultSet rs = connection.getMetaData().getTables(catalog, schema, table.table(), null)) {
+            return rs.next();
+        }
+    }
+
+    /** How the database folds unquoted identifiers. */
+    static UnaryOperator<String> folding(Connection c) throws SQLException {
+        DatabaseMetaData md = c.getMetaData();
+        if (md.storesUpperCaseIdentifiers()) {
+            return s -> s.toUpperCase(Locale.ROOT);
+        }
+        if (md.storesLowerCaseIdentifiers()) {
+            return s -> s.toLowerCase(Locale.ROOT);
+        }
+        return s -> s;
     }
 
     void commit(String step) {
@@ -104,11 +147,5 @@ final class Jdbc {
             line = line.substring(0, line.length() - 1).strip();
         }
         return line;
-    }
-
-    private static void bind(PreparedStatement ps, Object[] binds) throws SQLException {
-        for (int i = 0; i < binds.length; i++) {
-            ps.setObject(i + 1, binds[i]);
-        }
     }
 }

@@ -4,17 +4,13 @@ import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.Relation;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
 
-import java.sql.Connection;
-import java.sql.DatabaseMetaData;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -34,19 +30,8 @@ final class ModelResolver {
     private ModelResolver() {
     }
 
-    static UnaryOperator<String> folding(Connection c) throws SQLException {
-        DatabaseMetaData md = c.getMetaData();
-        if (md.storesUpperCaseIdentifiers()) {
-            return s -> s.toUpperCase(Locale.ROOT);
-        }
-        if (md.storesLowerCaseIdentifiers()) {
-            return s -> s.toLowerCase(Locale.ROOT);
-        }
-        return s -> s;
-    }
-
-    static Resolution resolve(Connection c, Dialect d, ModelSettings s) throws SQLException {
-        return withTables(c, d, resolveSource(c, d, s));
+    static Resolution resolve(Jdbc jdbc, Dialect d, ModelSettings s) throws SQLException {
+        return withTables(jdbc, d, resolveSource(jdbc, d, s));
     }
 
     /**
@@ -55,9 +40,9 @@ final class ModelResolver {
      * the archive hold. A run resolves the source once, before it takes the lock, and the tables under the lock
      * (another run may have created or changed them meanwhile).
      */
-    static ResolvedModel resolveSource(Connection c, Dialect d, ModelSettings s) throws SQLException {
-        UnaryOperator<String> fold = folding(c);
-        List<SourceColumn> source = describe(c, "SELECT * FROM (" + s.source() + ") s WHERE 1 = 0", "source", s);
+    static ResolvedModel resolveSource(Jdbc jdbc, Dialect d, ModelSettings s) throws SQLException {
+        UnaryOperator<String> fold = Jdbc.folding(jdbc.connection());
+        List<SourceColumn> source = describe(jdbc, d.describe(Relation.query(s.source())), "source", s);
         for (SourceColumn col : source) {
             if (!IDENTIFIER.matcher(col.name()).matches()) {
                 throw invalid(s, "source column '" + col.name() + "' is not a plain identifier; alias it in the source"
@@ -79,13 +64,13 @@ final class ModelResolver {
                     + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
         }
         if (s.deleteWhen() != null) {
-            String probe = "SELECT 1 FROM (" + s.source() + ") s WHERE (" + s.deleteWhen() + ") AND 1 = 0";
-            try (Statement st = c.createStatement()) {
-                st.executeQuery(probe).close();
+            Statement probe = d.describe(Relation.query(s.source()).where(s.deleteWhen()));
+            try {
+                jdbc.describe(probe);
             } catch (SQLException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + s.name() + "': setting "
                         + "'delete_when' is not a valid predicate over the source rows: "
-                        + Jdbc.firstLine(e.getMessage()), "resolve", probe, e);
+                        + Jdbc.firstLine(e.getMessage()), "resolve", probe.sql(), e);
             }
         }
         List<String> tracked = new ArrayList<>();
@@ -111,21 +96,17 @@ final class ModelResolver {
                 }
             }
         }
-        TableName target = new TableName(s.target().parts().stream().map(fold).toList());
-        String metaSchema = fold.apply(s.metadataSchema());
-        TableName stage = new TableName(List.of(metaSchema, fold.apply("itersnap_stage_" + s.name())));
-        TableName work = new TableName(List.of(metaSchema, fold.apply("itersnap_work_" + s.name())));
-        return new ResolvedModel(s, fold, target, metaSchema, stage, work, source, List.of(), keys, updatedAt,
-                sequenceBy, tracked, meta, seqCol, column(source, updatedAt));
+        return ResolvedModel.builder(s, fold).sourceColumns(source).keys(keys).updatedAt(updatedAt)
+                .sequenceBy(sequenceBy).tracked(tracked).meta(meta).build();
     }
 
     /** Adds the columns of the history and the archive (null when missing) to a model from {@link #resolveSource}. */
-    static Resolution withTables(Connection c, Dialect d, ResolvedModel m) throws SQLException {
+    static Resolution withTables(Jdbc jdbc, Dialect d, ResolvedModel m) throws SQLException {
         ModelSettings s = m.settings();
         List<SourceColumn> targetColumns = null;
         List<String> historyOnly = new ArrayList<>();
-        if (d.tableExists(c, m.target())) {
-            targetColumns = describe(c, "SELECT * FROM " + qualified(d, m.target()) + " WHERE 1 = 0", "target", s);
+        if (jdbc.tableExists(m.target())) {
+            targetColumns = describe(jdbc, d.describe(Relation.table(m.target())), "target", s);
             for (SourceColumn tc : targetColumns) {
                 boolean isMeta = m.meta().asMap().values().stream().anyMatch(mc -> mc.equalsIgnoreCase(tc.name()));
                 if (!isMeta && column(m.sourceColumns(), tc.name()) == null) {
@@ -133,18 +114,12 @@ final class ModelResolver {
                 }
             }
         }
-        ResolvedModel full = new ResolvedModel(s, m.fold(), m.target(), m.metadataSchema(), m.stage(), m.work(),
-                m.sourceColumns(), historyOnly, m.keys(), m.updatedAt(), m.sequenceBy(), m.tracked(), m.meta(),
-                m.sequenceColumn(), m.updatedAtColumn());
-        List<SourceColumn> archiveColumns = d.tableExists(c, full.archive())
-                ? describe(c, "SELECT * FROM " + qualified(d, full.archive()) + " WHERE 1 = 0", "archive", s) : null;
-        List<SourceColumn> pendingColumns = !d.transactionalDml() && d.tableExists(c, full.pending())
-                ? describe(c, "SELECT * FROM " + qualified(d, full.pending()) + " WHERE 1 = 0", "pending", s) : null;
+        ResolvedModel full = m.toBuilder().historyOnly(historyOnly).build();
+        List<SourceColumn> archiveColumns = jdbc.tableExists(full.archive())
+                ? describe(jdbc, d.describe(Relation.table(full.archive())), "archive", s) : null;
+        List<SourceColumn> pendingColumns = !d.capabilities().transactionalDml() && jdbc.tableExists(full.pending())
+                ? describe(jdbc, d.describe(Relation.table(full.pending())), "pending", s) : null;
         return new Resolution(full, targetColumns, archiveColumns, pendingColumns);
-    }
-
-    static String qualified(Dialect d, TableName t) {
-        return String.join(".", t.parts().stream().map(d::quote).toList());
     }
 
     private static ColumnNames foldMeta(ColumnNames n, UnaryOperator<String> fold) {
@@ -153,19 +128,13 @@ final class ModelResolver {
         return ColumnNames.withOverrides(m);
     }
 
-    private static List<SourceColumn> describe(Connection c, String sql, String what, ModelSettings s) {
-        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
-            ResultSetMetaData md = rs.getMetaData();
-            List<SourceColumn> out = new ArrayList<>();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                out.add(new SourceColumn(md.getColumnLabel(i), md.getColumnType(i), md.getColumnTypeName(i),
-                        md.getPrecision(i), md.getScale(i)));
-            }
-            return out;
+    private static List<SourceColumn> describe(Jdbc jdbc, Statement query, String what, ModelSettings s) {
+        try {
+            return jdbc.describe(query);
         } catch (SQLException e) {
             throw new ItersnapException(what.equals("source") ? ErrorCode.INVALID_SOURCE : ErrorCode.DATABASE_ERROR,
                     "model '" + s.name() + "': cannot read the " + what + (what.equals("source") ? " query" : " table")
-                            + ": " + Jdbc.firstLine(e.getMessage()), "resolve", sql, e);
+                            + ": " + Jdbc.firstLine(e.getMessage()), "resolve", query.sql(), e);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Statement;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -26,7 +27,7 @@ public final class PointInTime {
 
     public String sql(AsOf asOf) {
         try (Connection c = dataSource.getConnection()) {
-            return sql(c, asOf);
+            return query(new Jdbc(c, settings.name()), asOf).sql();
         } catch (SQLException e) {
             throw new Jdbc(null, settings.name()).failure("point in time", null, e);
         }
@@ -35,20 +36,20 @@ public final class PointInTime {
     public String createView(AsOf asOf, String view) {
         TableName name = TableName.parse("view", view);
         try (Connection c = dataSource.getConnection()) {
-            String query = sql(c, asOf);
-            ModelResolver.Resolution r = ModelResolver.resolve(c, dialect, settings);
-            TableName folded = new TableName(name.parts().stream().map(r.model().fold()).toList());
-            String ddl = "CREATE VIEW " + ModelResolver.qualified(dialect, folded) + " AS " + query;
+            Jdbc jdbc = new Jdbc(c, settings.name());
+            Statement query = query(jdbc, asOf);
+            TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c)).toList());
+            Statement ddl = dialect.createView(folded, query);
             c.setAutoCommit(true);
-            new Jdbc(c, settings.name()).update("create view", ddl);
-            return ddl;
+            jdbc.update(ddl);
+            return ddl.sql();
         } catch (SQLException e) {
             throw new Jdbc(null, settings.name()).failure("create view", null, e);
         }
     }
 
-    private String sql(Connection c, AsOf asOf) throws SQLException {
-        ModelResolver.Resolution r = ModelResolver.resolve(c, dialect, settings);
+    private Statement query(Jdbc jdbc, AsOf asOf) throws SQLException {
+        ModelResolver.Resolution r = ModelResolver.resolve(jdbc, dialect, settings);
         ResolvedModel m = r.model();
         if (r.targetColumns() == null) {
             throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target "
@@ -56,8 +57,7 @@ public final class PointInTime {
         }
         boolean bySequence = asOf instanceof AsOf.Sequence;
         try {
-            String literal = dialect.literal(bySequence ? m.sequenceColumn() : m.updatedAtColumn(), asOf.value());
-            return dialect.asOf(m, bySequence, literal);
+            return dialect.asOf(m, asOf);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot read "
                     + asOf.value() + " as " + (bySequence ? "a sequence (sequence_by '" + m.sequenceBy() + "')"

@@ -52,33 +52,34 @@ public final class SnapshotEngine {
     private RunResult execute(SnapshotRun.Operation operation, Object replayFrom) {
         long start = System.nanoTime();
         String runId = UUID.randomUUID().toString();
-        RunLog log = null;
+        MetadataStore log = null;
         boolean started = false;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             Jdbc jdbc = new Jdbc(c, settings.name());
             try {
                 // the source once, before the lock; the history and archive under it (SnapshotRun)
-                ResolvedModel pre = ModelResolver.resolveSource(c, dialect, settings);
-                createMetadata(jdbc, pre);
-                log = new RunLog(jdbc, pre, new SqlNames(dialect, pre));
-                try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), log::describeRunning)) {
+                ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
+                MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
+                store.create();
+                log = store;
+                try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), store::describeRunning)) {
                     // without transactional DML every statement is its own commit; crash safety comes from the
                     // ledger (recovery) and the pending table instead
-                    c.setAutoCommit(!dialect.transactionalDml());
-                    log.started(runId, operation.label());
+                    c.setAutoCommit(!dialect.capabilities().transactionalDml());
+                    store.started(runId, operation.label(), settings.logic());
                     started = true;
                     listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
                     if (logicChange == LogicChange.REFUSE) {
-                        refuseLogicChange(log, runId);
+                        refuseLogicChange(store, runId);
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
-                            log.previousStatus(runId), lock, pre);
+                            store.previousStatus(runId), lock, pre, store);
                     RunResult result = run.execute();
                     result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
                             result.replayPoint(), result.timelineViolations(),
                             Duration.ofNanos(System.nanoTime() - start));
-                    log.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
+                    store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
                             run.replayPointText(), null);
                     listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
                     return result;
@@ -105,7 +106,7 @@ public final class SnapshotEngine {
      * Stops the run when the model's logic differs from the last successful run's (replays and full refreshes
      * rebuild with the new logic on purpose, so they never get here).
      */
-    private void refuseLogicChange(RunLog log, String runId) {
+    private void refuseLogicChange(MetadataStore log, String runId) {
         String[] last = log.lastSuccessfulLogic(runId);
         String now = settings.logic();
         if (last == null || last[2].equals(now)) {
@@ -133,29 +134,18 @@ public final class SnapshotEngine {
      * Records a failed run in the run log (best effort): updates the run's row, or, for a run that failed before it
      * held the lock (for example a lock timeout), adds one.
      */
-    private static void recordFailure(RunLog log, String runId, SnapshotRun.Operation operation, boolean started,
-                                      ItersnapException error) {
+    private void recordFailure(MetadataStore log, String runId, SnapshotRun.Operation operation, boolean started,
+                               ItersnapException error) {
         if (log == null) {
             return; // the metadata tables may not exist: nothing to record in
         }
         try {
             if (!started) {
-                log.started(runId, operation.label());
+                log.started(runId, operation.label(), settings.logic());
             }
             log.finished(runId, "failed", 0, false, null, error.getMessage());
         } catch (RuntimeException ignored) {
             // the run's own failure is what matters; a stale 'running' row triggers recovery next time
-        }
-    }
-
-    private void createMetadata(Jdbc jdbc, ResolvedModel m) {
-        for (String sql : dialect.createMetadata(m)) {
-            try {
-                jdbc.update("create metadata", sql);
-            } catch (ItersnapException e) {
-                // two first runs may race on CREATE ... IF NOT EXISTS; the second attempt sees the object
-                jdbc.update("create metadata", sql);
-            }
         }
     }
 

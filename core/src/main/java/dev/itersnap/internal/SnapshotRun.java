@@ -7,9 +7,12 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
 
 import java.sql.SQLException;
@@ -24,8 +27,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One run of one model under its lock, step by step as SPEC §4 describes: recover, discover, detect, prepare, stage,
- * roll back, apply, check. Single use.
+ * One run of one model under its lock, step by step: resolve, recover, discover, detect, prepare, stage, roll back,
+ * apply, check. Every statement comes from the dialect, the model's tables or the metadata store. Single use.
  */
 final class SnapshotRun {
     enum Operation {
@@ -63,14 +66,18 @@ final class SnapshotRun {
     private final Map<Seq, String> pending = new java.util.HashMap<>();
     /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
     private boolean pendingUsed;
-    private SqlNames n;
-    private Ledger ledger;
+    private ModelTables tables;
+    private final MetadataStore store;
+    private final boolean transactional;
     private final ModelLock lock;
     private Seq replayPoint;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
-                Operation operation, Object replayFrom, String previousStatus, ModelLock lock, ResolvedModel sourceModel) {
+                Operation operation, Object replayFrom, String previousStatus, ModelLock lock, ResolvedModel sourceModel,
+                MetadataStore store) {
         this.lock = lock;
+        this.store = store;
+        this.transactional = dialect.capabilities().transactionalDml();
         this.sourceModel = sourceModel;
         this.jdbc = jdbc;
         this.dialect = dialect;
@@ -90,7 +97,7 @@ final class SnapshotRun {
     RunResult execute() {
         resolve();
         recover();
-        TreeMap<Seq, Ledger.Entry> applied = ledger.read(m.sequenceType());
+        TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m.sequenceType());
         Discovery source = discover();
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
@@ -115,7 +122,7 @@ final class SnapshotRun {
         }
         stage(first, source.nullSequence(), reproduced, introduced, applied);
         if (replayPoint != null) {
-            rollBack(applied, source, introduced);
+            rollBack(applied, introduced);
         }
         List<BatchResult> results = apply(batches, reproduced, applied, introduced);
         long violations = check(first);
@@ -127,7 +134,7 @@ final class SnapshotRun {
 
     private void resolve() {
         try {
-            ModelResolver.Resolution r = ModelResolver.withTables(jdbc.connection(), dialect, sourceModel);
+            ModelResolver.Resolution r = ModelResolver.withTables(jdbc, dialect, sourceModel);
             m = r.model();
             targetColumns = r.targetColumns();
             archiveColumns = r.archiveColumns();
@@ -140,8 +147,7 @@ final class SnapshotRun {
                     + "'updated_at' column '" + m.updatedAt() + "' has type " + m.updatedAtColumn().typeName()
                     + ", which is not a DATE, TIMESTAMP, number or string type");
         }
-        n = new SqlNames(dialect, m);
-        ledger = new Ledger(jdbc, m, n);
+        tables = new ModelTables(dialect, m);
     }
 
     /**
@@ -149,16 +155,14 @@ final class SnapshotRun {
      * only when the previous run did not finish, or when the database has no transactional DML.
      */
     private void recover() {
-        boolean needed = dialect.transactionalDml() ? "running".equals(previousStatus)
-                : !"success".equals(previousStatus);
+        boolean needed = transactional ? "running".equals(previousStatus) : !"success".equals(previousStatus);
         if (targetColumns == null || !needed) {
             return;
         }
-        TreeSet<Seq> recorded = new TreeSet<>(ledger.read(m.sequenceType()).keySet());
+        TreeSet<Seq> recorded = new TreeSet<>(store.ledger(m.sequenceType()).keySet());
         TreeSet<Seq> inHistory = new TreeSet<>();
         for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
-            jdbc.query("recover", "SELECT DISTINCT " + n.q(column) + " FROM " + n.table(m.target()) + " WHERE "
-                    + n.q(column) + " IS NOT NULL", rs -> inHistory.add(new Seq(m.sequenceType(),
+            jdbc.query(tables.historySequences(column), rs -> inHistory.add(new Seq(m.sequenceType(),
                     m.sequenceType().read(rs, 1))));
         }
         inHistory.removeAll(recorded);
@@ -167,58 +171,50 @@ final class SnapshotRun {
             // written but not recorded, above every recorded one: the replay's own roll back undoes it
             Seq from = inHistory.first();
             List<String> reset = new ArrayList<>();
-            ledger.columns().values().forEach(c -> {
+            store.columns().values().forEach(c -> {
                 if (c.introducedText() != null
                         && Seq.parse(m.sequenceType(), c.introducedText()).compareTo(from) >= 0) {
                     reset.add(c.name());
                 }
             });
-            for (String sql : dialect.rollback(m, reset)) {
-                if (sql.contains("?")) {
-                    jdbc.update("recover", sql, from.value());
-                } else {
-                    jdbc.update("recover", sql);
-                }
-            }
+            recoverBy(Rollback.from(from.value(), reset)); // the archive's rows from there on go with it
         } else {
             for (Seq s : inHistory.descendingSet()) {
-                jdbc.update("recover", "DELETE FROM " + n.table(m.target()) + " WHERE " + n.q(m.meta().openedSeq())
-                        + " = ?", s.value());
-                jdbc.update("recover", "UPDATE " + n.table(m.target()) + " SET " + n.q(m.meta().validTo())
-                        + " = NULL, " + n.q(m.meta().changeType()) + " = 'insert', "
-                        + n.q(m.meta().changedAttributes()) + " = NULL, " + n.q(m.meta().closedSeq())
-                        + " = NULL WHERE " + n.q(m.meta().closedSeq()) + " = ?", s.value());
+                recoverBy(Rollback.batch(s.value()));
             }
         }
         if (archiveColumns != null) {
             TreeSet<Seq> archived = new TreeSet<>();
-            jdbc.query("recover", "SELECT DISTINCT " + n.q(m.sequenceBy()) + " FROM " + n.table(m.archive()), rs ->
+            jdbc.query(tables.archivedSequences(), rs ->
                     archived.add(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1))));
             archived.removeAll(recorded);
+            archived.removeAll(inHistory); // already undone with their batch
             for (Seq s : archived) {
-                jdbc.update("recover", "DELETE FROM " + n.table(m.archive()) + " WHERE " + n.q(m.sequenceBy())
-                        + " = ?", s.value());
+                recoverBy(Rollback.archived(s.value()));
             }
         }
         // set-aside rows logged for a batch that was never recorded (its replay logs them again)
         List<Seq> logged = new ArrayList<>();
-        for (String text : ledger.loggedSequences()) {
+        for (String text : store.loggedSequences()) {
             Seq s = Seq.parse(m.sequenceType(), text);
             if (!recorded.contains(s)) {
                 logged.add(s);
             }
         }
         if (!logged.isEmpty()) {
-            ledger.forget(logged);
+            store.forget(logged);
         }
         jdbc.commit("recover");
+    }
+
+    private void recoverBy(Rollback r) {
+        dialect.rollback(m, r).forEach(s -> jdbc.update(s.inStep("recover")));
     }
 
     /** Step 3: the sequences present in the source. */
     private Discovery discover() {
         if (pendingColumns != null) {
-            jdbc.query("discover", "SELECT DISTINCT " + n.q(m.sequenceBy()) + ", " + n.q(m.id(
-                    dev.itersnap.spi.AbstractSqlDialect.DELTIME)) + " FROM " + n.table(m.pending()), rs -> {
+            jdbc.query(tables.pendingBatches(), rs -> {
                         pending.put(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1)), rs.getString(2));
                         return null;
                     });
@@ -226,7 +222,7 @@ final class SnapshotRun {
         }
         TreeSet<Seq> seqs = new TreeSet<>();
         boolean[] nulls = {false};
-        jdbc.query("discover", dialect.discoverSequences(m), rs -> {
+        jdbc.query(dialect.discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
@@ -239,7 +235,7 @@ final class SnapshotRun {
     }
 
     /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */
-    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, Ledger.Entry> applied, Discovery source) {
+    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
         Seq point = null;
         if (operation == Operation.REPLAY) {
             try {
@@ -277,15 +273,13 @@ final class SnapshotRun {
         List<String> added = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         if (targetColumns == null) {
-            for (String sql : dialect.createHistory(m)) {
-                jdbc.update("create history table", sql);
-            }
+            dialect.createTable(tables.history()).forEach(s -> jdbc.update(s.inStep("create history table")));
         } else {
             requireBookkeeping();
             for (SourceColumn src : m.sourceColumns()) {
                 SourceColumn existing = column(targetColumns, src.name());
                 if (existing == null) {
-                    jdbc.update("add column", dialect.addColumn(m, m.target(), src));
+                    jdbc.update(dialect.addColumn(m.target(), src));
                     added.add(src.name());
                 } else if (widen(m.target(), existing, src)) {
                     // the meta columns typed after sequence_by / updated_at follow them
@@ -294,50 +288,33 @@ final class SnapshotRun {
                             : src.name().equals(m.updatedAt())
                             ? List.of(m.meta().updatedAt(), m.meta().validFrom(), m.meta().validTo()) : List.of();
                     for (String meta : followers) {
-                        jdbc.update("widen column", dialect.widenColumn(m.target(), meta, src));
+                        jdbc.update(dialect.widenColumn(m.target(), meta, src).inStep("widen column"));
                     }
                 }
             }
         }
-        if (archiveColumns == null || (!dialect.transactionalDml() && pendingColumns == null)) {
-            for (String sql : dialect.createArchive(m)) {
-                jdbc.update("create archive", sql);
+        if (archiveColumns == null || (!transactional && pendingColumns == null)) {
+            List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(dialect.createTable(tables.archive()));
+            if (!transactional) {
+                ddl.addAll(dialect.createTable(tables.pending()));
             }
+            ddl.forEach(s -> jdbc.update(s.inStep("create archive")));
         }
-        if (archiveColumns != null) {
-            for (SourceColumn src : m.sourceColumns()) {
-                SourceColumn existing = column(archiveColumns, src.name());
-                if (existing == null) {
-                    jdbc.update("add column", dialect.addColumn(m, m.archive(), src));
-                } else {
-                    widen(m.archive(), existing, src);
-                }
-            }
-        }
-        if (pendingColumns != null) {
-            for (SourceColumn src : m.sourceColumns()) {
-                SourceColumn existing = column(pendingColumns, src.name());
-                if (existing == null) {
-                    jdbc.update("add column", dialect.addColumn(m, m.pending(), src));
-                } else {
-                    widen(m.pending(), existing, src);
-                }
-            }
-        }
-        for (String sql : dialect.createScratch(m)) {
-            jdbc.update("create scratch tables", sql);
-        }
+        evolve(m.archive(), archiveColumns);
+        evolve(m.pending(), pendingColumns);
+        dialect.createTable(tables.stage()).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
+        dialect.createTable(tables.work()).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
         jdbc.commit("prepare");
-        Map<String, Ledger.Column> registry = ledger.columns();
+        Map<String, MetadataStore.Column> registry = store.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
         // An empty registry means the history was created by a run that stopped before registering its columns:
         // every column the history already had is there from the start.
         boolean adopt = registry.isEmpty();
         for (SourceColumn src : m.sourceColumns()) {
-            Ledger.Column known = registry.get(src.name());
+            MetadataStore.Column known = registry.get(src.name());
             if (known == null) {
                 boolean fromStart = targetColumns == null || (adopt && !added.contains(src.name()));
-                ledger.registerColumn(src.name(), fromStart ? null : firstBatch.text());
+                store.registerColumn(src.name(), fromStart ? null : firstBatch.text());
                 if (!fromStart) {
                     introduced.put(src.name(), firstBatch);
                     if (!added.contains(src.name())) {
@@ -348,7 +325,7 @@ final class SnapshotRun {
                 if (!known.inSource()) {
                     // a column that comes back is compared again from the batch it returns with (only a column
                     // that first appears is filled in place; see docs/semantics.md)
-                    ledger.markInSource(src.name(), true);
+                    store.markInSource(src.name(), true);
                     added.add(src.name());
                 }
                 if (known.introducedText() != null) {
@@ -356,9 +333,9 @@ final class SnapshotRun {
                 }
             }
         }
-        for (Ledger.Column known : registry.values()) {
+        for (MetadataStore.Column known : registry.values()) {
             if (known.inSource() && m.sourceColumn(known.name()) == null) {
-                ledger.markInSource(known.name(), false);
+                store.markInSource(known.name(), false);
                 missing.add(known.name());
             }
         }
@@ -367,6 +344,21 @@ final class SnapshotRun {
             listener.onEvent(new SnapshotEvent.SchemaChange(settings.name(), runId, added, missing));
         }
         return introduced;
+    }
+
+    /** Adds the source's new columns to a working table that exists ({@code columns} non-null), widens changed ones. */
+    private void evolve(TableName table, List<SourceColumn> columns) {
+        if (columns == null) {
+            return;
+        }
+        for (SourceColumn src : m.sourceColumns()) {
+            SourceColumn existing = column(columns, src.name());
+            if (existing == null) {
+                jdbc.update(dialect.addColumn(table, src));
+            } else {
+                widen(table, existing, src);
+            }
+        }
     }
 
     private void requireBookkeeping() {
@@ -393,7 +385,7 @@ final class SnapshotRun {
      * Widens a column of {@code table} whose source type changed; true when it did. A narrower source type needs
      * nothing; a change that cannot be widened stops the run naming the column and both types.
      */
-    private boolean widen(dev.itersnap.core.TableName table, SourceColumn existing, SourceColumn src) {
+    private boolean widen(TableName table, SourceColumn existing, SourceColumn src) {
         if (dialect.columnType(existing).equals(dialect.columnType(src)) || dialect.widens(src, existing)) {
             return false;
         }
@@ -403,7 +395,7 @@ final class SnapshotRun {
                     + " (history) to " + dialect.columnType(src) + " (source), which cannot be widened; cast it "
                     + "in the source query");
         }
-        jdbc.update("widen column", dialect.widenColumn(table, existing.name(), src));
+        jdbc.update(dialect.widenColumn(table, existing.name(), src).inStep("widen column"));
         return true;
     }
 
@@ -412,11 +404,10 @@ final class SnapshotRun {
      * out of the source from the history (before it is rolled back).
      */
     private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
-                       TreeMap<Seq, Ledger.Entry> applied) {
-        jdbc.update("stage source", dialect.stageSource(m, nullSequence), first.value());
+                       TreeMap<Seq, MetadataStore.Entry> applied) {
+        jdbc.update(dialect.stageSource(m, first.value(), nullSequence));
         if (nullSequence) {
-            int logged = jdbc.update("set rows aside", dialect.logNullSequences(m), m.name(), runId,
-                    LocalDateTime.now(), m.name());
+            int logged = jdbc.update(dialect.logNullSequences(m, runId, LocalDateTime.now()));
             if (logged > 0) {
                 listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
                         Map.of("null_sequence", (long) logged)));
@@ -426,9 +417,7 @@ final class SnapshotRun {
         List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
             if (pending.containsKey(s)) {
-                jdbc.update("reproduce aged-out batch", "INSERT INTO " + n.table(m.stage()) + " (" + stageColumns()
-                        + ") SELECT " + stageColumns() + " FROM " + n.table(m.pending()) + " WHERE "
-                        + n.q(m.sequenceBy()) + " = ?", s.value());
+                jdbc.update(tables.restorePending(s.value()));
                 continue;
             }
             fromHistory.add(s);
@@ -438,22 +427,16 @@ final class SnapshotRun {
                     notYet.add(column);
                 }
             });
-            Ledger.Entry entry = applied.get(s);
+            MetadataStore.Entry entry = applied.get(s);
             boolean fullPicture = full && entry != null && entry.deletionTime() != null;
-            String sql = dialect.stageReproduced(m, notYet, fullPicture);
-            Object[] binds = new Object[(int) sql.chars().filter(ch -> ch == '?').count()];
-            java.util.Arrays.fill(binds, s.value());
-            jdbc.update("reproduce aged-out batch", sql, binds);
+            jdbc.update(dialect.stageReproduced(m, s.value(), notYet, fullPicture));
         }
-        if (!dialect.transactionalDml() && replayPoint != null) {
+        if (!transactional && replayPoint != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
             // holds (the aged-out batches) before it goes, so that a failed run loses nothing
             for (Seq s : fromHistory) {
-                Ledger.Entry entry = applied.get(s);
-                jdbc.update("save aged-out batch", "INSERT INTO " + n.table(m.pending()) + " (" + stageColumns()
-                        + ", " + n.q(m.id(dev.itersnap.spi.AbstractSqlDialect.DELTIME)) + ") SELECT "
-                        + stageColumns() + ", ? FROM " + n.table(m.stage()) + " WHERE " + n.q(m.sequenceBy())
-                        + " = ?", entry == null ? null : entry.deletionTime(), s.value());
+                MetadataStore.Entry entry = applied.get(s);
+                jdbc.update(tables.savePending(s.value(), entry == null ? null : entry.deletionTime()));
                 pending.put(s, entry == null ? null : entry.deletionTime());
                 pendingUsed = true;
             }
@@ -461,20 +444,11 @@ final class SnapshotRun {
         jdbc.commit("stage");
     }
 
-    /** The stage's columns (also the pending table's, which adds the deletion time). */
-    private String stageColumns() {
-        List<String> cols = new ArrayList<>(m.sourceNames());
-        cols.add(m.id(dev.itersnap.spi.AbstractSqlDialect.DEL));
-        cols.add(m.id(dev.itersnap.spi.AbstractSqlDialect.REJECT));
-        cols.add(m.id(dev.itersnap.spi.AbstractSqlDialect.REPRO));
-        return String.join(", ", cols.stream().map(n::q).toList());
-    }
-
     /**
      * Step 4 (continued): roll the history back to the replay point. On a transactional database this is not
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
-    private void rollBack(TreeMap<Seq, Ledger.Entry> applied, Discovery source, Map<String, Seq> introduced) {
+    private void rollBack(TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
         lock.verifyHeld();
         List<String> resetColumns = new ArrayList<>();
         introduced.forEach((column, at) -> {
@@ -483,34 +457,28 @@ final class SnapshotRun {
             }
         });
         List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
-        if (!dialect.transactionalDml()) {
+        if (!transactional) {
             // forget first: from here on a failure leaves history the ledger does not record, which the next
             // run's recovery rolls back (the aged-out batches among them are in the pending table)
-            ledger.forget(undone);
+            store.forget(undone);
         }
-        for (String sql : dialect.rollback(m, resetColumns)) {
-            if (sql.contains("?")) {
-                jdbc.update("roll back", sql, replayPoint.value());
-            } else {
-                jdbc.update("roll back", sql);
-            }
-        }
-        if (dialect.transactionalDml()) {
-            ledger.forget(undone);
+        jdbc.updateAll(dialect.rollback(m, Rollback.from(replayPoint.value(), resetColumns)));
+        if (transactional) {
+            store.forget(undone);
         }
     }
 
     /** Step 6: apply the batches in business order, each recorded in the ledger with its writes. */
-    private List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced, TreeMap<Seq, Ledger.Entry> applied,
-                                    Map<String, Seq> introduced) {
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, ledger, introduced, listener, runId);
+    private List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced,
+                                    TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId);
         Seq lastReproduced = reproduced.isEmpty() ? null : reproduced.get(reproduced.size() - 1);
         List<BatchResult> results = new ArrayList<>();
         int announced = 0;
         for (Seq s : batches) {
             lock.verifyHeld();
             boolean isReproduced = reproduced.contains(s);
-            Ledger.Entry before = applied.get(s);
+            MetadataStore.Entry before = applied.get(s);
             String recordedDeletionTime = !isReproduced ? null
                     : before != null ? before.deletionTime() : pending.get(s);
             results.add(applier.apply(s, isReproduced, recordedDeletionTime));
@@ -524,20 +492,20 @@ final class SnapshotRun {
         }
         jdbc.commit("apply batch");
         if (pendingUsed) {
-            jdbc.update("clear pending batches", "DELETE FROM " + n.table(m.pending()));
+            jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
         }
         return results;
     }
 
     /** Step 7: check the timeline of the keys touched by this run. */
     private long check(Seq first) {
-        List<String> keys = jdbc.query("check timeline", dialect.timelineCheck(m), rs -> {
+        List<String> keys = jdbc.query(dialect.timelineCheck(m, first.value()), rs -> {
             StringBuilder k = new StringBuilder();
             for (int i = 1; i <= m.keys().size(); i++) {
                 k.append(i > 1 ? "|" : "").append(rs.getString(i));
             }
             return k.toString();
-        }, first.value(), first.value());
+        });
         List<String> distinct = keys.stream().distinct().toList();
         if (!distinct.isEmpty()) {
             listener.onEvent(new SnapshotEvent.TimelineViolation(settings.name(), runId, distinct.size(),

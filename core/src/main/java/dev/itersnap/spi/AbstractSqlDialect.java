@@ -1,42 +1,104 @@
 package dev.itersnap.spi;
 
+import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.Strategy;
 import dev.itersnap.core.TableName;
 
+import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import static dev.itersnap.spi.ModelTables.ACTION;
+import static dev.itersnap.spi.ModelTables.CHANGED;
+import static dev.itersnap.spi.ModelTables.DEL;
+import static dev.itersnap.spi.ModelTables.KEEP;
+import static dev.itersnap.spi.ModelTables.REJECT;
+import static dev.itersnap.spi.ModelTables.REPRO;
+import static dev.itersnap.spi.ModelTables.VFROM;
+
 /**
- * ANSI SQL for every engine step, built from a few primitives that dialects override ({@link #quote},
- * {@link #md5Hex}, {@link #toText}, {@link #jsonObject}, {@link #isDistinct}, {@link #longTextType},
- * {@link #columnType}). Works as is on databases with {@code MERGE}, window functions and
- * {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL differs.
+ * The shared SQL of every engine step, built from a few primitives that dialects override ({@link #quote},
+ * {@link #md5Hex}, {@link #toText}, {@link #jsonObject}, {@link #isDistinct}, {@link #typeName}, {@link #columnType})
+ * and from the database's {@link #capabilities()}, which pick a statement's form (for example a {@code MERGE} where
+ * the database refuses a subquery in {@code UPDATE}). Works as is on databases with {@code MERGE}, window functions
+ * and {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL truly differs.
  *
  * <p>Names: {@code t} is the history table, {@code s} the stage, {@code w} the work table. Internal columns of the
- * scratch tables start with {@code itersnap_} (source columns may not).
+ * working tables are {@link ModelTables}'.
+ *
+ * <p>Values: the text is composed with named slots ({@link #slot}) where values go; {@link #statement} binds each
+ * slot's value wherever it occurs, so a statement may use a value several times and in any order.
  */
 public abstract class AbstractSqlDialect implements Dialect {
-    /** Internal column: the row is an explicit delete. */
-    public static final String DEL = "itersnap_del";
-    /** Internal column: why the row is set aside, or NULL. */
-    public static final String REJECT = "itersnap_reject";
-    /** Internal column: the row was reproduced from the history. */
-    public static final String REPRO = "itersnap_repro";
-    /** The row of {@link #countBatch} that counts the batch's rows in the stage (the work table may leave some out). */
-    public static final String SOURCE_ROWS = "itersnap_source_rows";
-    /** Internal column of the pending table: the deletion time the ledger recorded for the batch. */
-    public static final String DELTIME = "itersnap_deltime";
-    /** Internal column: what the batch does with the row (insert, change, return, delete, noop). */
-    public static final String ACTION = "itersnap_action";
-    /** Internal column: valid_from of the version the row opens. */
-    public static final String VFROM = "itersnap_vfrom";
-    /** Internal column: the row goes to the archive. */
-    public static final String KEEP = "itersnap_keep";
-    /** Internal column: changed_attributes of the version the row closes. */
-    public static final String CHANGED = "itersnap_changed";
+    /** Slot: the batch's sequence value. */
+    protected static final String SEQ = "seq";
+    /** Slot: the batch's sequence text (ledger form). */
+    protected static final String SEQ_TEXT = "seqtext";
+    /** Slot: the first sequence of a range (replay point, first batch). */
+    protected static final String FROM = "from";
+    /** Slot: the batch's deletion time. */
+    protected static final String DELETION_TIME = "deltime";
+    /** Slot: the model name. */
+    protected static final String MODEL = "model";
+    /** Slot: the run id. */
+    protected static final String RUN_ID = "runid";
+    /** Slot: the time set-aside rows are logged at. */
+    protected static final String LOGGED_AT = "loggedat";
     /** Prefix of the merge-key columns. */
-    public static final String MERGE_KEY = "itersnap_mk";
+    private static final String MERGE_KEY = "itersnap_mk";
+
+    /**
+     * Delimits a slot in composed text. The random part differs in every JVM, so no source query or predicate from
+     * settings can spell a slot.
+     */
+    private static final String SLOT_MARK = "\u0001" + HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
+    private static final Pattern SLOT = Pattern.compile(Pattern.quote(SLOT_MARK) + ":([a-z]+)\u0001");
+
+    @Override
+    public Capabilities capabilities() {
+        return Capabilities.STANDARD;
+    }
+
+    // ---------------------------------------------------------------- values
+
+    /** Where the value named {@code name} goes in composed text. */
+    protected static String slot(String name) {
+        return SLOT_MARK + ":" + name + "\u0001";
+    }
+
+    /** A statement from composed text: each slot's value bound where the slot occurs. */
+    protected static Statement statement(String step, String sql, Map<String, ?> values) {
+        Statement.Builder b = Statement.builder(step);
+        Matcher mt = SLOT.matcher(sql);
+        int at = 0;
+        while (mt.find()) {
+            if (!values.containsKey(mt.group(1))) {
+                throw new IllegalStateException("no value for slot '" + mt.group(1) + "' of step " + step);
+            }
+            b.sql(sql.substring(at, mt.start())).bind(values.get(mt.group(1)));
+            at = mt.end();
+        }
+        return b.sql(sql.substring(at)).build();
+    }
+
+    /** {@link #statement(String, String, Map)} with one value. */
+    protected static Statement statement(String step, String sql, String slot, Object value) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(slot, value);
+        return statement(step, sql, values);
+    }
+
+    /** A slot cast to the given column's type. */
+    protected String param(SourceColumn type, String slot) {
+        return "CAST(" + slot(slot) + " AS " + columnType(type) + ")";
+    }
 
     // ---------------------------------------------------------------- primitives
 
@@ -71,33 +133,38 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "(" + a + " IS DISTINCT FROM " + b + ")";
     }
 
-    /** Type of long text columns (error records, changed_attributes). */
-    protected String longTextType() {
-        return "VARCHAR(1000000)";
+    /** The DDL type of a logical column type; {@link TableSpec.ColumnType.Kind#LIKE} goes to {@link #columnType}. */
+    protected String typeName(TableSpec.ColumnType type) {
+        return switch (type.kind()) {
+            case TEXT -> "VARCHAR(" + type.length() + ")";
+            case LONG_TEXT -> "VARCHAR(1000000)";
+            case JSON -> typeName(TableSpec.ColumnType.longText());
+            case BIGINT -> "BIGINT";
+            case INT -> "INT";
+            case BOOLEAN -> "BOOLEAN";
+            case TIMESTAMP -> "TIMESTAMP";
+            case LIKE -> columnType(type.like());
+        };
     }
 
-    /** Type of changed_attributes. */
-    protected String changedAttributesType() {
-        return longTextType();
-    }
-
-    /** Converts the text literal expression of changed attributes into {@link #changedAttributesType()}. */
+    /** Converts the text expression of changed attributes into the type of {@link TableSpec.ColumnType#json()}. */
     protected String changedAttributesValue(String textExpression) {
         return textExpression;
     }
 
-    /** A bound parameter of the given column's type. */
-    protected String param(SourceColumn type) {
-        return "CAST(? AS " + columnType(type) + ")";
+    /**
+     * How a sequence expression is wrapped on both sides of {@code <, <=, >, >=}: string sequences compare by code
+     * point, so a dialect whose strings compare otherwise (a linguistic collation, UTF-16 code units) returns the
+     * text before and after the expression that makes the comparison binary. Default: nothing.
+     */
+    protected String[] orderedAround(ResolvedModel m) {
+        return new String[] {"", ""};
     }
 
-    /**
-     * A sequence expression as it must appear on both sides of {@code <, <=, >, >=}: string sequences compare by code
-     * point, so a dialect whose strings compare otherwise (a linguistic collation, UTF-16 code units) makes the
-     * comparison binary here.
-     */
-    protected String ordered(ResolvedModel m, String sequenceExpression) {
-        return sequenceExpression;
+    /** A sequence expression as it must appear in an ordering comparison ({@link #orderedAround}). */
+    protected final String ordered(ResolvedModel m, String sequenceExpression) {
+        String[] around = orderedAround(m);
+        return around[0] + sequenceExpression + around[1];
     }
 
     /** String concatenation. */
@@ -123,12 +190,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
     }
 
-    /** A bound parameter holding the sequence's canonical text (the ledger's sequence_value). */
-    protected String sequenceTextParam() {
-        return "CAST(? AS VARCHAR(256))";
-    }
-
-    /** dbt_scd_id from key, updated_at and the bound sequence text, plus a marker. */
+    /** dbt_scd_id from key, updated_at and the batch's sequence text, plus a marker. */
     protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String marker) {
         List<String> parts = new ArrayList<>();
         for (String k : m.keys()) {
@@ -137,123 +199,86 @@ public abstract class AbstractSqlDialect implements Dialect {
         }
         parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
         parts.add("'|'");
-        parts.add(sequenceTextParam());
+        parts.add("CAST(" + slot(SEQ_TEXT) + " AS " + typeName(TableSpec.ColumnType.text(256)) + ")");
         if (marker != null) {
             parts.add(stringLiteral("|" + marker));
         }
         return md5Hex(concat(parts));
     }
 
-    // ---------------------------------------------------------------- DDL
-
-    @Override
-    public List<String> createMetadata(ResolvedModel m) {
-        String text = longTextType();
-        List<String> ddl = new ArrayList<>();
-        ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(m.metadataSchema()));
-        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_ledger")) + " (" + cols(m,
-                "model VARCHAR(128) NOT NULL", "sequence_value VARCHAR(256) NOT NULL", "run_id VARCHAR(36) NOT NULL",
-                "applied_at TIMESTAMP NOT NULL", "source_rows BIGINT NOT NULL", "duplicate_rows BIGINT NOT NULL",
-                "inserted_rows BIGINT NOT NULL",
-                "updated_rows BIGINT NOT NULL", "deleted_rows BIGINT NOT NULL", "rejected_rows BIGINT NOT NULL",
-                "deletion_time VARCHAR(64)", "reproduced BOOLEAN NOT NULL")
-                + ", PRIMARY KEY (" + quote(m.id("model")) + ", " + quote(m.id("sequence_value")) + "))");
-        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_runs")) + " (" + cols(m,
-                "run_id VARCHAR(36) NOT NULL PRIMARY KEY", "model VARCHAR(128) NOT NULL", "operation VARCHAR(16) NOT NULL",
-                "holder VARCHAR(256)", "started_at TIMESTAMP NOT NULL", "finished_at TIMESTAMP",
-                "status VARCHAR(16) NOT NULL", "batches_applied INT", "late_batch BOOLEAN",
-                "replay_point VARCHAR(256)", "error_message VARCHAR(4000)", "logic " + text) + ")");
-        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_errors")) + " (" + cols(m,
-                "model VARCHAR(128) NOT NULL", "run_id VARCHAR(36) NOT NULL", "sequence_value VARCHAR(256)",
-                "reason VARCHAR(32) NOT NULL", "record " + text, "logged_at TIMESTAMP NOT NULL") + ")");
-        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_columns")) + " (" + cols(m,
-                "model VARCHAR(128) NOT NULL", "column_name VARCHAR(256) NOT NULL", "introduced_seq VARCHAR(256)",
-                "in_source BOOLEAN NOT NULL") + ", PRIMARY KEY (" + quote(m.id("model")) + ", "
-                + quote(m.id("column_name")) + "))");
-        ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.metaTable("itersnap_lock")) + " (" + cols(m,
-                "model VARCHAR(128) NOT NULL PRIMARY KEY", "holder VARCHAR(256)", "acquired_at TIMESTAMP") + ")");
-        return ddl;
-    }
-
-    /** Column definitions "name TYPE ..." with the name folded and quoted. */
-    private String cols(ResolvedModel m, String... defs) {
-        List<String> out = new ArrayList<>();
-        for (String d : defs) {
-            int sp = d.indexOf(' ');
-            out.add(quote(m.id(d.substring(0, sp))) + d.substring(sp));
+    /**
+     * {@code INSERT INTO target (columns) SELECT values <rest>} reporting its row count: as written where the
+     * database reports INSERT counts, otherwise as {@code MERGE ... ON FALSE WHEN NOT MATCHED THEN INSERT}, where a
+     * bare value or NULL is cast to its column's type (a MERGE source needs typed columns).
+     */
+    protected String insertCounted(ResolvedModel m, TableSpec target, List<String> columns, List<String> values,
+                                   String rest) {
+        if (capabilities().insertRowCounts()) {
+            return "INSERT INTO " + table(target.name()) + " (" + list(columns, null) + ") SELECT "
+                    + String.join(", ", values) + rest;
         }
-        return String.join(", ", out);
+        List<String> aliased = new ArrayList<>();
+        List<String> refs = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            String v = values.get(i);
+            TableSpec.Column c = target.column(columns.get(i));
+            if (c != null && (v.equals("NULL") || SLOT.matcher(v).matches())) {
+                v = "CAST(" + v + " AS " + typeName(c.type()) + ")";
+            }
+            aliased.add(v + " AS " + quote(m.id("itersnap_c" + i)));
+            refs.add(col("d", m.id("itersnap_c" + i)));
+        }
+        return "MERGE INTO " + table(target.name()) + " t USING (SELECT " + String.join(", ", aliased) + rest
+                + ") d ON FALSE WHEN NOT MATCHED THEN INSERT (" + list(columns, null) + ") VALUES ("
+                + String.join(", ", refs) + ")";
     }
 
+    // ---------------------------------------------------------------- tables
+
     @Override
-    public List<String> createHistory(ResolvedModel m) {
-        ColumnNames n = m.meta();
-        String upd = columnType(m.updatedAtColumn());
-        String seq = columnType(m.sequenceColumn());
+    public List<Statement> createTable(TableSpec spec) {
+        Capabilities can = capabilities();
+        String t = table(spec.name());
+        List<String> ddl = new ArrayList<>();
+        if (spec.createSchema() && spec.name().schema() != null) {
+            ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(spec.name().schema()));
+        }
         List<String> defs = new ArrayList<>();
-        for (SourceColumn c : m.sourceColumns()) {
-            defs.add(quote(c.name()) + " " + columnType(c));
+        for (TableSpec.Column c : spec.columns()) {
+            defs.add(quote(c.name()) + " " + typeName(c.type()) + (c.notNull() ? " NOT NULL" : ""));
         }
-        defs.add(quote(n.scdId()) + " VARCHAR(64)");
-        defs.add(quote(n.updatedAt()) + " " + upd);
-        defs.add(quote(n.validFrom()) + " " + upd);
-        defs.add(quote(n.validTo()) + " " + upd);
-        defs.add(quote(n.changeType()) + " VARCHAR(16)");
-        defs.add(quote(n.changedAttributes()) + " " + changedAttributesType());
-        if (m.deletionRecords()) {
-            defs.add(quote(n.isDeleted()) + " BOOLEAN");
+        if (can.primaryKeys() && !spec.primaryKey().isEmpty()) {
+            defs.add("PRIMARY KEY (" + list(spec.primaryKey(), null) + ")");
         }
-        defs.add(quote(n.openedSeq()) + " " + seq);
-        defs.add(quote(n.closedSeq()) + " " + seq);
-        String t = table(m.target());
-        String base = m.target().table();
-        List<String> ddl = new ArrayList<>();
-        if (m.target().schema() != null) {
-            ddl.add("CREATE SCHEMA IF NOT EXISTS " + quote(m.target().schema()));
+        String body = " (" + String.join(", ", defs) + ")" + tableOptions(spec);
+        String indexIfNotExists = "";
+        switch (spec.creation()) {
+            case NEW -> ddl.add("CREATE TABLE " + t + body);
+            case IF_NOT_EXISTS -> {
+                ddl.add("CREATE TABLE IF NOT EXISTS " + t + body);
+                indexIfNotExists = "IF NOT EXISTS ";
+            }
+            case SCRATCH -> {
+                if (can.createOrReplaceTable()) {
+                    ddl.add("CREATE OR REPLACE TABLE " + t + body);
+                } else {
+                    ddl.add("DROP TABLE IF EXISTS " + t);
+                    ddl.add(createScratchTable() + t + body);
+                }
+            }
         }
-        ddl.add("CREATE TABLE " + t + " (" + String.join(", ", defs) + ")");
-        List<String> keyCols = new ArrayList<>(m.keys());
-        keyCols.add(n.validTo());
-        ddl.add("CREATE INDEX " + indexName(m, base, "key") + " ON " + t + " (" + list(keyCols, null) + ")");
-        ddl.add("CREATE INDEX " + indexName(m, base, "opened") + " ON " + t + " (" + quote(n.openedSeq()) + ")");
-        ddl.add("CREATE INDEX " + indexName(m, base, "closed") + " ON " + t + " (" + quote(n.closedSeq()) + ")");
-        return ddl;
+        if (can.indexes()) {
+            for (TableSpec.Index ix : spec.indexes()) {
+                ddl.add("CREATE INDEX " + indexIfNotExists + indexName(spec.name(), ix.name()) + " ON " + t + " ("
+                        + list(ix.columns(), null) + ")");
+            }
+        }
+        return ddl.stream().map(s -> Statement.of("create " + spec.name().table(), s)).toList();
     }
 
-    /** A quoted index name (qualified with the table's schema where the database needs it). */
-    protected String indexName(ResolvedModel m, String table, String suffix) {
-        String name = m.id(table + "_itersnap_" + suffix);
-        return m.target().schema() != null ? quote(m.target().schema()) + "." + quote(name) : quote(name);
-    }
-
-    @Override
-    public String addColumn(ResolvedModel m, TableName table, SourceColumn column) {
-        return "ALTER TABLE " + table(table) + " ADD COLUMN " + quote(column.name()) + " " + columnType(column);
-    }
-
-    @Override
-    public List<String> createArchive(ResolvedModel m) {
-        List<String> cols = new ArrayList<>();
-        for (SourceColumn c : m.sourceColumns()) {
-            cols.add(quote(c.name()) + " " + columnType(c));
-        }
-        cols.add(quote(m.id(DEL)) + " BOOLEAN");
-        cols.add(quote(m.id(REJECT)) + " VARCHAR(32)");
-        List<String> keyCols = new ArrayList<>();
-        keyCols.add(m.sequenceBy());
-        keyCols.addAll(m.keys());
-        List<String> ddl = new ArrayList<>(List.of(
-                "CREATE TABLE IF NOT EXISTS " + table(m.archive()) + " (" + String.join(", ", cols) + ")",
-                "CREATE INDEX IF NOT EXISTS " + quote(m.id(m.archive().table() + "_ix")) + " ON " + table(m.archive())
-                        + " (" + list(keyCols, null) + ")"));
-        if (!transactionalDml()) {
-            // the pending table (see ResolvedModel#pending): stage rows of aged-out batches plus their deletion time
-            List<String> pending = new ArrayList<>(cols);
-            pending.add(quote(m.id(REPRO)) + " BOOLEAN");
-            pending.add(quote(m.id(DELTIME)) + " VARCHAR(64)");
-            ddl.add("CREATE TABLE IF NOT EXISTS " + table(m.pending()) + " (" + String.join(", ", pending) + ")");
-        }
-        return ddl;
+    /** What follows a CREATE TABLE's column list (a storage format, table properties). Default: nothing. */
+    protected String tableOptions(TableSpec spec) {
+        return "";
     }
 
     /**
@@ -264,45 +289,31 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "CREATE TABLE ";
     }
 
+    /** A quoted index name, qualified with its table's schema where the table has one. */
+    protected String indexName(TableName table, String index) {
+        return table.schema() != null ? quote(table.schema()) + "." + quote(index) : quote(index);
+    }
+
     @Override
-    public List<String> createScratch(ResolvedModel m) {
-        List<String> src = new ArrayList<>();
-        for (SourceColumn c : m.sourceColumns()) {
-            src.add(quote(c.name()) + " " + columnType(c));
-        }
-        String upd = columnType(m.updatedAtColumn());
-        List<String> stage = new ArrayList<>(src);
-        stage.add(quote(m.id(DEL)) + " BOOLEAN");
-        stage.add(quote(m.id(REJECT)) + " VARCHAR(32)");
-        stage.add(quote(m.id(REPRO)) + " BOOLEAN");
-        List<String> work = new ArrayList<>(src);
-        work.add(quote(m.id(DEL)) + " BOOLEAN");
-        work.add(quote(m.id(REJECT)) + " VARCHAR(32)");
-        work.add(quote(m.id(ACTION)) + " VARCHAR(8)");
-        work.add(quote(m.id(KEEP)) + " BOOLEAN");
-        work.add(quote(m.id(VFROM)) + " " + upd);
-        work.add(quote(m.id(CHANGED)) + " " + changedAttributesType());
-        List<String> keyCols = new ArrayList<>();
-        keyCols.add(m.sequenceBy());
-        keyCols.addAll(m.keys());
-        return List.of(
-                "DROP TABLE IF EXISTS " + table(m.stage()),
-                "DROP TABLE IF EXISTS " + table(m.work()),
-                createScratchTable() + table(m.stage()) + " (" + String.join(", ", stage) + ")",
-                createScratchTable() + table(m.work()) + " (" + String.join(", ", work) + ")",
-                "CREATE INDEX " + quote(m.id(m.stage().table() + "_ix")) + " ON " + table(m.stage()) + " ("
-                        + list(keyCols, null) + ")",
-                "CREATE INDEX " + quote(m.id(m.work().table() + "_ix")) + " ON " + table(m.work()) + " ("
-                        + list(m.keys(), null) + ")");
+    public Statement addColumn(TableName table, SourceColumn column) {
+        return Statement.of("add column", "ALTER TABLE " + table(table) + " ADD COLUMN " + quote(column.name()) + " "
+                + columnType(column));
+    }
+
+    @Override
+    public Statement describe(Relation r) {
+        String from = r.table() != null ? table(r.table()) : "(" + r.query() + ")";
+        return Statement.of("resolve", "SELECT * FROM " + from + " s WHERE "
+                + (r.predicate() != null ? "(" + r.predicate() + ") AND " : "") + "1 = 0");
     }
 
     // ---------------------------------------------------------------- reading the source
 
     /** {@code SELECT * FROM name} with a plain, optionally qualified and quoted, table name and nothing else. */
-    private static final java.util.regex.Pattern PLAIN_TABLE_SOURCE = java.util.regex.Pattern.compile(
+    private static final Pattern PLAIN_TABLE_SOURCE = Pattern.compile(
             "\\s*select\\s+\\*\\s+from\\s+((?:\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*)"
                     + "(?:\\s*\\.\\s*(?:\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*)){0,2})\\s*",
-            java.util.regex.Pattern.CASE_INSENSITIVE);
+            Pattern.CASE_INSENSITIVE);
 
     /**
      * The source as a relation to select from: the table name itself when the source query is exactly
@@ -311,13 +322,14 @@ public abstract class AbstractSqlDialect implements Dialect {
      * columns; the caller adds the alias.
      */
     protected String sourceRelation(ResolvedModel m) {
-        java.util.regex.Matcher plain = PLAIN_TABLE_SOURCE.matcher(m.settings().source());
+        Matcher plain = PLAIN_TABLE_SOURCE.matcher(m.settings().source());
         return plain.matches() ? plain.group(1) : "(" + m.settings().source() + ")";
     }
 
     @Override
-    public String discoverSequences(ResolvedModel m) {
-        return "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m) + " s";
+    public Statement discoverSequences(ResolvedModel m) {
+        return Statement.of("discover", "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m)
+                + " s");
     }
 
     /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
@@ -326,12 +338,12 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
-     * {@inheritDoc} Binds: the lowest sequence to read.
+     * {@inheritDoc}
      * <p>Rows that repeat another row of the batch in every column are exact copies (a file loaded twice): all but
      * one are marked {@code duplicate_copy} and applied once. Rows of one key that differ are {@code duplicate_key}.
      */
     @Override
-    public String stageSource(ResolvedModel m, boolean includeNullSequence) {
+    public Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence) {
         String deleteWhen = m.settings().deleteWhen();
         String del = deleteWhen == null ? "FALSE" : "CASE WHEN (" + deleteWhen + ") THEN TRUE ELSE FALSE END";
         String nullKey = m.keys().stream().map(k -> col("s", k) + " IS NULL").collect(Collectors.joining(" OR "));
@@ -358,20 +370,49 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
         String rel = sourceRelation(m);
-        String from = rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
-                + ordered(m, param(m.sequenceColumn()));
+        String fromRows = rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+                + ordered(m, param(m.sequenceColumn(), FROM));
         if (includeNullSequence) {
             // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
-            from = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + from + " UNION ALL SELECT "
+            fromRows = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + fromRows + " UNION ALL SELECT "
                     + list(m.sourceNames(), "s0") + " FROM " + rel + " s0 WHERE " + col("s0", m.sequenceBy())
                     + " IS NULL) s0";
         }
         String numbered = "SELECT " + list(m.sourceNames(), "s0") + ", ROW_NUMBER() OVER (PARTITION BY "
                 + String.join(", ", everyColumn) + " ORDER BY " + col("s0", m.sequenceBy()) + ") AS " + copyNo
-                + " FROM " + from;
-        return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
-                + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + list(m.sourceNames(), "s") + ", "
-                + del + ", " + reject + ", FALSE FROM (" + numbered + ") s";
+                + " FROM " + fromRows;
+        return statement("stage source", "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null)
+                + ", " + quote(m.id(DEL)) + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT "
+                + list(m.sourceNames(), "s") + ", " + del + ", " + reject + ", FALSE FROM (" + numbered + ") s",
+                FROM, from);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>A record is logged as often as it occurs in the source, minus the times it is already in the error log, so
+     * reruns add nothing and two identical rows are two entries. Where INSERT reports no count, the times a record
+     * is already logged come from a join (a MERGE cannot read its own target in a subquery expression).
+     */
+    @Override
+    public Statement logNullSequences(ResolvedModel m, String runId, java.time.LocalDateTime loggedAt) {
+        MetadataSchema.Errors e = m.metadata().errors();
+        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
+        String json = jsonObject(m.sourceNames(), exprs);
+        String errors = table(e.spec().name());
+        String numbered = " FROM (SELECT " + json + " AS rec, ROW_NUMBER() OVER (PARTITION BY " + json + " ORDER BY "
+                + json + ") AS rn FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL) x";
+        String logged = capabilities().insertRowCounts()
+                ? numbered + " WHERE x.rn > (SELECT COUNT(*) FROM " + errors + " e WHERE " + col("e", e.model())
+                        + " = " + slot(MODEL) + " AND " + col("e", e.reason()) + " = 'null_sequence' AND "
+                        + col("e", e.record()) + " = x.rec)"
+                : numbered + " LEFT JOIN (SELECT " + col("e", e.record()) + " AS rec, COUNT(*) AS n FROM " + errors
+                        + " e WHERE " + col("e", e.model()) + " = " + slot(MODEL) + " AND " + col("e", e.reason())
+                        + " = 'null_sequence' GROUP BY " + col("e", e.record()) + ") p ON p.rec = x.rec WHERE x.rn > "
+                        + "COALESCE(p.n, 0)";
+        String sql = insertCounted(m, e.spec(), List.of(e.model(), e.runId(), e.sequence(), e.reason(), e.record(),
+                e.loggedAt()), List.of(slot(MODEL), slot(RUN_ID), "NULL", "'null_sequence'", "x.rec", slot(LOGGED_AT)),
+                logged);
+        return statement("set rows aside", sql, Map.of(MODEL, m.name(), RUN_ID, runId, LOGGED_AT, loggedAt));
     }
 
     /**
@@ -381,9 +422,10 @@ public abstract class AbstractSqlDialect implements Dialect {
      * from the live version). Deletions by absence need no row: the key is absent again.
      */
     @Override
-    public String stageReproduced(ResolvedModel m, List<String> notYetIntroduced, boolean fullPicture) {
+    public Statement stageReproduced(ResolvedModel m, Object sequence, List<String> notYetIntroduced,
+                                     boolean fullPicture) {
         ColumnNames n = m.meta();
-        String seqParam = param(m.sequenceColumn());
+        String seqParam = param(m.sequenceColumn(), SEQ);
         List<String> fromHistory = new ArrayList<>();
         List<String> fromArchive = new ArrayList<>();
         for (String c : m.sourceNames()) {
@@ -405,51 +447,66 @@ public abstract class AbstractSqlDialect implements Dialect {
                 : col("h", n.openedSeq()) + " = " + seqParam;
         String archived = "SELECT 1 FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy()) + " = "
                 + seqParam + " AND " + keyJoin(m, "a", "h");
-        return "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
-                + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT " + String.join(", ", fromHistory)
-                + ", FALSE, NULL, TRUE FROM " + table(m.target()) + " h WHERE " + live + " AND "
-                + notDeletionRecord(m, "h") + " AND NOT EXISTS (" + archived + ") UNION ALL SELECT "
-                + String.join(", ", fromArchive) + ", " + col("a", m.id(DEL)) + ", " + col("a", m.id(REJECT))
-                + ", TRUE FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy()) + " = " + seqParam;
-    }
-
-    @Override
-    public String archiveBatch(ResolvedModel m) {
-        return "INSERT INTO " + table(m.archive()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
-                + ", " + quote(m.id(REJECT)) + ") SELECT " + list(m.sourceNames(), "w") + ", " + col("w", m.id(DEL))
-                + ", CASE WHEN " + col("w", m.id(REJECT)) + " = 'updated_at_regression' THEN NULL ELSE "
-                + col("w", m.id(REJECT)) + " END FROM " + table(m.work()) + " w WHERE " + col("w", m.id(KEEP));
+        return statement("reproduce aged-out batch", "INSERT INTO " + table(m.stage()) + " ("
+                + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", " + quote(m.id(REJECT)) + ", "
+                + quote(m.id(REPRO)) + ") SELECT " + String.join(", ", fromHistory) + ", FALSE, NULL, TRUE FROM "
+                + table(m.target()) + " h WHERE " + live + " AND " + notDeletionRecord(m, "h") + " AND NOT EXISTS ("
+                + archived + ") UNION ALL SELECT " + String.join(", ", fromArchive) + ", " + col("a", m.id(DEL)) + ", "
+                + col("a", m.id(REJECT)) + ", TRUE FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy())
+                + " = " + seqParam, SEQ, sequence);
     }
 
     // ---------------------------------------------------------------- rollback
 
-    /** {@inheritDoc} Binds of each statement: the replay point (none for the column resets). */
     @Override
-    public List<String> rollback(ResolvedModel m, List<String> introducedColumns) {
+    public List<Statement> rollback(ResolvedModel m, Rollback r) {
         ColumnNames n = m.meta();
         String t = table(m.target());
-        String p = ordered(m, param(m.sequenceColumn()));
+        String op = r.onlyThisBatch() ? " = " : " >= ";
+        String p = r.onlyThisBatch() ? slot(FROM) : ordered(m, param(m.sequenceColumn(), FROM));
+        java.util.function.UnaryOperator<String> seq = c -> r.onlyThisBatch() ? quote(c) : ordered(m, quote(c));
         List<String> sql = new ArrayList<>();
-        sql.add("DELETE FROM " + t + " WHERE " + ordered(m, quote(n.openedSeq())) + " >= " + p);
-        sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType()) + " = 'insert', "
-                + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL WHERE "
-                + ordered(m, quote(n.closedSeq())) + " >= " + p);
-        for (String c : introducedColumns) {
+        if (r.history()) {
+            sql.add("DELETE FROM " + t + " WHERE " + seq.apply(n.openedSeq()) + op + p);
+            sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType())
+                    + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq())
+                    + " = NULL WHERE " + seq.apply(n.closedSeq()) + op + p);
+        }
+        for (String c : r.resetColumns()) {
             sql.add("UPDATE " + t + " SET " + quote(c) + " = NULL");
         }
-        sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + ordered(m, quote(m.sequenceBy())) + " >= " + p);
-        return sql;
+        sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + seq.apply(m.sequenceBy()) + op + p);
+        return sql.stream().map(s -> statement("roll back", s, FROM, r.sequence())).toList();
     }
 
     // ---------------------------------------------------------------- applying one batch
 
+    @Override
+    public BatchStatements applyBatch(ResolvedModel m, Batch b) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(SEQ, b.sequence());
+        values.put(SEQ_TEXT, b.sequenceText());
+        values.put(MODEL, m.name());
+        values.put(RUN_ID, b.runId());
+        values.put(LOGGED_AT, b.loggedAt());
+        values.put(DELETION_TIME, b.deletionTime());
+        List<Statement> fill = b.introduced().stream()
+                .map(c -> statement("fill new column", fillIntroduced(m, c), values)).toList();
+        return new BatchStatements(statement("classify batch", classifyBatch(m, b.untracked()), values), fill,
+                statement("count batch", countBatch(m), values),
+                statement("set rows aside", logRejected(m), values),
+                statement("archive rows", archiveBatch(m), values),
+                b.deletionTime() == null ? null : statement("close absent keys", closeAbsent(m), values),
+                statement("merge batch", mergeBatch(m), values),
+                m.deletionRecords() ? statement("insert deletion records", insertDeletionRecords(m), values) : null);
+    }
+
     /**
-     * {@inheritDoc} Binds: the batch's sequence.
-     * <p>Rows that change nothing are left out of the work table where nothing reads them
+     * Classifies the batch of the stage whose sequence is {@link #SEQ} into the work table. Rows whose action is
+     * {@code noop} and that are neither set aside nor archived are left out where nothing reads them
      * ({@link #unchangedRowsLeftOut}).
      */
-    @Override
-    public String classifyBatch(ResolvedModel m, List<String> untracked) {
+    protected String classifyBatch(ResolvedModel m, List<String> untracked) {
         ColumnNames n = m.meta();
         List<String> tracked = m.tracked().stream().filter(c -> !untracked.contains(c)).toList();
         String firstKey = m.keys().get(0);
@@ -461,7 +518,7 @@ public abstract class AbstractSqlDialect implements Dialect {
             diffParts.add("CASE WHEN " + isDistinct(col("c", c), col("s", c)) + " THEN "
                     + stringLiteral(",\"" + c + "\"") + " ELSE '' END");
         }
-        if (m.settings().strategy() == dev.itersnap.core.Strategy.TIMESTAMP) {
+        if (m.settings().strategy() == Strategy.TIMESTAMP) {
             change = "(" + col("s", m.updatedAt()) + " > " + col("c", n.updatedAt()) + ")";
         } else {
             change = tracked.isEmpty() ? "FALSE"
@@ -487,7 +544,7 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + quote(m.id("x_changed")) + ", " + lastEnd + " AS "
                 + quote(m.id("x_end")) + " FROM " + table(m.stage()) + " s LEFT JOIN " + table(m.target()) + " c ON "
                 + keyJoin(m, "c", "s") + " AND " + col("c", n.validTo()) + " IS NULL WHERE "
-                + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn());
+                + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn(), SEQ);
         String x = "x";
         String u = col(x, m.updatedAt());
         String regression = col(x, m.id("x_has")) + " AND NOT " + col(x, m.id("x_cdel")) + " AND ("
@@ -512,8 +569,9 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "INSERT INTO " + table(m.work()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", "
                 + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", " + quote(m.id(KEEP)) + ", "
                 + quote(m.id(VFROM)) + ", " + quote(m.id(CHANGED)) + ") SELECT " + list(m.sourceNames(), x) + ", "
-                + col(x, m.id("x_del")) + ", " + reject + ", " + action + ", " + keep + ", " + vfrom + ", " + changedAttributesValue(col(x, m.id("x_changed")))
-                + " FROM (" + inner + ") x" + unchangedRowsLeftOut(m, untracked);
+                + col(x, m.id("x_del")) + ", " + reject + ", " + action + ", " + keep + ", " + vfrom + ", "
+                + changedAttributesValue(col(x, m.id("x_changed"))) + " FROM (" + inner + ") x"
+                + unchangedRowsLeftOut(m, untracked);
     }
 
     /**
@@ -533,62 +591,84 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + col(x, m.id("x_chg")) + " AND " + col(x, m.id("x_same")) + ", FALSE)";
     }
 
-    /** {@inheritDoc} Binds: model, run id, sequence text, logged-at time. */
-    @Override
-    public String logRejected(ResolvedModel m) {
-        List<String> exprs = m.sourceNames().stream().map(c -> col("w", c)).toList();
-        return "INSERT INTO " + table(m.metaTable("itersnap_errors")) + " (" + quote(m.id("model")) + ", "
-                + quote(m.id("run_id")) + ", " + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", "
-                + quote(m.id("record")) + ", " + quote(m.id("logged_at")) + ") SELECT ?, ?, ?, "
-                + col("w", m.id(REJECT)) + ", " + jsonObject(m.sourceNames(), exprs) + ", ? FROM " + table(m.work())
-                + " w WHERE " + col("w", m.id(REJECT)) + " IS NOT NULL AND " + col("w", m.id(REJECT))
-                + " <> 'duplicate_copy'";
-    }
-
-    /**
-     * {@inheritDoc}
-     * <p>A record is logged as often as it occurs in the source, minus the times it is already in the error log, so
-     * reruns add nothing and two identical rows are two entries.
-     */
-    @Override
-    public String logNullSequences(ResolvedModel m) {
-        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
-        String json = jsonObject(m.sourceNames(), exprs);
-        String errors = table(m.metaTable("itersnap_errors"));
-        return "INSERT INTO " + errors + " (" + quote(m.id("model")) + ", " + quote(m.id("run_id")) + ", "
-                + quote(m.id("sequence_value")) + ", " + quote(m.id("reason")) + ", " + quote(m.id("record")) + ", "
-                + quote(m.id("logged_at")) + ") SELECT ?, ?, NULL, 'null_sequence', x.rec, ? FROM (SELECT " + json
-                + " AS rec, ROW_NUMBER() OVER (PARTITION BY " + json + " ORDER BY " + json + ") AS rn FROM "
-                + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL) x WHERE x.rn > (SELECT "
-                + "COUNT(*) FROM " + errors + " e WHERE " + col("e", m.id("model")) + " = ? AND "
-                + col("e", m.id("reason")) + " = 'null_sequence' AND " + col("e", m.id("record")) + " = x.rec)";
-    }
-
-    @Override
-    public String fillIntroduced(ResolvedModel m, String column) {
+    /** Fills the newly introduced {@code column} of the current versions from the work table. */
+    protected String fillIntroduced(ResolvedModel m, String column) {
+        if (!capabilities().subqueriesInUpdate()) {
+            // a MERGE from the work table: keys of rows not set aside are unique in it, so no version matches twice
+            return "MERGE INTO " + table(m.target()) + " t USING (SELECT " + list(m.keys(), "w") + ", "
+                    + col("w", column) + " FROM " + table(m.work()) + " w WHERE " + col("w", m.id(REJECT))
+                    + " IS NULL) w ON " + keyJoin(m, "t", "w") + " AND " + col("t", m.meta().validTo())
+                    + " IS NULL WHEN MATCHED THEN UPDATE SET " + quote(column) + " = " + col("w", column);
+        }
         String from = " FROM " + table(m.work()) + " w WHERE " + keyJoin(m, "w", "t") + " AND "
                 + col("w", m.id(REJECT)) + " IS NULL";
         return "UPDATE " + table(m.target()) + " t SET " + quote(column) + " = (SELECT " + col("w", column) + from
                 + ") WHERE " + col("t", m.meta().validTo()) + " IS NULL AND EXISTS (SELECT 1" + from + ")";
     }
 
-    /** {@inheritDoc} Binds: deletion time, deletion time, sequence (closing), sequence (the batch in the stage). */
-    @Override
-    public String closeAbsent(ResolvedModel m) {
+    /** Counts the work table and the batch's rows in the stage ({@link BatchStatements#count()}). */
+    protected String countBatch(ResolvedModel m) {
+        return "SELECT " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", COUNT(*), SUM(CASE WHEN "
+                + quote(m.id(KEEP)) + " THEN 1 ELSE 0 END) FROM " + table(m.work()) + " GROUP BY "
+                + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + " UNION ALL SELECT "
+                + stringLiteral(BatchStatements.SOURCE_ROWS) + ", NULL, COUNT(*), 0 FROM " + table(m.stage())
+                + " WHERE " + quote(m.sequenceBy()) + " = " + param(m.sequenceColumn(), SEQ);
+    }
+
+    /** Copies the set-aside rows of the work table into the error log (exact copies are applied, not logged). */
+    protected String logRejected(ResolvedModel m) {
+        MetadataSchema.Errors e = m.metadata().errors();
+        List<String> exprs = m.sourceNames().stream().map(c -> col("w", c)).toList();
+        return "INSERT INTO " + table(e.spec().name()) + " (" + list(List.of(e.model(), e.runId(), e.sequence(),
+                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + slot(MODEL) + ", " + slot(RUN_ID) + ", "
+                + slot(SEQ_TEXT) + ", " + col("w", m.id(REJECT)) + ", " + jsonObject(m.sourceNames(), exprs) + ", "
+                + slot(LOGGED_AT) + " FROM " + table(m.work()) + " w WHERE " + col("w", m.id(REJECT))
+                + " IS NOT NULL AND " + col("w", m.id(REJECT)) + " <> 'duplicate_copy'";
+    }
+
+    /** Copies the work table's rows that the history cannot reproduce into the archive. */
+    protected String archiveBatch(ResolvedModel m) {
+        return "INSERT INTO " + table(m.archive()) + " (" + list(m.sourceNames(), null) + ", " + quote(m.id(DEL))
+                + ", " + quote(m.id(REJECT)) + ") SELECT " + list(m.sourceNames(), "w") + ", " + col("w", m.id(DEL))
+                + ", CASE WHEN " + col("w", m.id(REJECT)) + " = 'updated_at_regression' THEN NULL ELSE "
+                + col("w", m.id(REJECT)) + " END FROM " + table(m.work()) + " w WHERE " + col("w", m.id(KEEP));
+    }
+
+    /**
+     * Closes the current versions whose keys are absent from the batch at its deletion time (a version opened later
+     * than that closes at its own start).
+     */
+    protected String closeAbsent(ResolvedModel m) {
         ColumnNames n = m.meta();
-        String dt = param(m.updatedAtColumn());
+        String dt = param(m.updatedAtColumn(), DELETION_TIME);
+        String seq = param(m.sequenceColumn(), SEQ);
+        String absent = "NOT EXISTS (SELECT 1 FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy())
+                + " = " + seq + " AND ";
+        if (!capabilities().subqueriesInUpdate()) {
+            // the versions to close are a MERGE source read from the history itself; assumes at most one open
+            // version per key, the invariant the timeline check verifies
+            String t = table(m.target());
+            String source = "SELECT " + list(m.keys(), "h") + ", " + dt + " AS " + quote(m.id("itersnap_dt1")) + ", "
+                    + dt + " AS " + quote(m.id("itersnap_dt2")) + ", " + seq + " AS "
+                    + quote(m.id("itersnap_closing")) + " FROM " + t + " h WHERE " + col("h", n.validTo())
+                    + " IS NULL AND " + notDeletionRecord(m, "h") + " AND " + absent + keyJoin(m, "s", "h") + ")";
+            return "MERGE INTO " + t + " t USING (" + source + ") a ON " + keyJoin(m, "t", "a") + " AND "
+                    + col("t", n.validTo()) + " IS NULL AND " + notDeletionRecord(m, "t")
+                    + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = CASE WHEN "
+                    + col("t", n.validFrom()) + " > " + col("a", m.id("itersnap_dt1")) + " THEN "
+                    + col("t", n.validFrom()) + " ELSE " + col("a", m.id("itersnap_dt2")) + " END, "
+                    + quote(n.changeType()) + " = 'delete', " + quote(n.changedAttributes()) + " = NULL, "
+                    + quote(n.closedSeq()) + " = " + col("a", m.id("itersnap_closing"));
+        }
         return "UPDATE " + table(m.target()) + " t SET " + quote(n.validTo()) + " = CASE WHEN "
                 + col("t", n.validFrom()) + " > " + dt + " THEN " + col("t", n.validFrom()) + " ELSE " + dt + " END, "
                 + quote(n.changeType()) + " = 'delete', " + quote(n.changedAttributes()) + " = NULL, "
-                + quote(n.closedSeq()) + " = " + param(m.sequenceColumn()) + " WHERE " + col("t", n.validTo())
-                + " IS NULL AND " + notDeletionRecord(m, "t") + " AND NOT EXISTS (SELECT 1 FROM " + table(m.stage())
-                + " s WHERE " + col("s", m.sequenceBy()) + " = " + param(m.sequenceColumn()) + " AND "
-                + keyJoin(m, "s", "t") + ")";
+                + quote(n.closedSeq()) + " = " + seq + " WHERE " + col("t", n.validTo())
+                + " IS NULL AND " + notDeletionRecord(m, "t") + " AND " + absent + keyJoin(m, "s", "t") + ")";
     }
 
-    /** {@inheritDoc} Binds: sequence (closing), sequence text (scd id), sequence (opening). */
-    @Override
-    public String mergeBatch(ResolvedModel m) {
+    /** Closes changed and deleted versions and inserts new ones, from the work table, in one MERGE. */
+    protected String mergeBatch(ResolvedModel m) {
         ColumnNames n = m.meta();
         List<String> mk = new ArrayList<>();
         List<String> nullMk = new ArrayList<>();
@@ -620,20 +700,19 @@ public abstract class AbstractSqlDialect implements Dialect {
             values.add("FALSE");
         }
         insertCols.add(n.openedSeq());
-        values.add(param(m.sequenceColumn()));
+        values.add(param(m.sequenceColumn(), SEQ));
         return "MERGE INTO " + table(m.target()) + " t USING (" + using + ") m ON (" + String.join(" AND ", on)
                 + " AND " + col("t", n.validTo()) + " IS NULL) WHEN MATCHED THEN UPDATE SET " + quote(n.validTo())
                 + " = CASE WHEN " + isDelete + " THEN " + col("m", m.updatedAt()) + " ELSE " + col("m", m.id(VFROM))
                 + " END, " + quote(n.changeType()) + " = CASE WHEN " + isDelete + " THEN 'delete' ELSE 'update' END, "
                 + quote(n.changedAttributes()) + " = CASE WHEN " + isDelete + " THEN NULL ELSE "
-                + col("m", m.id(CHANGED)) + " END, " + quote(n.closedSeq()) + " = " + param(m.sequenceColumn())
+                + col("m", m.id(CHANGED)) + " END, " + quote(n.closedSeq()) + " = " + param(m.sequenceColumn(), SEQ)
                 + " WHEN NOT MATCHED THEN INSERT (" + list(insertCols, null) + ") VALUES ("
                 + String.join(", ", values) + ")";
     }
 
-    /** {@inheritDoc} Binds: sequence text (scd id), sequence (opening), sequence (closed by this batch). */
-    @Override
-    public String insertDeletionRecords(ResolvedModel m) {
+    /** Inserts a deletion record for each version the batch closed by deletion. */
+    protected String insertDeletionRecords(ResolvedModel m) {
         ColumnNames n = m.meta();
         List<String> data = m.historyDataColumns();
         List<String> cols = new ArrayList<>(data);
@@ -649,28 +728,66 @@ public abstract class AbstractSqlDialect implements Dialect {
         cols.add(n.isDeleted());
         values.add("TRUE");
         cols.add(n.openedSeq());
-        values.add(param(m.sequenceColumn()));
-        return "INSERT INTO " + table(m.target()) + " (" + list(cols, null) + ") SELECT " + String.join(", ", values)
-                + " FROM " + table(m.target()) + " h WHERE " + col("h", n.closedSeq()) + " = "
-                + param(m.sequenceColumn()) + " AND " + col("h", n.changeType()) + " = 'delete' AND "
-                + col("h", n.isDeleted()) + " = FALSE";
+        values.add(param(m.sequenceColumn(), SEQ));
+        return insertCounted(m, new ModelTables(this, m).history(), cols, values, " FROM " + table(m.target())
+                + " h WHERE " + col("h", n.closedSeq()) + " = " + param(m.sequenceColumn(), SEQ) + " AND "
+                + col("h", n.changeType()) + " = 'delete' AND " + col("h", n.isDeleted()) + " = FALSE");
+    }
+
+    // ---------------------------------------------------------------- check
+
+    /**
+     * What the timeline check reads, after {@code FROM}: the history rows {@code h} of the keys with a version opened
+     * or closed from sequence {@code p} on. The touched keys are collected first (each side can use the index on its
+     * sequence column) and joined to their versions on the key: H2 evaluated a correlated {@code EXISTS} once per
+     * history row (~10x slower) and an {@code IN (subquery)} over many keys in quadratic time.
+     */
+    protected String touchedVersions(ResolvedModel m, String p) {
+        ColumnNames n = m.meta();
+        return "(SELECT " + list(m.keys(), "x") + " FROM " + table(m.target()) + " x WHERE "
+                + ordered(m, col("x", n.openedSeq())) + " >= " + p + " UNION SELECT " + list(m.keys(), "x") + " FROM "
+                + table(m.target()) + " x WHERE " + ordered(m, col("x", n.closedSeq())) + " >= " + p + ") k JOIN "
+                + table(m.target()) + " h ON " + keyJoin(m, "k", "h");
     }
 
     @Override
-    public String asOf(ResolvedModel m, boolean bySequence, String literal) {
+    public Statement timelineCheck(ResolvedModel m, Object from) {
         ColumnNames n = m.meta();
+        String keys = list(m.keys(), "h");
+        String p = ordered(m, param(m.sequenceColumn(), FROM));
+        String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
+                + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
+                + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
+                + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
+                + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
+                + touchedVersions(m, p);
+        return statement("check timeline", "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE "
+                + "v.open_count > 1"
+                + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
+                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
+                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
+                + " OR (v.vt IS NULL AND v.next_vf IS NOT NULL)", FROM, from);
+    }
+
+    // ---------------------------------------------------------------- reading the history
+
+    @Override
+    public Statement asOf(ResolvedModel m, AsOf point) {
+        ColumnNames n = m.meta();
+        boolean bySequence = point instanceof AsOf.Sequence;
+        String literal = literal(bySequence ? m.sequenceColumn() : m.updatedAtColumn(), point.value());
         String from = bySequence ? n.openedSeq() : n.validFrom();
         String to = bySequence ? n.closedSeq() : n.validTo();
         String lit = bySequence ? ordered(m, literal) : literal;
         String in = bySequence ? ordered(m, col("h", from)) : col("h", from);
         String out = bySequence ? ordered(m, col("h", to)) : col("h", to);
-        return "SELECT h.* FROM " + table(m.target()) + " h WHERE " + in + " <= " + lit + " AND (" + col("h", to)
-                + " IS NULL OR " + out + " > " + lit + ")"
-                + (m.deletionRecords() ? " AND " + col("h", n.isDeleted()) + " = FALSE" : "");
+        return Statement.of("point in time", "SELECT h.* FROM " + table(m.target()) + " h WHERE " + in + " <= " + lit
+                + " AND (" + col("h", to) + " IS NULL OR " + out + " > " + lit + ")"
+                + (m.deletionRecords() ? " AND " + col("h", n.isDeleted()) + " = FALSE" : ""));
     }
 
-    @Override
-    public String literal(SourceColumn type, Object value) {
+    /** A typed SQL literal of a value read by {@link ValueType#coerce} (numbers, dates, times, strings escaped). */
+    protected String literal(SourceColumn type, Object value) {
         ValueType t = type.valueType();
         String text = t.format(t.coerce(value));
         if (t == ValueType.INTEGER || t == ValueType.DECIMAL) {
@@ -683,45 +800,7 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     @Override
-    public String countBatch(ResolvedModel m) {
-        return "SELECT " + quote(m.id(REJECT)) + ", " + quote(m.id(ACTION)) + ", COUNT(*), SUM(CASE WHEN "
-                + quote(m.id(KEEP)) + " THEN 1 ELSE 0 END) FROM " + table(m.work()) + " GROUP BY " + quote(m.id(REJECT))
-                + ", " + quote(m.id(ACTION)) + " UNION ALL SELECT " + stringLiteral(SOURCE_ROWS) + ", NULL, COUNT(*), 0 FROM "
-                + table(m.stage()) + " WHERE " + quote(m.sequenceBy()) + " = " + param(m.sequenceColumn());
-    }
-
-    /**
-     * {@inheritDoc} Binds: sequence, sequence (keys with versions opened or closed from there on).
-     */
-    /**
-     * What the timeline check reads, after {@code FROM}: the history rows {@code h} of the keys with a version opened
-     * or closed from the bound sequence {@code p} on (binds: p, p). The touched keys are collected first (each side
-     * can use the index on its sequence column) and joined to their versions on the key: H2 evaluated a correlated
-     * {@code EXISTS} once per history row (~10x slower) and an {@code IN (subquery)} over many keys in quadratic time.
-     */
-    protected String touchedVersions(ResolvedModel m, String p) {
-        ColumnNames n = m.meta();
-        return "(SELECT " + list(m.keys(), "x") + " FROM " + table(m.target()) + " x WHERE "
-                + ordered(m, col("x", n.openedSeq())) + " >= " + p + " UNION SELECT " + list(m.keys(), "x") + " FROM "
-                + table(m.target()) + " x WHERE " + ordered(m, col("x", n.closedSeq())) + " >= " + p + ") k JOIN "
-                + table(m.target()) + " h ON " + keyJoin(m, "k", "h");
-    }
-
-    @Override
-    public String timelineCheck(ResolvedModel m) {
-        ColumnNames n = m.meta();
-        String keys = list(m.keys(), "h");
-        String p = ordered(m, param(m.sequenceColumn()));
-        String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
-                + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
-                + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
-                + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
-                + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
-                + touchedVersions(m, p);
-        return "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE v.open_count > 1"
-                + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
-                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
-                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
-                + " OR (v.vt IS NULL AND v.next_vf IS NOT NULL)";
+    public Statement createView(TableName view, Statement query) {
+        return Statement.builder("create view").sql("CREATE VIEW " + table(view) + " AS ").sql(query).build();
     }
 }

@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.ServiceLoader;
 import java.util.stream.Collectors;
 
@@ -52,9 +51,10 @@ public final class Dialects {
                     return d;
                 }
             }
-            throw new ItersnapException(ErrorCode.NO_DIALECT, "no itersnap dialect handles " + product + " (" + url
-                    + "); " + describeAvailable() + ". Add the matching artifact, e.g. dev.itersnap:itersnap-dialect-"
-                    + guess(product) + ", or name a dialect in the builder");
+            throw new ItersnapException(ErrorCode.NO_DIALECT, "no itersnap dialect on the class path handles " + product
+                    + " (" + url + "); " + describeAvailable() + ". Add the dialect module for this database (artifact "
+                    + "dev.itersnap:itersnap-dialect-<name>, or one of your own registered in META-INF/services/"
+                    + Dialect.class.getName() + "), or name a dialect in the builder");
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR,
                     "cannot open a connection to detect the dialect: " + e.getMessage(), e);
@@ -65,16 +65,5 @@ public final class Dialects {
         List<Dialect> all = available();
         return all.isEmpty() ? "no dialect is on the class path"
                 : "dialects on the class path: " + all.stream().map(Dialect::name).collect(Collectors.joining(", "));
-    }
-
-    private static String guess(String product) {
-        String p = product == null ? "" : product.toLowerCase(Locale.ROOT);
-        if (p.contains("postgres")) {
-            return "postgres";
-        }
-        if (p.contains("spark") || p.contains("databricks")) {
-            return "databricks";
-        }
-        return "h2";
     }
 }

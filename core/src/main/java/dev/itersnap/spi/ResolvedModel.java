@@ -1,71 +1,178 @@
 package dev.itersnap.spi;
 
 import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.function.UnaryOperator;
 
 /**
  * A model resolved against the database: settings, the source's columns with their real names, and every table and
- * column name folded to the database's case. Immutable; built by the engine once per run and handed to the dialect's
- * SQL methods. All names here are unquoted; the dialect quotes them.
- *
- * @param settings        the validated settings
- * @param fold            folds an identifier the way the database folds unquoted identifiers
- * @param target          the history table
- * @param metadataSchema  schema of the ledger, run log, error log, column registry and lock table
- * @param stage           scratch table holding the run's source rows
- * @param work            scratch table holding one batch's classified rows
- * @param sourceColumns   the source query's columns, in its order
- * @param historyOnly     data columns of the history table that the source no longer has
- * @param keys            key columns (source names)
- * @param updatedAt       the updated_at column (source name)
- * @param sequenceBy      the sequence_by column (source name)
- * @param tracked         tracked columns (source names, source order)
- * @param meta            meta column names, folded
- * @param sequenceColumn  the sequence column's metadata
- * @param updatedAtColumn the updated_at column's metadata
+ * column name folded to the database's case. Built by the engine once per run ({@link #builder}) and handed to the
+ * dialect; immutable and thread-safe. All names here are unquoted; the dialect quotes them. New properties come with
+ * defaults, so code that builds a model keeps compiling.
  */
-public record ResolvedModel(ModelSettings settings, UnaryOperator<String> fold, TableName target,
-                            String metadataSchema, TableName stage, TableName work, List<SourceColumn> sourceColumns,
-                            List<String> historyOnly, List<String> keys, String updatedAt, String sequenceBy,
-                            List<String> tracked, ColumnNames meta, SourceColumn sequenceColumn,
-                            SourceColumn updatedAtColumn) {
+public final class ResolvedModel {
+    private final ModelSettings settings;
+    private final UnaryOperator<String> fold;
+    private final TableName target;
+    private final MetadataSchema metadata;
+    private final List<SourceColumn> sourceColumns;
+    private final List<String> historyOnly;
+    private final List<String> keys;
+    private final String updatedAt;
+    private final String sequenceBy;
+    private final List<String> tracked;
+    private final ColumnNames meta;
+
+    private ResolvedModel(Builder b) {
+        this.settings = Objects.requireNonNull(b.settings, "settings");
+        this.fold = b.fold;
+        this.target = b.target != null ? b.target
+                : new TableName(settings.target().parts().stream().map(fold).toList());
+        this.metadata = new MetadataSchema(fold.apply(settings.metadataSchema()), fold);
+        this.sourceColumns = List.copyOf(b.sourceColumns);
+        this.historyOnly = List.copyOf(b.historyOnly);
+        this.keys = List.copyOf(b.keys);
+        this.updatedAt = Objects.requireNonNull(b.updatedAt, "updatedAt");
+        this.sequenceBy = Objects.requireNonNull(b.sequenceBy, "sequenceBy");
+        this.tracked = List.copyOf(b.tracked);
+        this.meta = b.meta != null ? b.meta : foldAll(ColumnNames.DEFAULTS, fold);
+        if (sourceColumn(updatedAt) == null || sourceColumn(sequenceBy) == null) {
+            throw new IllegalArgumentException("updated_at and sequence_by must be source columns");
+        }
+    }
+
+    /**
+     * Starts a model of {@code settings} on a database that folds unquoted identifiers with {@code fold}. Required:
+     * {@link Builder#sourceColumns}, {@link Builder#keys}, {@link Builder#updatedAt}, {@link Builder#sequenceBy};
+     * the target and the meta column names default to the settings' folded.
+     */
+    public static Builder builder(ModelSettings settings, UnaryOperator<String> fold) {
+        return new Builder(settings, fold);
+    }
+
+    /** A builder holding this model's properties, to derive a model that differs in a few. */
+    public Builder toBuilder() {
+        Builder b = new Builder(settings, fold);
+        b.target = target;
+        b.sourceColumns = sourceColumns;
+        b.historyOnly = historyOnly;
+        b.keys = keys;
+        b.updatedAt = updatedAt;
+        b.sequenceBy = sequenceBy;
+        b.tracked = tracked;
+        b.meta = meta;
+        return b;
+    }
+
+    /** The validated settings. */
+    public ModelSettings settings() {
+        return settings;
+    }
+
+    /** Folds an identifier the way the database folds unquoted identifiers. */
+    public UnaryOperator<String> fold() {
+        return fold;
+    }
 
     /** Model name. */
     public String name() {
         return settings.name();
     }
 
-    /** A metadata table, e.g. {@code metaTable("itersnap_ledger")}. */
-    public TableName metaTable(String table) {
-        return new TableName(List.of(metadataSchema, fold.apply(table)));
+    /** The history table. */
+    public TableName target() {
+        return target;
     }
 
-    /**
-     * The model's archive: the rows of applied batches whose effect the history alone cannot reproduce (set-aside
-     * rows, explicit deletes, rows that changed nothing but differ from the live version), so that a batch that
-     * aged out of the source can be replayed exactly.
-     */
+    /** Schema of the ledger, run log, error log, column registry and the model's working tables, folded. */
+    public String metadataSchema() {
+        return metadata.schema();
+    }
+
+    /** The metadata schema's tables and columns. */
+    public MetadataSchema metadata() {
+        return metadata;
+    }
+
+    /** Scratch table holding the run's source rows. */
+    public TableName stage() {
+        return modelTable("itersnap_stage_");
+    }
+
+    /** Scratch table holding one batch's classified rows. */
+    public TableName work() {
+        return modelTable("itersnap_work_");
+    }
+
+    /** The model's archive ({@link ModelTables#archive()}). */
     public TableName archive() {
-        return new TableName(List.of(metadataSchema, fold.apply("itersnap_archive_" + name())));
+        return modelTable("itersnap_archive_");
     }
 
-    /**
-     * The model's pending batches, used only where DML is not transactional: the staged rows of batches that aged out
-     * of the source, saved before a replay rolls the history back over them, so that a run that fails in between
-     * loses nothing (the next run finds them here). Empty between runs.
-     */
+    /** The model's pending batches ({@link ModelTables#pending()}). */
     public TableName pending() {
-        return new TableName(List.of(metadataSchema, fold.apply("itersnap_pending_" + name())));
+        return modelTable("itersnap_pending_");
+    }
+
+    private TableName modelTable(String prefix) {
+        return new TableName(List.of(metadata.schema(), fold.apply(prefix + name())));
     }
 
     /** Folds an internal identifier (column of a metadata or scratch table). */
     public String id(String name) {
         return fold.apply(name);
+    }
+
+    /** The source query's columns, in its order. */
+    public List<SourceColumn> sourceColumns() {
+        return sourceColumns;
+    }
+
+    /** Data columns of the history table that the source no longer has. */
+    public List<String> historyOnly() {
+        return historyOnly;
+    }
+
+    /** Key columns (source names). */
+    public List<String> keys() {
+        return keys;
+    }
+
+    /** The updated_at column (source name). */
+    public String updatedAt() {
+        return updatedAt;
+    }
+
+    /** The sequence_by column (source name). */
+    public String sequenceBy() {
+        return sequenceBy;
+    }
+
+    /** Tracked columns (source names, source order). */
+    public List<String> tracked() {
+        return tracked;
+    }
+
+    /** Meta column names, folded. */
+    public ColumnNames meta() {
+        return meta;
+    }
+
+    /** The sequence column's metadata. */
+    public SourceColumn sequenceColumn() {
+        return sourceColumn(sequenceBy);
+    }
+
+    /** The updated_at column's metadata. */
+    public SourceColumn updatedAtColumn() {
+        return sourceColumn(updatedAt);
     }
 
     /** Source column names, in source order. */
@@ -75,22 +182,22 @@ public record ResolvedModel(ModelSettings settings, UnaryOperator<String> fold, 
 
     /** Data columns of the history table: source columns then history-only ones. */
     public List<String> historyDataColumns() {
-        List<String> all = new java.util.ArrayList<>(sourceNames());
+        List<String> all = new ArrayList<>(sourceNames());
         all.addAll(historyOnly);
         return all;
     }
 
     public ValueType sequenceType() {
-        return sequenceColumn.valueType();
+        return sequenceColumn().valueType();
     }
 
     public ValueType updatedAtType() {
-        return updatedAtColumn.valueType();
+        return updatedAtColumn().valueType();
     }
 
     /** True when the history carries deletion records ({@code hard_deletes: new_record}). */
     public boolean deletionRecords() {
-        return settings.hardDeletes() == dev.itersnap.core.HardDeletes.NEW_RECORD;
+        return settings.hardDeletes() == HardDeletes.NEW_RECORD;
     }
 
     /** The source column called {@code name} (case-insensitive), or null. */
@@ -101,5 +208,76 @@ public record ResolvedModel(ModelSettings settings, UnaryOperator<String> fold, 
             }
         }
         return null;
+    }
+
+    private static ColumnNames foldAll(ColumnNames names, UnaryOperator<String> fold) {
+        var map = names.asMap();
+        map.replaceAll((k, v) -> fold.apply(v));
+        return ColumnNames.withOverrides(map);
+    }
+
+    /** Builds a {@link ResolvedModel}. Not thread-safe. */
+    public static final class Builder {
+        private final ModelSettings settings;
+        private final UnaryOperator<String> fold;
+        private TableName target;
+        private List<SourceColumn> sourceColumns = List.of();
+        private List<String> historyOnly = List.of();
+        private List<String> keys = List.of();
+        private String updatedAt;
+        private String sequenceBy;
+        private List<String> tracked = List.of();
+        private ColumnNames meta;
+
+        private Builder(ModelSettings settings, UnaryOperator<String> fold) {
+            this.settings = settings;
+            this.fold = Objects.requireNonNull(fold, "fold");
+        }
+
+        /** The history table (default: the settings' target, folded). */
+        public Builder target(TableName target) {
+            this.target = target;
+            return this;
+        }
+
+        public Builder sourceColumns(List<SourceColumn> columns) {
+            this.sourceColumns = columns;
+            return this;
+        }
+
+        public Builder historyOnly(List<String> columns) {
+            this.historyOnly = columns;
+            return this;
+        }
+
+        public Builder keys(List<String> keys) {
+            this.keys = keys;
+            return this;
+        }
+
+        public Builder updatedAt(String column) {
+            this.updatedAt = column;
+            return this;
+        }
+
+        public Builder sequenceBy(String column) {
+            this.sequenceBy = column;
+            return this;
+        }
+
+        public Builder tracked(List<String> columns) {
+            this.tracked = columns;
+            return this;
+        }
+
+        /** The meta column names, already folded (default: the settings' column_names, folded). */
+        public Builder meta(ColumnNames names) {
+            this.meta = names;
+            return this;
+        }
+
+        public ResolvedModel build() {
+            return new ResolvedModel(this);
+        }
     }
 }

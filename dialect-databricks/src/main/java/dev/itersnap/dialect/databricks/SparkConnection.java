@@ -1,5 +1,6 @@
 package dev.itersnap.dialect.databricks;
 
+import dev.itersnap.spi.NamedMarkers;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -18,7 +19,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A JDBC {@link Connection} over a SparkSession. There are no transactions: every statement commits on its own, so
+ * A JDBC {@link Connection} over a SparkSession; it binds named markers ({@link NamedMarkers}: {@code
+ * isWrapperFor(NamedMarkers.class)} is true), so itersnap renders its statements with {@code :_p1 … :_pN}, and a
+ * {@code ?} is not a parameter marker here. There are no transactions: every statement commits on its own, so
  * {@code setAutoCommit} only records the flag, {@code commit} does nothing and {@code rollback} cannot undo anything
  * (the dialect reports {@code transactionalDml() = false}, so the engine never relies on it). The schema is the
  * session's current schema, shared by every connection of one {@link SparkDataSource}.
@@ -103,7 +106,7 @@ final class SparkConnection implements InvocationHandler {
                     return spark;
                 }
                 throw new SQLException("not a wrapper for " + args[0]);
-            case "isWrapperFor": return args[0] == SparkSession.class;
+            case "isWrapperFor": return args[0] == SparkSession.class || args[0] == NamedMarkers.class;
             case "hashCode": return System.identityHashCode(proxy);
             case "equals": return proxy == args[0];
             case "toString": return "SparkConnection[" + spark + "]";

@@ -1,5 +1,6 @@
 package dev.itersnap.dialect.databricks;
 
+import dev.itersnap.spi.NamedMarkers;
 import org.apache.spark.SparkThrowable;
 import org.apache.spark.sql.Dataset;
 import org.apache.spark.sql.Row;
@@ -37,13 +38,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs JDBC-style SQL ({@code ?} markers, JDBC values) on a SparkSession and turns its results and failures into JDBC
- * terms: rows with JDBC column types, update counts from the DML metrics row, {@link SQLException}s naming Spark's
- * error condition.
- *
- * <p>Binding goes by name: every {@code ?} outside string literals, back-quoted identifiers and comments becomes
- * {@code :_p1 ... :_pN}. Spark 4.2.0 binds five or more positional values in the wrong order without a word
- * (SPARK-58341), and named markers are bound by name.
+ * Runs SQL with named markers ({@code :_p1 … :_pN}, {@link NamedMarkers}) and JDBC values on a SparkSession, and turns
+ * its results and failures into JDBC terms: rows with JDBC column types, update counts from the DML metrics row,
+ * {@link SQLException}s naming Spark's error condition. The value set at index i is bound to {@code :_pi} by name:
+ * Spark 4.2.0 binds five or more positional values in the wrong order without a word (SPARK-58341).
  */
 final class SparkSql {
     /** Columns of the row a Delta DML statement returns, in the order they are preferred as the update count. */
@@ -56,24 +54,13 @@ final class SparkSql {
     static Dataset<Row> run(SparkSession spark, String sql, List<Object> binds) throws SQLException {
         try {
             if (binds.isEmpty()) {
-                if (markers(sql) > 0) {
-                    throw new SQLException("statement has " + markers(sql) + " parameter markers but no values: "
-                            + sql, "07001");
-                }
                 return spark.sql(sql);
-            }
-            int markers = markers(sql);
-            if (markers != binds.size()) {
-                throw new SQLException("statement has " + markers + " parameter markers but " + binds.size()
-                        + " values", "07001");
             }
             Map<String, Object> args = new LinkedHashMap<>();
             for (int i = 0; i < binds.size(); i++) {
-                args.put("_p" + (i + 1), toSpark(binds.get(i)));
+                args.put(NamedMarkers.name(i + 1), toSpark(binds.get(i)));
             }
-            return spark.sql(toNamedMarkers(sql), args);
-        } catch (SQLException e) {
-            throw e;
+            return spark.sql(sql, args);
         } catch (Exception e) { // AnalysisException is a checked exception to Java
             throw translate(e);
         }
@@ -231,63 +218,5 @@ final class SparkSql {
         }
         return conflict ? new SQLTransactionRollbackException(message, state != null ? state : "40001", e)
                 : new SQLException(message, state, e);
-    }
-
-    /** Number of {@code ?} markers outside literals, quoted identifiers and comments. */
-    static int markers(String sql) {
-        int[] n = new int[1];
-        rewrite(sql, n);
-        return n[0];
-    }
-
-    /** Replaces each {@code ?} outside literals, quoted identifiers and comments by {@code :_pN}, N from 1. */
-    static String toNamedMarkers(String sql) {
-        return rewrite(sql, new int[1]);
-    }
-
-    private static String rewrite(String sql, int[] count) {
-        StringBuilder out = new StringBuilder(sql.length() + 16);
-        int n = 0;
-        int i = 0;
-        int len = sql.length();
-        while (i < len) {
-            char c = sql.charAt(i);
-            if (c == '\'' || c == '"' || c == '`') {
-                int j = i + 1;
-                while (j < len) {
-                    char d = sql.charAt(j);
-                    if (d == '\\' && c != '`') {
-                        j += 2;
-                    } else if (d == c && j + 1 < len && sql.charAt(j + 1) == c) {
-                        j += 2; // a doubled quote inside
-                    } else if (d == c) {
-                        break;
-                    } else {
-                        j++;
-                    }
-                }
-                j = Math.min(j + 1, len);
-                out.append(sql, i, j);
-                i = j;
-            } else if (c == '-' && i + 1 < len && sql.charAt(i + 1) == '-') {
-                int j = sql.indexOf('\n', i);
-                j = j < 0 ? len : j;
-                out.append(sql, i, j);
-                i = j;
-            } else if (c == '/' && i + 1 < len && sql.charAt(i + 1) == '*') {
-                int j = sql.indexOf("*/", i + 2);
-                j = j < 0 ? len : j + 2;
-                out.append(sql, i, j);
-                i = j;
-            } else if (c == '?') {
-                out.append(":_p").append(++n);
-                i++;
-            } else {
-                out.append(c);
-                i++;
-            }
-        }
-        count[0] = n;
-        return out.toString();
     }
 }

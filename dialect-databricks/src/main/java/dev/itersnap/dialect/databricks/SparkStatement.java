@@ -18,8 +18,9 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * A JDBC {@link Statement} or {@link PreparedStatement} that runs on the connection's SparkSession. Values set with
- * any {@code setXxx(index, value)} are bound by name ({@link SparkSql}); a statement runs when executed. The update
+ * A JDBC {@link Statement} or {@link PreparedStatement} that runs on the connection's SparkSession. The value set with
+ * any {@code setXxx(index, value)} is bound to the named marker {@code :_p<index>} ({@link SparkSql}); a statement runs
+ * when executed. The update
  * count is the {@code num_affected_rows} of UPDATE, DELETE and MERGE and 0 for everything else, INSERT included:
  * Spark reports no count for an INSERT.
  */

@@ -1,11 +1,15 @@
 package dev.itersnap.dialect.databricks;
 
-import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.AsOf;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.core.TableName;
+import dev.itersnap.spi.Batch;
+import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -13,6 +17,9 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Types;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -37,44 +44,57 @@ class DatabricksDialectSqlTest {
         SourceColumn status = new SourceColumn("status", Types.VARCHAR, "STRING", 0, 0);
         SourceColumn upd = new SourceColumn("updated_at", Types.TIMESTAMP, "TIMESTAMP", 26, 6);
         SourceColumn seq = new SourceColumn("file_date", Types.DATE, "DATE", 10, 0);
-        return new ResolvedModel(s, x -> x.toLowerCase(Locale.ROOT), new TableName(List.of("snap", "customers")),
-                "itersnap_metadata", new TableName(List.of("itersnap_metadata", "itersnap_stage_customers")),
-                new TableName(List.of("itersnap_metadata", "itersnap_work_customers")), List.of(id, status, upd, seq),
-                List.of(), List.of("id"), "updated_at", "file_date", List.of("status"), ColumnNames.DEFAULTS, seq,
-                upd);
+        return ResolvedModel.builder(s, x -> x.toLowerCase(Locale.ROOT)).sourceColumns(List.of(id, status, upd, seq))
+                .keys(List.of("id")).updatedAt("updated_at").sequenceBy("file_date").tracked(List.of("status")).build();
     }
 
-    private static long binds(String sql) {
-        return SparkSql.markers(sql);
+    private static final LocalDate SEQ = LocalDate.of(2024, 3, 1);
+    private static final LocalDateTime AT = LocalDateTime.of(2024, 3, 2, 6, 0);
+
+    private BatchStatements batch(ResolvedModel m, List<String> introduced) {
+        return dialect.applyBatch(m, new Batch(SEQ, "2024-03-01", "run-1", AT, introduced, introduced,
+                LocalDateTime.of(2024, 3, 1, 0, 0)));
+    }
+
+    private static List<String> sql(List<Statement> statements) {
+        return statements.stream().map(Statement::sql).toList();
     }
 
     /** Every statement of every step, in engine order, for a new_record model. */
     private Map<String, List<String>> steps() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
+        ModelTables tables = new ModelTables(dialect, m);
         SourceColumn tier = new SourceColumn("tier", Types.VARCHAR, "STRING", 0, 0);
+        BatchStatements b = batch(m, List.of());
         Map<String, List<String>> s = new LinkedHashMap<>();
-        s.put("createMetadata", dialect.createMetadata(m));
-        s.put("createHistory", dialect.createHistory(m));
-        s.put("createArchive", dialect.createArchive(m));
-        s.put("addColumn", List.of(dialect.addColumn(m, m.target(), tier)));
+        List<String> metadata = new ArrayList<>();
+        m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
+        s.put("createMetadata", metadata);
+        s.put("createHistory", sql(dialect.createTable(tables.history())));
+        List<String> archive = new ArrayList<>(sql(dialect.createTable(tables.archive())));
+        archive.addAll(sql(dialect.createTable(tables.pending())));
+        s.put("createArchive", archive);
+        s.put("addColumn", List.of(dialect.addColumn(m.target(), tier).sql()));
         s.put("widenColumn", List.of(dialect.widenColumn(m.target(), "id",
-                new SourceColumn("id", Types.BIGINT, "BIGINT", 19, 0))));
-        s.put("createScratch", dialect.createScratch(m));
-        s.put("discoverSequences", List.of(dialect.discoverSequences(m)));
-        s.put("stageSource", List.of(dialect.stageSource(m, true)));
-        s.put("logNullSequences", List.of(dialect.logNullSequences(m)));
-        s.put("stageReproduced", List.of(dialect.stageReproduced(m, List.of("status"), true)));
-        s.put("rollback", dialect.rollback(m, List.of("status")));
-        s.put("classifyBatch", List.of(dialect.classifyBatch(m, List.of())));
-        s.put("fillIntroduced", List.of(dialect.fillIntroduced(m, "status")));
-        s.put("countBatch", List.of(dialect.countBatch(m)));
-        s.put("logRejected", List.of(dialect.logRejected(m)));
-        s.put("archiveBatch", List.of(dialect.archiveBatch(m)));
-        s.put("closeAbsent", List.of(dialect.closeAbsent(m)));
-        s.put("mergeBatch", List.of(dialect.mergeBatch(m)));
-        s.put("insertDeletionRecords", List.of(dialect.insertDeletionRecords(m)));
-        s.put("timelineCheck", List.of(dialect.timelineCheck(m)));
-        s.put("asOf", List.of(dialect.asOf(m, false, dialect.literal(m.updatedAtColumn(), "2024-03-01T00:00"))));
+                new SourceColumn("id", Types.BIGINT, "BIGINT", 19, 0)).sql()));
+        List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
+        scratch.addAll(sql(dialect.createTable(tables.work())));
+        s.put("createScratch", scratch);
+        s.put("discoverSequences", List.of(dialect.discoverSequences(m).sql()));
+        s.put("stageSource", List.of(dialect.stageSource(m, SEQ, true).sql()));
+        s.put("logNullSequences", List.of(dialect.logNullSequences(m, "run-1", AT).sql()));
+        s.put("stageReproduced", List.of(dialect.stageReproduced(m, SEQ, List.of("status"), true).sql()));
+        s.put("rollback", sql(dialect.rollback(m, Rollback.from(SEQ, List.of("status")))));
+        s.put("classifyBatch", List.of(b.classify().sql()));
+        s.put("fillIntroduced", sql(batch(m, List.of("status")).fillIntroduced()));
+        s.put("countBatch", List.of(b.count().sql()));
+        s.put("logRejected", List.of(b.logRejected().sql()));
+        s.put("archiveBatch", List.of(b.archive().sql()));
+        s.put("closeAbsent", List.of(b.closeAbsent().sql()));
+        s.put("mergeBatch", List.of(b.merge().sql()));
+        s.put("insertDeletionRecords", List.of(b.deletionRecords().sql()));
+        s.put("timelineCheck", List.of(dialect.timelineCheck(m, SEQ).sql()));
+        s.put("asOf", List.of(dialect.asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
         return s;
     }
 
@@ -92,25 +112,30 @@ class DatabricksDialectSqlTest {
     }
 
     @Test
-    void everyStatementBindsAsTheEngineDoes() {
+    void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        assertThat(binds(dialect.stageSource(m, false))).isEqualTo(1);
-        assertThat(binds(dialect.classifyBatch(m, List.of()))).isEqualTo(1);
-        assertThat(binds(dialect.closeAbsent(m))).isEqualTo(4);
-        assertThat(binds(dialect.mergeBatch(m))).isEqualTo(3);
-        assertThat(binds(dialect.insertDeletionRecords(m))).isEqualTo(3);
-        assertThat(binds(dialect.logRejected(m))).isEqualTo(4);
-        assertThat(binds(dialect.logNullSequences(m))).isEqualTo(4);
-        assertThat(binds(dialect.timelineCheck(m))).isEqualTo(2);
-        assertThat(binds(dialect.stageReproduced(m, List.of(), true))).isEqualTo(5);
-        assertThat(binds(dialect.fillIntroduced(m, "status"))).isZero();
-        assertThat(binds(dialect.archiveBatch(m))).isZero();
-        assertThat(dialect.rollback(m, List.of())).allSatisfy(sql -> assertThat(binds(sql)).isEqualTo(1));
+        BatchStatements b = batch(m, List.of());
+        LocalDateTime deletion = LocalDateTime.of(2024, 3, 1, 0, 0);
+        assertThat(dialect.stageSource(m, SEQ, false).values()).containsExactly(SEQ);
+        assertThat(b.classify().values()).containsExactly(SEQ);
+        assertThat(b.closeAbsent().values()).containsExactly(deletion, deletion, SEQ, SEQ);
+        assertThat(b.merge().values()).containsExactly(SEQ, "2024-03-01", SEQ);
+        assertThat(b.deletionRecords().values()).containsExactly("2024-03-01", SEQ, SEQ);
+        assertThat(b.logRejected().values()).containsExactly("customers", "run-1", "2024-03-01", AT);
+        assertThat(dialect.logNullSequences(m, "run-1", AT).values()).containsExactly("customers", "run-1", AT,
+                "customers");
+        assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
+        assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).hasSize(5).containsOnly(SEQ);
+        assertThat(batch(m, List.of("status")).fillIntroduced()).singleElement()
+                .satisfies(st -> assertThat(st.values()).isEmpty());
+        assertThat(b.archive().values()).isEmpty();
+        assertThat(dialect.rollback(m, Rollback.from(SEQ, List.of()))).allSatisfy(st -> assertThat(st.values())
+                .containsExactly(SEQ));
     }
 
     @Test
-    void closeAbsentIsAMergeWhoseSourceTakesTheBindsInTheEnginesOrder() {
-        String sql = dialect.closeAbsent(model(HardDeletes.INVALIDATE));
+    void closeAbsentIsAMergeWhoseSourceReadsTheHistory() {
+        String sql = batch(model(HardDeletes.INVALIDATE), List.of()).closeAbsent().sql();
         assertThat(sql).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT h.`id`, CAST(? AS TIMESTAMP) AS "
                 + "`itersnap_dt1`, CAST(? AS TIMESTAMP) AS `itersnap_dt2`, CAST(? AS DATE) AS `itersnap_closing` FROM "
                 + "`snap`.`customers` h WHERE h.`dbt_valid_to` IS NULL AND 1 = 1 AND NOT EXISTS (SELECT 1 FROM "
@@ -123,11 +148,11 @@ class DatabricksDialectSqlTest {
     @Test
     void insertsWhoseCountTheEngineUsesAreMergesOnFalse() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        assertThat(dialect.insertDeletionRecords(m)).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT ")
+        assertThat(batch(m, List.of()).deletionRecords().sql()).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT ")
                 .contains(") d ON FALSE WHEN NOT MATCHED THEN INSERT (`id`, `status`, `updated_at`, `file_date`, "
                         + "`dbt_scd_id`, ").contains("md5((COALESCE(CAST(h.`id` AS STRING), '') || '|' || "
                         + "COALESCE(CAST(h.`dbt_valid_to` AS STRING), '') || '|' || CAST(? AS STRING) || '|deleted'))");
-        assertThat(dialect.logNullSequences(m)).startsWith("MERGE INTO `itersnap_metadata`.`itersnap_errors` t USING "
+        assertThat(dialect.logNullSequences(m, "run-1", AT).sql()).startsWith("MERGE INTO `itersnap_metadata`.`itersnap_errors` t USING "
                 + "(SELECT CAST(? AS STRING) AS `itersnap_c0`, CAST(? AS STRING) AS `itersnap_c1`")
                 .contains("to_json(named_struct('id', s.`id`, 'status', s.`status`, 'updated_at', s.`updated_at`, "
                         + "'file_date', s.`file_date`), map('ignoreNullFields', 'false'))")
@@ -139,31 +164,48 @@ class DatabricksDialectSqlTest {
     @Test
     void ddlMakesDeltaTablesWithoutKeysOrIndexes() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        assertThat(dialect.createHistory(m)).containsExactly("CREATE SCHEMA IF NOT EXISTS `snap`",
+        ModelTables tables = new ModelTables(dialect, m);
+        assertThat(sql(dialect.createTable(tables.history()))).containsExactly("CREATE SCHEMA IF NOT EXISTS `snap`",
                 "CREATE TABLE `snap`.`customers` (`id` INT, `status` STRING, `updated_at` TIMESTAMP, `file_date` DATE, "
                         + "`dbt_scd_id` STRING, `dbt_updated_at` TIMESTAMP, `dbt_valid_from` TIMESTAMP, `dbt_valid_to` "
                         + "TIMESTAMP, `dbt_change_type` STRING, `changed_attributes` STRING, `dbt_is_deleted` BOOLEAN, "
                         + "`dbt_opened_seq` DATE, `dbt_closed_seq` DATE) USING DELTA "
                         + "TBLPROPERTIES ('delta.enableTypeWidening' = 'true')");
-        assertThat(dialect.createMetadata(m)).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
+        List<String> metadata = new ArrayList<>();
+        m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
+        assertThat(metadata).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
                 .doesNotContain("VARCHAR").doesNotContain("itersnap_lock"))
                 .filteredOn(sql -> sql.startsWith("CREATE TABLE")).hasSize(4)
                 .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA"));
-        assertThat(dialect.createScratch(m)).hasSize(2).allSatisfy(sql -> assertThat(sql)
+        List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
+        scratch.addAll(sql(dialect.createTable(tables.work())));
+        assertThat(scratch).hasSize(2).allSatisfy(sql -> assertThat(sql)
                 .startsWith("CREATE OR REPLACE TABLE `itersnap_metadata`.`itersnap_").endsWith(" USING DELTA"));
         // the archive, and the pending table a database without transactions needs (aged-out batches of a replay)
-        assertThat(dialect.createArchive(m)).extracting(sql -> sql.substring(0, sql.indexOf(" (")))
+        List<String> archive = new ArrayList<>(sql(dialect.createTable(tables.archive())));
+        archive.addAll(sql(dialect.createTable(tables.pending())));
+        assertThat(archive).extracting(sql -> sql.substring(0, sql.indexOf(" (")))
                 .containsExactly("CREATE TABLE IF NOT EXISTS `itersnap_metadata`.`itersnap_archive_customers`",
                         "CREATE TABLE IF NOT EXISTS `itersnap_metadata`.`itersnap_pending_customers`");
+    }
+
+    private static ResolvedModel stringSequence() {
+        ModelSettings s = ModelSettings.builder("customers").target("snap.customers").source("SELECT * FROM raw")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch").build();
+        return ResolvedModel.builder(s, x -> x.toLowerCase(Locale.ROOT)).sourceColumns(List.of(
+                        new SourceColumn("id", Types.INTEGER, "INT", 10, 0),
+                        new SourceColumn("updated_at", Types.TIMESTAMP, "TIMESTAMP", 26, 6),
+                        new SourceColumn("batch", Types.VARCHAR, "STRING", 0, 0)))
+                .keys(List.of("id")).updatedAt("updated_at").sequenceBy("batch").build();
     }
 
     @Test
     void namesLiteralsAndTypesAreSparkSql() {
         assertThat(dialect.quote("a`b")).isEqualTo("`a``b`");
-        assertThat(dialect.literal(new SourceColumn("s", Types.VARCHAR, "STRING", 0, 0), "it's a\\b"))
-                .isEqualTo("CAST('it\\'s a\\\\b' AS STRING)");
-        assertThat(dialect.literal(new SourceColumn("t", Types.TIMESTAMP, "TIMESTAMP", 26, 6), "2024-03-01T09:30"))
-                .isEqualTo("CAST('2024-03-01 09:30' AS TIMESTAMP)");
+        assertThat(dialect.asOf(stringSequence(), AsOf.sequence("it's a\\b")).sql())
+                .contains("<= CAST('it\\'s a\\\\b' AS STRING) AND");
+        assertThat(dialect.asOf(model(HardDeletes.IGNORE), AsOf.time("2024-03-01T09:30")).sql())
+                .contains("<= CAST('2024-03-01 09:30' AS TIMESTAMP) AND");
         assertThat(dialect.columnType(new SourceColumn("v", Types.VARCHAR, "VARCHAR", 20, 0))).isEqualTo("STRING");
         assertThat(dialect.columnType(new SourceColumn("d", Types.DECIMAL, "DECIMAL(10,2)", 10, 2)))
                 .isEqualTo("DECIMAL(10,2)");
@@ -185,7 +227,12 @@ class DatabricksDialectSqlTest {
         assertThat(dialect.handlesProduct("SparkSQL")).as("the Databricks JDBC driver 3.4.5").isTrue();
         assertThat(dialect.handlesProduct("Spark SQL")).as("SparkDataSource").isTrue();
         assertThat(dialect.handlesProduct("PostgreSQL")).isFalse();
-        assertThat(dialect.transactionalDml()).isFalse();
+        assertThat(dialect.capabilities().transactionalDml()).isFalse();
+        assertThat(dialect.capabilities().indexes()).isFalse();
+        assertThat(dialect.capabilities().primaryKeys()).isFalse();
+        assertThat(dialect.capabilities().insertRowCounts()).isFalse();
+        assertThat(dialect.capabilities().subqueriesInUpdate()).isFalse();
+        assertThat(dialect.capabilities().createOrReplaceTable()).isTrue();
         assertThat(dev.itersnap.spi.Dialects.named("databricks")).isInstanceOf(DatabricksDialect.class);
     }
 }

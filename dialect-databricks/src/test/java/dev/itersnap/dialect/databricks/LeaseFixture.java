@@ -1,9 +1,10 @@
 package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.core.TableName;
+import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.dialect.h2.H2Dialect;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
 import org.h2.jdbcx.JdbcDataSource;
 
 import javax.sql.DataSource;
@@ -11,6 +12,7 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
+import java.sql.Types;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -22,8 +24,8 @@ import java.util.logging.Logger;
 final class LeaseFixture {
     private static final AtomicLong DATABASES = new AtomicLong();
 
-    /** H2's spelling of the lease table and of epoch-millisecond conversions. */
-    static final LeaseSql.Flavor H2 = new LeaseSql.Flavor("VARCHAR(256)", true, "",
+    /** H2's epoch-millisecond conversions. */
+    static final LeaseLock.Clock H2 = new LeaseLock.Clock(
             e -> "DATEADD(MILLISECOND, CAST(" + e + " AS BIGINT), TIMESTAMP '1970-01-01 00:00:00')",
             e -> "DATEDIFF(MILLISECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")");
 
@@ -38,15 +40,23 @@ final class LeaseFixture {
         ModelSettings s = ModelSettings.builder(name).target("snap." + name).source("SELECT * FROM raw")
                 .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").metadataSchema(metadataSchema)
                 .build();
-        return new ResolvedModel(s, fold, new TableName(List.of(fold.apply("snap"), fold.apply(name))),
-                fold.apply(metadataSchema), null, null, List.of(), List.of(), List.of(), null, null, List.of(), null,
-                null, null);
+        List<SourceColumn> columns = List.of(new SourceColumn(fold.apply("id"), Types.INTEGER, "INT", 10, 0),
+                new SourceColumn(fold.apply("updated_at"), Types.TIMESTAMP, "TIMESTAMP", 26, 6),
+                new SourceColumn(fold.apply("file_date"), Types.DATE, "DATE", 10, 0));
+        return ResolvedModel.builder(s, fold).sourceColumns(columns).keys(List.of(fold.apply("id")))
+                .updatedAt(fold.apply("updated_at")).sequenceBy(fold.apply("file_date")).build();
     }
 
-    /** The lease statements of a model on H2, quoted by the H2 dialect. */
-    static LeaseSql h2Lease(String model) {
-        return new LeaseSql(new H2Dialect()::quote, model(model, "itersnap_metadata",
+    /** The lease statements of a model on H2. */
+    static LeaseLock.Statements h2Lease(String model) {
+        return new LeaseLock.Statements(new H2Dialect(), model(model, "itersnap_metadata",
                 x -> x.toUpperCase(Locale.ROOT)), H2);
+    }
+
+    /** The lease statements of a model on Delta, as the Databricks dialect makes them. */
+    static LeaseLock.Statements deltaLease(String model, String metadataSchema) {
+        return new LeaseLock.Statements(new DatabricksDialect(), model(model, metadataSchema,
+                x -> x.toLowerCase(Locale.ROOT)), DatabricksDialect.CLOCK);
     }
 
     /** A fresh in-memory H2 database. */

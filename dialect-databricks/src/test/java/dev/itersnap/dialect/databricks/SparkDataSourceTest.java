@@ -21,7 +21,11 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The JDBC facade over a real local SparkSession with Delta: binding, values, metadata, counts, errors. */
+/**
+ * The JDBC facade over a real local SparkSession with Delta: binding by named markers, values, metadata, counts,
+ * errors. Statements here are written with {@code ?} and turned into named markers ({@link QuestionMarks}), as the
+ * suite's own statements are.
+ */
 class SparkDataSourceTest {
     private static SparkDataSource ds;
 
@@ -35,7 +39,8 @@ class SparkDataSourceTest {
     }
 
     private static List<Object> row(String sql, Object... binds) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = ds.getConnection();
+             PreparedStatement ps = c.prepareStatement(QuestionMarks.toNamedMarkers(sql))) {
             for (int i = 0; i < binds.length; i++) {
                 ps.setObject(i + 1, binds[i]);
             }
@@ -52,7 +57,8 @@ class SparkDataSourceTest {
     }
 
     private static int update(String sql, Object... binds) throws SQLException {
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
+        try (Connection c = ds.getConnection();
+             PreparedStatement ps = c.prepareStatement(QuestionMarks.toNamedMarkers(sql))) {
             for (int i = 0; i < binds.length; i++) {
                 ps.setObject(i + 1, binds[i]);
             }
@@ -70,8 +76,19 @@ class SparkDataSourceTest {
     @Test
     void questionMarksInLiteralsQuotedNamesAndCommentsAreNotMarkers() throws SQLException {
         assertThat(row("SELECT '?' AS `a?`, 'it\\'s ?', ? /* ? */ -- ?\n", "v")).containsExactly("?", "it's ?", "v");
-        assertThat(SparkSql.toNamedMarkers("SELECT ?, '?', `?`, \"?\", ? -- ?\n/* ? */ ?"))
+        assertThat(QuestionMarks.toNamedMarkers("SELECT ?, '?', `?`, \"?\", ? -- ?\n/* ? */ ?"))
                 .isEqualTo("SELECT :_p1, '?', `?`, \"?\", :_p2 -- ?\n/* ? */ :_p3");
+    }
+
+    @Test
+    void itersnapStatementsAreRenderedWithNamedMarkersOnThisConnection() throws SQLException {
+        dev.itersnap.spi.Statement s = dev.itersnap.spi.Statement.builder("test").sql("SELECT '?', ").bind(7)
+                .sql(", ").bind("x").build();
+        try (Connection c = ds.getConnection(); PreparedStatement ps = s.prepare(c); ResultSet rs = ps.executeQuery()) {
+            assertThat(c.isWrapperFor(dev.itersnap.spi.NamedMarkers.class)).isTrue();
+            rs.next();
+            assertThat(List.of(rs.getObject(1), rs.getObject(2), rs.getObject(3))).containsExactly("?", 7, "x");
+        }
     }
 
     @Test
@@ -82,8 +99,8 @@ class SparkDataSourceTest {
                 day, time, new BigDecimal("12.50"), 10_000_000_000L, true, "O'Brien \\ ?", null, null);
         assertThat(r).containsExactly(java.sql.Date.valueOf(day), java.sql.Timestamp.valueOf(time),
                 new BigDecimal("12.50"), 10_000_000_000L, true, "O'Brien \\ ?", null, true);
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT CAST(? AS DATE) AS d, CAST(? AS TIMESTAMP) AS t, CAST(NULL AS BIGINT) AS n")) {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(QuestionMarks.toNamedMarkers(
+                "SELECT CAST(? AS DATE) AS d, CAST(? AS TIMESTAMP) AS t, CAST(NULL AS BIGINT) AS n"))) {
             ps.setObject(1, java.sql.Date.valueOf(day));
             ps.setTimestamp(2, java.sql.Timestamp.valueOf(time));
             try (ResultSet rs = ps.executeQuery()) {
@@ -156,7 +173,7 @@ class SparkDataSourceTest {
                 .isInstanceOf(SQLException.class).hasMessageContaining("[TABLE_OR_VIEW_NOT_FOUND]")
                 .extracting(e -> ((SQLException) e).getSQLState()).isEqualTo("42P01");
         assertThatThrownBy(() -> row("SELECT ?, ?", 1)).isInstanceOf(SQLException.class)
-                .hasMessageContaining("2 parameter markers but 1 values");
+                .hasMessageContaining("UNBOUND_SQL_PARAMETER").hasMessageContaining("_p2");
     }
 
     @Test

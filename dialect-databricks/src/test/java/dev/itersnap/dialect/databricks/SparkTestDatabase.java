@@ -20,7 +20,8 @@ import java.util.regex.Pattern;
  * A "fresh database" per scenario on the one local Spark catalog: its own current schema {@code dN}, and every other
  * schema the suite names ({@code itersnap_metadata}, {@code history}, {@code etl_meta}) renamed to {@code dN_<name>}
  * in the SQL its connections run (and in {@code getTables}). Without that, scenarios would share the metadata
- * schema, since a Spark application has a single session catalog. Only schema qualifiers are renamed; every
+ * schema, since a Spark application has a single session catalog. Only schema qualifiers are renamed, and the
+ * {@code ?} markers of the suite's own prepared statements become named markers ({@link QuestionMarks}); every
  * statement runs otherwise unchanged on {@link SparkDataSource}.
  */
 final class SparkTestDatabase implements TestDatabase {
@@ -108,7 +109,10 @@ final class SparkTestDatabase implements TestDatabase {
     private static Connection connection(Connection c, String prefix) {
         return proxy(Connection.class, c, (method, args) -> {
             String name = method.getName();
-            if ((name.equals("prepareStatement") || name.equals("nativeSQL")) && args[0] instanceof String sql) {
+            if (name.equals("prepareStatement") && args[0] instanceof String sql) {
+                // the suite's own statements bind with ?; the engine's come with named markers already
+                args[0] = QuestionMarks.toNamedMarkers(rename(sql, prefix));
+            } else if (name.equals("nativeSQL") && args[0] instanceof String sql) {
                 args[0] = rename(sql, prefix);
             }
             Object result = invoke(c, method, args);

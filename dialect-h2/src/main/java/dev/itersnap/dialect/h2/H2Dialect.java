@@ -2,9 +2,12 @@ package dev.itersnap.dialect.h2;
 
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
+import dev.itersnap.spi.Capabilities;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.ValueType;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -36,8 +39,8 @@ public final class H2Dialect extends AbstractSqlDialect {
     }
 
     @Override
-    public boolean transactionalDml() {
-        return transactionalDml;
+    public Capabilities capabilities() {
+        return Capabilities.STANDARD.transactionalDml(transactionalDml);
     }
 
     @Override
@@ -57,9 +60,8 @@ public final class H2Dialect extends AbstractSqlDialect {
 
     /** H2 compares strings by UTF-16 code unit; UTF-8 bytes compare by code point. */
     @Override
-    protected String ordered(ResolvedModel m, String sequenceExpression) {
-        return m.sequenceType() == dev.itersnap.spi.ValueType.STRING ? "STRINGTOUTF8(" + sequenceExpression + ")"
-                : sequenceExpression;
+    protected String[] orderedAround(ResolvedModel m) {
+        return m.sequenceType() == ValueType.STRING ? new String[] {"STRINGTOUTF8(", ")"} : super.orderedAround(m);
     }
 
     @Override
@@ -101,8 +103,9 @@ public final class H2Dialect extends AbstractSqlDialect {
     }
 
     @Override
-    public String widenColumn(TableName table, String column, SourceColumn to) {
-        return "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column) + " SET DATA TYPE " + columnType(to);
+    public Statement widenColumn(TableName table, String column, SourceColumn to) {
+        return Statement.of("widen column", "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column)
+                + " SET DATA TYPE " + columnType(to));
     }
 
     @Override
@@ -145,7 +148,6 @@ public final class H2Dialect extends AbstractSqlDialect {
     @Override
     public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
-        return H2ModelLock.acquire(dataSource, m, table(m.metaTable("itersnap_lock")), quote(m.id("model")),
-                timeout, describeHolder);
+        return H2ModelLock.acquire(dataSource, this, m, timeout, describeHolder);
     }
 }

@@ -2,16 +2,19 @@ package dev.itersnap.dialect.h2;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Statement;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 
 /**
  * The model lock on H2: a row of the lock table held with {@code SELECT ... FOR UPDATE} in a transaction that stays
@@ -28,23 +31,40 @@ final class H2ModelLock implements ModelLock {
         this.connection = connection;
     }
 
-    static ModelLock acquire(DataSource ds, ResolvedModel m, String lockTable, String modelColumn, Duration timeout,
+    /**
+     * Takes the lock of {@code m} (its row of {@link MetadataSchema#lock()}, created with the table on first use).
+     */
+    static ModelLock acquire(DataSource ds, Dialect dialect, ResolvedModel m, Duration timeout,
                              Supplier<String> describeHolder) throws SQLException {
+        MetadataSchema.Lock table = m.metadata().lock();
+        String lockTable = table.spec().name().parts().stream().map(dialect::quote).collect(Collectors.joining("."));
+        String modelColumn = dialect.quote(table.model());
         Connection c = ds.getConnection();
         try {
             c.setAutoCommit(true);
-            try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + lockTable + " (" + modelColumn
-                    + ") SELECT ? WHERE NOT EXISTS (SELECT 1 FROM " + lockTable + " WHERE " + modelColumn + " = ?)")) {
-                ps.setString(1, m.name());
-                ps.setString(2, m.name());
-                ps.executeUpdate();
-            } catch (SQLException e) {
-                if (!"23505".equals(e.getSQLState())) {
-                    throw e;
+            String addRow = "INSERT INTO " + lockTable + " (" + modelColumn + ") SELECT ? WHERE NOT EXISTS (SELECT 1 FROM "
+                    + lockTable + " WHERE " + modelColumn + " = ?)";
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    addRow(c, addRow, m.name());
+                    break;
+                } catch (SQLException e) {
+                    if (attempt == 3) {
+                        throw e;
+                    }
+                    // the first run of the metadata schema: create the table, then add the row. A concurrent first
+                    // run may be creating it at the same moment: a failed creation is retried with the row
+                    for (Statement s : dialect.createTable(table.spec())) {
+                        try (PreparedStatement ps = s.prepare(c)) {
+                            ps.executeUpdate();
+                        } catch (SQLException raced) {
+                            e.addSuppressed(raced);
+                        }
+                    }
                 }
             }
             c.setAutoCommit(false);
-            try (Statement st = c.createStatement()) {
+            try (java.sql.Statement st = c.createStatement()) {
                 st.execute("SET LOCK_TIMEOUT " + Math.min(Integer.MAX_VALUE, timeout.toMillis()));
             }
             try (PreparedStatement ps = c.prepareStatement("SELECT " + modelColumn + " FROM " + lockTable + " WHERE "
@@ -67,6 +87,19 @@ final class H2ModelLock implements ModelLock {
                 // the original failure matters
             }
             throw e;
+        }
+    }
+
+    /** Adds the model's row to the lock table; a row a concurrent first run added meanwhile is no failure. */
+    private static void addRow(Connection c, String sql, String model) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, model);
+            ps.setString(2, model);
+            ps.executeUpdate();
+        } catch (SQLException e) {
+            if (!"23505".equals(e.getSQLState())) {
+                throw e;
+            }
         }
     }
 

@@ -1,14 +1,19 @@
 package dev.itersnap.dialect.h2;
 
-import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.core.TableName;
+import dev.itersnap.spi.Batch;
+import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Types;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Locale;
 
@@ -26,33 +31,48 @@ class H2DialectSqlTest {
         SourceColumn status = new SourceColumn("STATUS", Types.VARCHAR, "CHARACTER VARYING", 20, 0);
         SourceColumn upd = new SourceColumn("UPDATED_AT", Types.TIMESTAMP, "TIMESTAMP", 26, 6);
         SourceColumn seq = new SourceColumn("FILE_DATE", Types.DATE, "DATE", 10, 0);
-        ColumnNames meta = ColumnNames.withOverrides(null);
-        java.util.Map<String, String> upper = meta.asMap();
-        upper.replaceAll((k, v) -> v.toUpperCase(Locale.ROOT));
-        return new ResolvedModel(s, x -> x.toUpperCase(Locale.ROOT), new TableName(List.of("SNAP", "CUSTOMERS")),
-                "ITERSNAP_METADATA", new TableName(List.of("ITERSNAP_METADATA", "ITERSNAP_STAGE_CUSTOMERS")),
-                new TableName(List.of("ITERSNAP_METADATA", "ITERSNAP_WORK_CUSTOMERS")), List.of(id, status, upd, seq),
-                List.of(), List.of("ID"), "UPDATED_AT", "FILE_DATE", List.of("STATUS"),
-                ColumnNames.withOverrides(upper), seq, upd);
+        return ResolvedModel.builder(s, x -> x.toUpperCase(Locale.ROOT)).sourceColumns(List.of(id, status, upd, seq))
+                .keys(List.of("ID")).updatedAt("UPDATED_AT").sequenceBy("FILE_DATE").tracked(List.of("STATUS"))
+                .build();
     }
 
-    private static long binds(String sql) {
-        return sql.chars().filter(ch -> ch == '?').count();
+    private static final LocalDate SEQ = LocalDate.of(2024, 3, 1);
+    private static final LocalDateTime DELETION_TIME = LocalDateTime.of(2024, 3, 1, 0, 0);
+    private static final LocalDateTime LOGGED_AT = LocalDateTime.of(2024, 3, 2, 6, 0);
+
+    private BatchStatements batch(ResolvedModel m, List<String> untracked) {
+        return dialect.applyBatch(m, new Batch(SEQ, "2024-03-01", "run-1", LOGGED_AT, untracked, List.of(),
+                DELETION_TIME));
     }
 
     @Test
     void rollbackDeletesOpenedAndReopensClosedVersions() {
-        assertThat(dialect.rollback(model(HardDeletes.IGNORE), List.of("STATUS"))).containsExactly(
+        List<Statement> sql = dialect.rollback(model(HardDeletes.IGNORE), Rollback.from(SEQ, List.of("STATUS")));
+        assertThat(sql).map(Statement::sql).containsExactly(
                 "DELETE FROM \"SNAP\".\"CUSTOMERS\" WHERE \"DBT_OPENED_SEQ\" >= CAST(? AS DATE)",
                 "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"DBT_VALID_TO\" = NULL, \"DBT_CHANGE_TYPE\" = 'insert', "
                         + "\"CHANGED_ATTRIBUTES\" = NULL, \"DBT_CLOSED_SEQ\" = NULL WHERE \"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)",
                 "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"STATUS\" = NULL",
                 "DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" >= CAST(? AS DATE)");
+        assertThat(sql).map(Statement::values).containsExactly(List.of(SEQ), List.of(SEQ), List.of(), List.of(SEQ));
+    }
+
+    @Test
+    void recoveryUndoesOneBatchByEquality() {
+        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.batch(SEQ))).map(Statement::sql)
+                .containsExactly("DELETE FROM \"SNAP\".\"CUSTOMERS\" WHERE \"DBT_OPENED_SEQ\" = ?",
+                        "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"DBT_VALID_TO\" = NULL, \"DBT_CHANGE_TYPE\" = 'insert', "
+                                + "\"CHANGED_ATTRIBUTES\" = NULL, \"DBT_CLOSED_SEQ\" = NULL WHERE \"DBT_CLOSED_SEQ\" = ?",
+                        "DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" = ?");
+        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.archived(SEQ))).map(Statement::sql)
+                .containsExactly("DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" = ?");
     }
 
     @Test
     void historyTableHasSourceMetaAndBookkeepingColumnsWithTheirTypes() {
-        List<String> ddl = dialect.createHistory(model(HardDeletes.NEW_RECORD));
+        ResolvedModel m = model(HardDeletes.NEW_RECORD);
+        List<String> ddl = dialect.createTable(new ModelTables(dialect, m).history()).stream().map(Statement::sql)
+                .toList();
         assertThat(ddl.get(0)).isEqualTo("CREATE SCHEMA IF NOT EXISTS \"SNAP\"");
         assertThat(ddl.get(1)).isEqualTo("CREATE TABLE \"SNAP\".\"CUSTOMERS\" (\"ID\" INTEGER, "
                 + "\"STATUS\" CHARACTER VARYING(20), \"UPDATED_AT\" TIMESTAMP(6), \"FILE_DATE\" DATE, "
@@ -64,8 +84,9 @@ class H2DialectSqlTest {
 
     @Test
     void stageReadsTheSourceOnceFromTheBoundSequenceAndClassifiesDeletes() {
-        String sql = dialect.stageSource(model(HardDeletes.IGNORE), false);
-        assertThat(sql).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)")
+        Statement stage = dialect.stageSource(model(HardDeletes.IGNORE), SEQ, false);
+        assertThat(stage.values()).containsExactly(SEQ);
+        assertThat(stage.sql()).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)")
                 .contains("CASE WHEN (op = 'D') THEN TRUE ELSE FALSE END")
                 .contains("ROW_NUMBER() OVER (PARTITION BY s0.\"FILE_DATE\", s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\" "
                         + "ORDER BY s0.\"FILE_DATE\")")
@@ -76,60 +97,74 @@ class H2DialectSqlTest {
     private ResolvedModel plainSource(ResolvedModel m, String source) {
         ModelSettings s = ModelSettings.builder("customers").target("snap.customers").source(source).uniqueKey("id")
                 .updatedAt("updated_at").sequenceBy("file_date").hardDeletes(m.settings().hardDeletes()).build();
-        return new ResolvedModel(s, m.fold(), m.target(), m.metadataSchema(), m.stage(), m.work(), m.sourceColumns(),
-                m.historyOnly(), m.keys(), m.updatedAt(), m.sequenceBy(), m.tracked(), m.meta(), m.sequenceColumn(),
-                m.updatedAtColumn());
+        return ResolvedModel.builder(s, m.fold()).sourceColumns(m.sourceColumns()).keys(m.keys())
+                .updatedAt(m.updatedAt()).sequenceBy(m.sequenceBy()).tracked(m.tracked()).build();
     }
 
     @Test
     void aPlainTableSourceIsReadAsTheTableSoItsIndexesServe() {
         ResolvedModel m = model(HardDeletes.IGNORE);
-        assertThat(dialect.discoverSequences(m))
+        assertThat(dialect.discoverSequences(m).sql())
                 .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw WHERE note <> 'x?') s");
-        assertThat(dialect.discoverSequences(plainSource(m, "select *  from raw.\"Cust\"\"s\" ")))
+        assertThat(dialect.discoverSequences(plainSource(m, "select *  from raw.\"Cust\"\"s\" ")).sql())
                 .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM raw.\"Cust\"\"s\" s");
-        assertThat(dialect.discoverSequences(plainSource(m, "SELECT * FROM raw r")))
+        assertThat(dialect.discoverSequences(plainSource(m, "SELECT * FROM raw r")).sql())
                 .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw r) s");
-        assertThat(dialect.stageSource(plainSource(m, "SELECT * FROM raw"), false))
+        assertThat(dialect.stageSource(plainSource(m, "SELECT * FROM raw"), SEQ, false).sql())
                 .contains(" FROM raw s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)) s");
     }
 
     @Test
     void nullSequencesAreStagedByTheirOwnBranchSoTheSequenceFilterKeepsItsIndex() {
-        String sql = dialect.stageSource(plainSource(model(HardDeletes.IGNORE), "SELECT * FROM raw"), true);
-        assertThat(sql).contains("FROM (SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\" FROM raw s0 "
+        Statement stage = dialect.stageSource(plainSource(model(HardDeletes.IGNORE), "SELECT * FROM raw"), SEQ, true);
+        assertThat(stage.sql()).contains("FROM (SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\" FROM raw s0 "
                 + "WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE) UNION ALL SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", "
                 + "s0.\"FILE_DATE\" FROM raw s0 WHERE s0.\"FILE_DATE\" IS NULL) s0) s");
-        assertThat(binds(sql)).isEqualTo(1);
+        assertThat(stage.values()).containsExactly(SEQ);
     }
 
     @Test
     void fullBatchesLeaveRowsThatChangeNothingOutOfTheWorkTable() {
-        assertThat(dialect.classifyBatch(model(HardDeletes.INVALIDATE), List.of())).endsWith(") x WHERE NOT COALESCE(x.\"X_REJ\" IS NULL AND NOT x.\"X_DEL\" AND x.\"X_HAS\" AND NOT "
+        assertThat(batch(model(HardDeletes.INVALIDATE), List.of()).classify().sql()).endsWith(") x WHERE NOT COALESCE(x.\"X_REJ\" IS NULL AND NOT x.\"X_DEL\" AND x.\"X_HAS\" AND NOT "
                         + "x.\"X_CDEL\" AND NOT x.\"X_CHG\" AND x.\"X_SAME\", FALSE)");
         // without full batches those rows are archived; while a column is introduced they fill it
-        assertThat(dialect.classifyBatch(model(HardDeletes.IGNORE), List.of())).endsWith(") x");
-        assertThat(dialect.classifyBatch(model(HardDeletes.INVALIDATE), List.of("STATUS"))).endsWith(") x");
+        assertThat(batch(model(HardDeletes.IGNORE), List.of()).classify().sql()).endsWith(") x");
+        assertThat(batch(model(HardDeletes.INVALIDATE), List.of("STATUS")).classify().sql()).endsWith(") x");
     }
 
     @Test
-    void everyBatchStatementBindsItsValuesAsDocumented() {
+    void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        assertThat(binds(dialect.classifyBatch(m, List.of()))).isEqualTo(1);
-        assertThat(binds(dialect.closeAbsent(m))).isEqualTo(4);
-        assertThat(binds(dialect.mergeBatch(m))).isEqualTo(3);
-        assertThat(binds(dialect.insertDeletionRecords(m))).isEqualTo(3);
-        assertThat(binds(dialect.logRejected(m))).isEqualTo(4);
-        assertThat(binds(dialect.logNullSequences(m))).isEqualTo(4);
-        assertThat(binds(dialect.timelineCheck(m))).isEqualTo(2);
-        assertThat(binds(dialect.stageReproduced(m, List.of(), true))).isEqualTo(5);
-        assertThat(binds(dialect.stageReproduced(m, List.of(), false))).isEqualTo(4);
-        assertThat(binds(dialect.archiveBatch(m))).isZero();
+        BatchStatements b = batch(m, List.of());
+        assertThat(b.classify().values()).containsExactly(SEQ);
+        assertThat(b.count().values()).containsExactly(SEQ);
+        assertThat(b.closeAbsent().values()).containsExactly(DELETION_TIME, DELETION_TIME, SEQ, SEQ);
+        assertThat(b.merge().values()).containsExactly(SEQ, "2024-03-01", SEQ);
+        assertThat(b.deletionRecords().values()).containsExactly("2024-03-01", SEQ, SEQ);
+        assertThat(b.logRejected().values()).containsExactly("customers", "run-1", "2024-03-01", LOGGED_AT);
+        assertThat(b.archive().values()).isEmpty();
+        assertThat(dialect.logNullSequences(m, "run-1", LOGGED_AT).values())
+                .containsExactly("customers", "run-1", LOGGED_AT, "customers");
+        assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
+        assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).containsExactly(SEQ, SEQ, SEQ, SEQ, SEQ);
+        assertThat(dialect.stageReproduced(m, SEQ, List.of(), false).values()).containsExactly(SEQ, SEQ, SEQ, SEQ);
+        for (Statement s : List.of(b.classify(), b.count(), b.closeAbsent(), b.merge(), b.deletionRecords(),
+                b.logRejected())) {
+            assertThat(s.sql().chars().filter(ch -> ch == '?').count()).as(s.step()).isEqualTo(s.values().size());
+        }
+    }
+
+    @Test
+    void aBatchWithoutDeletionTimeClosesNoAbsentKeysAndWithoutDeletionRecordsAddsNone() {
+        BatchStatements b = dialect.applyBatch(model(HardDeletes.INVALIDATE), new Batch(SEQ, "2024-03-01", "run-1",
+                LOGGED_AT, List.of(), List.of(), null));
+        assertThat(b.closeAbsent()).isNull();
+        assertThat(b.deletionRecords()).isNull();
     }
 
     @Test
     void timelineCheckJoinsTheKeysTouchedFromTheBoundSequenceToTheirVersions() {
-        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE))).contains(" FROM (SELECT x.\"ID\" FROM "
+        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE), SEQ).sql()).contains(" FROM (SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
                 + "ON k.\"ID\" = h.\"ID\") v WHERE v.open_count > 1");
@@ -137,7 +172,7 @@ class H2DialectSqlTest {
 
     @Test
     void mergeClosesAndInsertsInOneStatementKeyedOnTheCurrentVersion() {
-        String sql = dialect.mergeBatch(model(HardDeletes.IGNORE));
+        String sql = batch(model(HardDeletes.IGNORE), List.of()).merge().sql();
         assertThat(sql).startsWith("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (")
                 .contains("ON (t.\"ID\" = m.\"ITERSNAP_MK0\" AND t.\"DBT_VALID_TO\" IS NULL)")
                 .contains("WHEN MATCHED THEN UPDATE SET").contains("WHEN NOT MATCHED THEN INSERT");
@@ -145,7 +180,7 @@ class H2DialectSqlTest {
 
     @Test
     void aReproducedBatchComesFromTheVersionsItLeftLiveAndItsArchivedRows() {
-        String sql = dialect.stageReproduced(model(HardDeletes.INVALIDATE), List.of("STATUS"), true);
+        String sql = dialect.stageReproduced(model(HardDeletes.INVALIDATE), SEQ, List.of("STATUS"), true).sql();
         assertThat(sql).contains("h.\"DBT_OPENED_SEQ\" <= CAST(? AS DATE) AND (h.\"DBT_CLOSED_SEQ\" IS NULL OR "
                         + "h.\"DBT_CLOSED_SEQ\" > CAST(? AS DATE))")
                 .contains("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" a WHERE")

@@ -5,6 +5,9 @@ import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
+import dev.itersnap.spi.ValueType;
 
 import javax.sql.DataSource;
 import java.sql.SQLException;
@@ -56,14 +59,14 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return "(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT " + String.join(", ", cols) + ") r)";
     }
 
+    /** Long text is {@code TEXT}; changed_attributes is {@code JSONB}. */
     @Override
-    protected String longTextType() {
-        return "TEXT";
-    }
-
-    @Override
-    protected String changedAttributesType() {
-        return "JSONB";
+    protected String typeName(TableSpec.ColumnType type) {
+        return switch (type.kind()) {
+            case LONG_TEXT -> "TEXT";
+            case JSON -> "JSONB";
+            default -> super.typeName(type);
+        };
     }
 
     @Override
@@ -73,9 +76,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
 
     /** String sequences compare by code point whatever the database's collation. */
     @Override
-    protected String ordered(ResolvedModel m, String sequenceExpression) {
-        return m.sequenceType() == dev.itersnap.spi.ValueType.STRING ? sequenceExpression + " COLLATE \"C\""
-                : sequenceExpression;
+    protected String[] orderedAround(ResolvedModel m) {
+        return m.sequenceType() == ValueType.STRING ? new String[] {"", " COLLATE \"C\""} : super.orderedAround(m);
     }
 
     /** {@code json} and {@code xml} have no equality operator; their text does. */
@@ -103,7 +105,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * value once (the same values DISTINCT gives); a NULL sequence is reported by its own probe.
      */
     @Override
-    public String discoverSequences(ResolvedModel m) {
+    public Statement discoverSequences(ResolvedModel m) {
         String rel = sourceRelation(m);
         if (rel.startsWith("(")) {
             return super.discoverSequences(m);
@@ -121,9 +123,9 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 + "SELECT (SELECT " + seq + " FROM " + rel + " s WHERE " + seq + " > r.v ORDER BY " + seq
                 + " LIMIT 1) FROM itersnap_seq r WHERE r.v IS NOT NULL)";
         String gate = "(SELECT ok FROM itersnap_gate)";
-        return loose + " SELECT v FROM itersnap_seq WHERE v IS NOT NULL AND " + gate + " UNION ALL SELECT NULL WHERE "
-                + gate + " AND EXISTS (SELECT 1 FROM " + rel + " s WHERE " + seq + " IS NULL) UNION ALL SELECT DISTINCT "
-                + seq + " FROM " + rel + " s WHERE NOT " + gate;
+        return Statement.of("discover", loose + " SELECT v FROM itersnap_seq WHERE v IS NOT NULL AND " + gate
+                + " UNION ALL SELECT NULL WHERE " + gate + " AND EXISTS (SELECT 1 FROM " + rel + " s WHERE " + seq
+                + " IS NULL) UNION ALL SELECT DISTINCT " + seq + " FROM " + rel + " s WHERE NOT " + gate);
     }
 
     /**
@@ -139,8 +141,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
 
     /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
     @Override
-    protected String indexName(ResolvedModel m, String table, String suffix) {
-        return quote(m.id(table + "_itersnap_" + suffix));
+    protected String indexName(TableName table, String index) {
+        return quote(index);
     }
 
     @Override
@@ -174,8 +176,9 @@ public final class PostgresDialect extends AbstractSqlDialect {
     }
 
     @Override
-    public String widenColumn(TableName table, String column, SourceColumn to) {
-        return "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column) + " TYPE " + columnType(to);
+    public Statement widenColumn(TableName table, String column, SourceColumn to) {
+        return Statement.of("widen column", "ALTER TABLE " + table(table) + " ALTER COLUMN " + quote(column) + " TYPE "
+                + columnType(to));
     }
 
     @Override

@@ -1,14 +1,19 @@
 package dev.itersnap.dialect.postgres;
 
-import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.core.TableName;
+import dev.itersnap.spi.Batch;
+import dev.itersnap.spi.BatchStatements;
+import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Types;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Locale;
 
@@ -25,18 +30,23 @@ class PostgresDialectSqlTest {
         SourceColumn id = new SourceColumn("id", Types.INTEGER, "int4", 10, 0);
         SourceColumn status = new SourceColumn("status", Types.VARCHAR, "varchar", 20, 0);
         SourceColumn upd = new SourceColumn("updated_at", Types.TIMESTAMP, "timestamptz", 35, 6);
-        java.util.Map<String, String> lower = ColumnNames.DEFAULTS.asMap();
-        lower.replaceAll((k, v) -> v.toLowerCase(Locale.ROOT));
-        return new ResolvedModel(s, x -> x.toLowerCase(Locale.ROOT), new TableName(List.of("snap", "customers")),
-                "itersnap_metadata", new TableName(List.of("itersnap_metadata", "itersnap_stage_customers")),
-                new TableName(List.of("itersnap_metadata", "itersnap_work_customers")), List.of(id, status, upd, seq),
-                List.of(), List.of("id"), "updated_at", seq.name(), List.of("status"), ColumnNames.withOverrides(lower),
-                seq, upd);
+        return ResolvedModel.builder(s, x -> x.toLowerCase(Locale.ROOT)).sourceColumns(List.of(id, status, upd, seq))
+                .keys(List.of("id")).updatedAt("updated_at").sequenceBy(seq.name()).tracked(List.of("status")).build();
+    }
+
+    private static List<String> sql(List<Statement> statements) {
+        return statements.stream().map(Statement::sql).toList();
+    }
+
+    private BatchStatements batch(ResolvedModel m) {
+        return dialect.applyBatch(m, new Batch(LocalDate.of(2024, 3, 1), "2024-03-01", "run-1", LocalDateTime.now(),
+                List.of(), List.of(), null));
     }
 
     @Test
     void historyUsesTimestamptzAndJsonbAndUnqualifiedIndexNames() {
-        List<String> ddl = dialect.createHistory(model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0)));
+        ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
+        List<String> ddl = sql(dialect.createTable(new ModelTables(dialect, m).history()));
         assertThat(ddl.get(1)).isEqualTo("CREATE TABLE \"snap\".\"customers\" (\"id\" integer, \"status\" varchar(20), "
                 + "\"updated_at\" timestamptz(6), \"batch\" bigint, \"dbt_scd_id\" VARCHAR(64), \"dbt_updated_at\" "
                 + "timestamptz(6), \"dbt_valid_from\" timestamptz(6), \"dbt_valid_to\" timestamptz(6), "
@@ -49,25 +59,30 @@ class PostgresDialectSqlTest {
     @Test
     void stringSequencesCompareInBinaryCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.VARCHAR, "varchar", 20, 0));
-        assertThat(dialect.rollback(m, List.of()).get(0)).isEqualTo(
+        assertThat(dialect.rollback(m, Rollback.from("b", List.of())).get(0).sql()).isEqualTo(
                 "DELETE FROM \"snap\".\"customers\" WHERE \"dbt_opened_seq\" COLLATE \"C\" >= CAST(? AS varchar(20)) "
                         + "COLLATE \"C\"");
-        assertThat(dialect.stageSource(m, false))
+        assertThat(dialect.stageSource(m, "b", false).sql())
                 .contains("s0.\"batch\" COLLATE \"C\" >= CAST(? AS varchar(20)) COLLATE \"C\"");
     }
 
     @Test
     void scratchTablesAreUnlogged() {
-        List<String> ddl = dialect.createScratch(model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0)));
-        assertThat(ddl).filteredOn(s -> s.startsWith("CREATE ")).hasSize(4);
-        assertThat(ddl.get(2)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_stage_customers\" (");
-        assertThat(ddl.get(3)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_work_customers\" (");
+        ModelTables tables = new ModelTables(dialect, model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0)));
+        List<String> stage = sql(dialect.createTable(tables.stage()));
+        assertThat(stage).hasSize(3);
+        assertThat(stage.get(0)).isEqualTo("DROP TABLE IF EXISTS \"itersnap_metadata\".\"itersnap_stage_customers\"");
+        assertThat(stage.get(1)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_stage_customers\" (");
+        assertThat(stage.get(2)).isEqualTo("CREATE INDEX \"itersnap_stage_customers_ix\" ON "
+                + "\"itersnap_metadata\".\"itersnap_stage_customers\" (\"batch\", \"id\")");
+        assertThat(sql(dialect.createTable(tables.work())).get(1))
+                .startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_work_customers\" (");
     }
 
     @Test
     void aPlainTableSourceIsDiscoveredByALooseIndexScanWhenTheSequenceIsIndexed() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
-        assertThat(dialect.discoverSequences(m))
+        assertThat(dialect.discoverSequences(m).sql())
                 .startsWith("WITH RECURSIVE itersnap_gate(ok) AS (SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_index i ")
                 .contains("WHERE i.indrelid = to_regclass('raw') AND am.amname = 'btree' AND i.indisvalid AND "
                         + "i.indpred IS NULL AND a.attname = 'batch' AND i.indcollation[0] = a.attcollation)")
@@ -79,7 +94,7 @@ class PostgresDialectSqlTest {
     @Test
     void timelineCheckFindsTheTouchedKeysWithACorrelatedExists() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
-        assertThat(dialect.timelineCheck(m)).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
+        assertThat(dialect.timelineCheck(m, 7L).sql()).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
                 + "\"snap\".\"customers\" x WHERE x.\"id\" = h.\"id\" AND (x.\"dbt_opened_seq\" >= CAST(? AS bigint) OR "
                 + "x.\"dbt_closed_seq\" >= CAST(? AS bigint)))) v WHERE v.open_count > 1");
     }
@@ -87,14 +102,14 @@ class PostgresDialectSqlTest {
     @Test
     void integerSequencesNeedNoCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
-        assertThat(dialect.rollback(m, List.of()).get(0)).doesNotContain("COLLATE");
+        assertThat(dialect.rollback(m, Rollback.from(7L, List.of())).get(0).sql()).doesNotContain("COLLATE");
     }
 
     @Test
     void changedAttributesAreCastToJsonbAndRecordsUseRowToJson() {
         ResolvedModel m = model(new SourceColumn("batch", Types.DATE, "date", 13, 0));
-        assertThat(dialect.classifyBatch(m, List.of())).contains("CAST(x.\"x_changed\" AS JSONB)");
-        assertThat(dialect.logRejected(m)).contains("(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT w.\"id\" AS \"id\"");
+        assertThat(batch(m).classify().sql()).contains("CAST(x.\"x_changed\" AS JSONB)");
+        assertThat(batch(m).logRejected().sql()).contains("(SELECT CAST(row_to_json(r) AS TEXT) FROM (SELECT w.\"id\" AS \"id\"");
     }
 
     @Test
@@ -105,11 +120,11 @@ class PostgresDialectSqlTest {
         SourceColumn v10 = new SourceColumn("n", Types.VARCHAR, "varchar", 10, 0);
         SourceColumn v20 = new SourceColumn("n", Types.VARCHAR, "varchar", 20, 0);
         assertThat(dialect.widens(int4, int8)).isTrue();
-        assertThat(dialect.widenColumn(m.target(), "n", int8))
+        assertThat(dialect.widenColumn(m.target(), "n", int8).sql())
                 .isEqualTo("ALTER TABLE \"snap\".\"customers\" ALTER COLUMN \"n\" TYPE bigint");
         assertThat(dialect.widens(int8, int4)).isFalse();
         assertThat(dialect.widens(v10, v20)).isTrue();
-        assertThat(dialect.widenColumn(m.target(), "n", v20)).endsWith("TYPE varchar(20)");
+        assertThat(dialect.widenColumn(m.target(), "n", v20).sql()).endsWith("TYPE varchar(20)");
         assertThat(dialect.widens(v20, v10)).isFalse();
         assertThat(dialect.widens(v10, int4)).isFalse();
     }

@@ -1,9 +1,7 @@
 package dev.itersnap.dialect.postgres;
 
-import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.core.TableName;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import org.junit.jupiter.api.AfterAll;
@@ -66,16 +64,12 @@ class PostgresDiscoveryTest {
         SourceColumn id = new SourceColumn("id", Types.INTEGER, "int4", 10, 0);
         SourceColumn upd = new SourceColumn("upd", Types.INTEGER, "int4", 10, 0);
         SourceColumn seq = new SourceColumn("batch", Types.VARCHAR, "varchar", 10, 0);
-        java.util.Map<String, String> lower = ColumnNames.DEFAULTS.asMap();
-        lower.replaceAll((k, v) -> v.toLowerCase(Locale.ROOT));
-        return new ResolvedModel(s, x -> x.toLowerCase(Locale.ROOT), new TableName(List.of("customers")),
-                "itersnap_metadata", new TableName(List.of("itersnap_metadata", "itersnap_stage_customers")),
-                new TableName(List.of("itersnap_metadata", "itersnap_work_customers")), List.of(id, upd, seq),
-                List.of(), List.of("id"), "upd", "batch", List.of(), ColumnNames.withOverrides(lower), seq, upd);
+        return ResolvedModel.builder(s, x -> x.toLowerCase(Locale.ROOT)).sourceColumns(List.of(id, upd, seq))
+                .keys(List.of("id")).updatedAt("upd").sequenceBy("batch").build();
     }
 
     private void assertSameAsDistinct(String source, boolean throughIndex) throws SQLException {
-        String sql = dialect.discoverSequences(model(source));
+        String sql = dialect.discoverSequences(model(source)).sql();
         List<String> expected = read("SELECT DISTINCT batch FROM raw");
         assertThat(expected).contains((String) null).hasSizeGreaterThan(5);
         assertThat(read(sql)).containsExactlyInAnyOrderElementsOf(expected);
@@ -100,7 +94,7 @@ class PostgresDiscoveryTest {
         assertSameAsDistinct("SELECT * FROM raw", true);
         assertSameAsDistinct("select * from public.\"raw\"", true);
         // any other source reads the query as a derived table
-        assertThat(dialect.discoverSequences(model("SELECT * FROM raw WHERE id > 0")))
+        assertThat(dialect.discoverSequences(model("SELECT * FROM raw WHERE id > 0")).sql())
                 .isEqualTo("SELECT DISTINCT s.\"batch\" FROM (SELECT * FROM raw WHERE id > 0) s");
     }
 }

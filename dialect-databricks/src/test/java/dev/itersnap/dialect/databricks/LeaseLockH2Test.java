@@ -2,6 +2,7 @@ package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.LeaseLock;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -23,47 +24,47 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * DeltaLease's logic on a real database (H2: its MERGE returns the update count the way Delta's num_affected_rows
- * does), with TTLs of a few seconds. The Delta statements themselves are proven in {@link DeltaLeaseDeltaTest}.
+ * LeaseLock's logic on a real database (H2: its MERGE returns the update count the way Delta's num_affected_rows
+ * does), with TTLs of a few seconds. The Delta statements themselves are proven in {@link LeaseLockDeltaTest}.
  */
-class DeltaLeaseH2Test {
+class LeaseLockH2Test {
     private static final Duration TTL = Duration.ofSeconds(2);
 
     private final DataSource ds = LeaseFixture.h2();
-    private final LeaseSql sql = LeaseFixture.h2Lease("customers");
+    private final LeaseLock.Statements sql = LeaseFixture.h2Lease("customers");
 
-    private DeltaLease acquire(DataSource source, Duration timeout, Duration ttl) throws SQLException {
-        return DeltaLease.acquire(source, sql, timeout, () -> "run r-1 started 06:00", ttl, DeltaLease.newOwner());
+    private LeaseLock acquire(DataSource source, Duration timeout, Duration ttl) throws SQLException {
+        return LeaseLock.acquire(source, sql, timeout, () -> "run r-1 started 06:00", ttl, LeaseLock.newOwner());
     }
 
-    private DeltaLease.Row row() throws SQLException {
+    private LeaseLock.Row row() throws SQLException {
         try (Connection c = ds.getConnection()) {
-            return DeltaLease.read(c, sql);
+            return LeaseLock.read(c, sql);
         }
     }
 
     @Test
     void firstAcquisitionCreatesTheLeaseRowWithFenceOneAndCloseFreesIt() throws SQLException {
         long before = System.currentTimeMillis();
-        DeltaLease lease = acquire(ds, Duration.ZERO, TTL);
-        DeltaLease.Row held = row();
+        LeaseLock lease = acquire(ds, Duration.ZERO, TTL);
+        LeaseLock.Row held = row();
         assertThat(held.owner()).isEqualTo(lease.owner()).matches("[^/]+/\\d+/[0-9a-f-]{36}");
         assertThat(held.fence()).isEqualTo(1);
         assertThat(lease.fence()).isEqualTo(1);
         assertThat(held.expiresMillis()).isBetween(before + TTL.toMillis(), System.currentTimeMillis() + TTL.toMillis());
 
         lease.close();
-        assertThat(row()).isEqualTo(new DeltaLease.Row(null, null, 1));
+        assertThat(row()).isEqualTo(new LeaseLock.Row(null, null, 1));
         lease.close(); // twice: nothing happens, nothing thrown
 
-        try (DeltaLease next = acquire(ds, Duration.ZERO, TTL)) {
+        try (LeaseLock next = acquire(ds, Duration.ZERO, TTL)) {
             assertThat(next.fence()).isEqualTo(2); // a freed lease is taken at once; every acquisition raises the fence
         }
     }
 
     @Test
     void aHeldLeaseIsRefusedAndTheTimeoutNamesTheHolder() throws SQLException {
-        try (DeltaLease holder = acquire(ds, Duration.ZERO, Duration.ofSeconds(30))) {
+        try (LeaseLock holder = acquire(ds, Duration.ZERO, Duration.ofSeconds(30))) {
             long t0 = System.nanoTime();
             assertThatThrownBy(() -> acquire(ds, Duration.ofMillis(1500), TTL))
                     .isInstanceOfSatisfying(ItersnapException.class, e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
@@ -84,11 +85,11 @@ class DeltaLeaseH2Test {
      */
     @Test
     void reentryOnlyForTheSameOwnerAndItFencesTheOlderHandle() throws Exception {
-        String owner = DeltaLease.newOwner();
-        DeltaLease first = DeltaLease.acquire(ds, sql, Duration.ZERO, () -> "", TTL, owner);
+        String owner = LeaseLock.newOwner();
+        LeaseLock first = LeaseLock.acquire(ds, sql, Duration.ZERO, () -> "", TTL, owner);
         assertThatThrownBy(() -> acquire(ds, Duration.ZERO, TTL)).isInstanceOf(ItersnapException.class)
                 .hasMessageContaining("gave up after 0ms");
-        DeltaLease again = DeltaLease.acquire(ds, sql, Duration.ZERO, () -> "", TTL, owner);
+        LeaseLock again = LeaseLock.acquire(ds, sql, Duration.ZERO, () -> "", TTL, owner);
         assertThat(again.fence()).isEqualTo(2);
         Thread.sleep(TTL.toMillis() / 3 + 600); // one heartbeat of the first handle: its fence is stale
         assertThatThrownBy(first::verifyHeld).isInstanceOfSatisfying(ItersnapException.class,
@@ -116,7 +117,7 @@ class DeltaLeaseH2Test {
             for (int t = 0; t < threads; t++) {
                 done.add(pool.submit(() -> {
                     for (int r = 0; r < rounds; r++) {
-                        try (DeltaLease lease = acquire(ds, Duration.ofSeconds(60), Duration.ofSeconds(10))) {
+                        try (LeaseLock lease = acquire(ds, Duration.ofSeconds(60), Duration.ofSeconds(10))) {
                             maxInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
                             fences.add(lease.fence());
                             Thread.sleep(30);
@@ -137,7 +138,7 @@ class DeltaLeaseH2Test {
         }
         assertThat(maxInside.get()).isEqualTo(1);
         assertThat(new TreeSet<>(fences)).hasSize(threads * rounds).first().isEqualTo(1L);
-        assertThat(row()).isEqualTo(new DeltaLease.Row(null, null, threads * rounds));
+        assertThat(row()).isEqualTo(new LeaseLock.Row(null, null, threads * rounds));
         try (Connection c = ds.getConnection(); var rs = c.createStatement().executeQuery(
                 "SELECT COUNT(*) FROM \"ITERSNAP_METADATA\".\"ITERSNAP_LEASE\"")) {
             rs.next();
@@ -152,7 +153,7 @@ class DeltaLeaseH2Test {
     @Test
     void aCutOffHolderStopsBeforeTheTakeoverAndIsFencedAfterIt() throws Exception {
         LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
-        DeltaLease cutOff = acquire(network, Duration.ZERO, TTL);
+        LeaseLock cutOff = acquire(network, Duration.ZERO, TTL);
         long acquired = System.nanoTime();
         network.down();
         cutOff.verifyHeld(); // still comfortably valid: no database access needed
@@ -164,7 +165,7 @@ class DeltaLeaseH2Test {
                 .hasMessageContaining("network is down");
 
         long t0 = System.nanoTime();
-        try (DeltaLease taker = acquire(ds, Duration.ofSeconds(10), TTL)) {
+        try (LeaseLock taker = acquire(ds, Duration.ofSeconds(10), TTL)) {
             assertThat(System.nanoTime()).isGreaterThan(acquired + TTL.toNanos()); // not before the expiry
             assertThat(taker.fence()).isEqualTo(2);
             System.out.printf("[lease] takeover after %d ms of waiting%n", (System.nanoTime() - t0) / 1_000_000);
@@ -182,18 +183,14 @@ class DeltaLeaseH2Test {
     void aCrashedHoldersLeaseIsTakenOverAfterItExpires() throws Exception {
         long now = System.currentTimeMillis();
         try (Connection c = ds.getConnection()) {
-            DeltaLease.acquire(ds, sql, Duration.ZERO, () -> "", TTL, "crashed/1/x").close();
+            LeaseLock.acquire(ds, sql, Duration.ZERO, () -> "", TTL, "crashed/1/x").close();
             var s = sql.acquire("crashed/1/x", now, now + 1500); // what the crashed run wrote last
-            try (var ps = c.prepareStatement(s.sql())) {
-                ps.setString(1, (String) s.binds().get(0));
-                ps.setString(2, (String) s.binds().get(1));
-                ps.setLong(3, (Long) s.binds().get(2));
-                ps.setLong(4, (Long) s.binds().get(3));
+            try (var ps = s.prepare(c)) {
                 assertThat(ps.executeUpdate()).isEqualTo(1);
             }
         }
         assertThatThrownBy(() -> acquire(ds, Duration.ZERO, TTL)).hasMessageContaining("lease owner crashed/1/x");
-        try (DeltaLease taker = acquire(ds, Duration.ofSeconds(10), TTL)) {
+        try (LeaseLock taker = acquire(ds, Duration.ofSeconds(10), TTL)) {
             assertThat(System.currentTimeMillis()).isGreaterThan(now + 1500);
             assertThat(taker.fence()).isEqualTo(3);
         }
@@ -202,7 +199,7 @@ class DeltaLeaseH2Test {
     /** The heartbeat keeps a run that outlasts its TTL several times over; nobody else gets in meanwhile. */
     @Test
     void theHeartbeatKeepsALongHolderAlivePastItsTtl() throws Exception {
-        try (DeltaLease lease = acquire(ds, Duration.ZERO, TTL)) {
+        try (LeaseLock lease = acquire(ds, Duration.ZERO, TTL)) {
             long firstExpiry = row().expiresMillis();
             long end = System.nanoTime() + 3 * TTL.toNanos();
             int refused = 0;
@@ -216,7 +213,7 @@ class DeltaLeaseH2Test {
                 Thread.sleep(200);
             }
             assertThat(refused).isGreaterThan(10);
-            DeltaLease.Row row = row();
+            LeaseLock.Row row = row();
             assertThat(row.owner()).isEqualTo(lease.owner());
             assertThat(row.fence()).isEqualTo(1);
             assertThat(row.expiresMillis()).isGreaterThan(firstExpiry + TTL.toMillis());
@@ -225,23 +222,24 @@ class DeltaLeaseH2Test {
 
     @Test
     void ttlComesFromTheSystemPropertyAndIsValidated() {
-        assertThat(DeltaLease.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
-        assertThat(DeltaLease.parseDuration("1h30m")).isEqualTo(Duration.ofMinutes(90));
-        assertThat(DeltaLease.parseDuration("90s")).isEqualTo(Duration.ofSeconds(90));
-        assertThat(DeltaLease.parseDuration("PT10M")).isEqualTo(Duration.ofMinutes(10));
-        assertThat(DeltaLease.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
-        assertThat(DeltaLease.parseDuration("five")).isNull();
-        assertThat(DeltaLease.ttl()).isEqualTo(DeltaLease.DEFAULT_TTL);
+        assertThat(LeaseLock.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(LeaseLock.parseDuration("1h30m")).isEqualTo(Duration.ofMinutes(90));
+        assertThat(LeaseLock.parseDuration("90s")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(LeaseLock.parseDuration("PT10M")).isEqualTo(Duration.ofMinutes(10));
+        assertThat(LeaseLock.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(LeaseLock.parseDuration("five")).isNull();
+        String property = DatabricksDialect.TTL_PROPERTY;
+        assertThat(LeaseLock.ttl(property)).isEqualTo(LeaseLock.DEFAULT_TTL);
         try {
-            System.setProperty(DeltaLease.TTL_PROPERTY, "2m");
-            assertThat(DeltaLease.ttl()).isEqualTo(Duration.ofMinutes(2));
-            System.setProperty(DeltaLease.TTL_PROPERTY, "5s");
-            assertThatThrownBy(DeltaLease::ttl).isInstanceOfSatisfying(ItersnapException.class,
+            System.setProperty(property, "2m");
+            assertThat(LeaseLock.ttl(property)).isEqualTo(Duration.ofMinutes(2));
+            System.setProperty(property, "5s");
+            assertThatThrownBy(() -> LeaseLock.ttl(property)).isInstanceOfSatisfying(ItersnapException.class,
                             e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING))
                     .hasMessage("system property itersnap.databricks.leaseTtl is '5s': expected a duration of at "
                             + "least 15s such as 5m, 90s or PT10M");
         } finally {
-            System.clearProperty(DeltaLease.TTL_PROPERTY);
+            System.clearProperty(property);
         }
     }
 }

@@ -8,6 +8,9 @@ import org.junit.jupiter.api.Test;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.NamedMarkers;
+import dev.itersnap.spi.Statement;
 
 import java.io.IOException;
 import java.sql.SQLException;
@@ -15,7 +18,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -26,24 +28,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * The exact statements DeltaLease emits ({@link LeaseSql} with {@link LeaseSql#DELTA} and backtick quoting), run on a
+ * The exact statements the lease emits on Databricks ({@link LeaseLock.Statements} of {@link DatabricksDialect}), run on a
  * local SparkSession with Delta Lake: update counts 1 and 0 where the lease logic expects them, and Delta's
- * write conflict recognised by {@link DeltaLease#isConflict}. The logic around them is tested in
- * {@link DeltaLeaseH2Test}.
+ * write conflict recognised by {@link LeaseLock#isConflict}. The logic around them is tested in
+ * {@link LeaseLockH2Test}.
  */
-class DeltaLeaseDeltaTest {
+class LeaseLockDeltaTest {
     private static final long TTL_MS = 300_000;
     private static SparkSession spark;
-    private static LeaseSql sql;
+    private static LeaseLock.Statements sql;
 
     @BeforeAll
     static void session() throws IOException {
         // a session of the module's one SparkContext (one per JVM; its settings must not depend on test order), set
         // like SparkDataSource's: Delta 4.4.0's parser drops parameter markers (delta-io/delta#7640)
         spark = bindingSession(SparkTestSession.get());
-        sql = new LeaseSql(LeaseFixture.BACKTICKS,
-                LeaseFixture.model("customers", "lease_meta", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
-        run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_meta` CASCADE"));
+        sql = LeaseFixture.deltaLease("customers", "lease_meta");
+        run(spark, Statement.of("test", "DROP SCHEMA IF EXISTS `lease_meta` CASCADE"));
     }
 
     /** A new session of {@code root}'s application that binds parameters in the analyzer (as SparkDataSource does). */
@@ -54,50 +55,39 @@ class DeltaLeaseDeltaTest {
         return s;
     }
 
-    /** Runs a statement as itersnap's JDBC path would, binding by name (Spark 4.2.0 misorders 5+ positional binds). */
-    static Dataset<Row> run(SparkSession s, LeaseSql.Statement st) {
-        if (st.binds().isEmpty()) {
+    /** Runs a statement as itersnap's Spark path does: named markers, each value bound by name. */
+    static Dataset<Row> run(SparkSession s, Statement st) {
+        if (st.values().isEmpty()) {
             return s.sql(st.sql());
         }
-        assertThat(st.sql()).doesNotContain("'?").doesNotContain("?'"); // no marker inside a literal to skip
-        StringBuilder named = new StringBuilder();
         Map<String, Object> args = new HashMap<>();
-        int n = 0;
-        for (char ch : st.sql().toCharArray()) {
-            if (ch == '?') {
-                n++;
-                named.append(":_p").append(n);
-                args.put("_p" + n, st.binds().get(n - 1));
-            } else {
-                named.append(ch);
-            }
+        for (int i = 1; i <= st.values().size(); i++) {
+            args.put(NamedMarkers.name(i), st.values().get(i - 1));
         }
-        assertThat(n).isEqualTo(st.binds().size());
-        return s.sql(named.toString(), args);
+        return s.sql(st.sql(NamedMarkers::marker), args);
     }
 
     /** num_affected_rows of a MERGE or UPDATE. */
-    static long count(SparkSession s, LeaseSql.Statement st) {
+    static long count(SparkSession s, Statement st) {
         return run(s, st).first().getLong(0);
     }
 
-    static DeltaLease.Row row() {
+    static LeaseLock.Row row() {
         List<Row> rows = run(spark, sql.read()).collectAsList();
         assertThat(rows).hasSizeLessThanOrEqualTo(1);
         if (rows.isEmpty()) {
             return null;
         }
         Row r = rows.get(0);
-        return new DeltaLease.Row(r.getString(0), r.isNullAt(1) ? null : r.getLong(1), r.getLong(2));
+        return new LeaseLock.Row(r.getString(0), r.isNullAt(1) ? null : r.getLong(1), r.getLong(2));
     }
 
     @Test
     void leaseStatementsCountOneWhenHeldAndZeroWhenNot() throws Exception {
         long t0 = System.nanoTime();
-        run(spark, sql.createSchema());
-        run(spark, sql.createTable());
-        run(spark, sql.createTable()); // idempotent
-        assertThat(run(spark, new LeaseSql.Statement("DESCRIBE DETAIL " + sql.table())).first()
+        sql.createTable().forEach(st -> run(spark, st));
+        sql.createTable().forEach(st -> run(spark, st)); // idempotent
+        assertThat(run(spark, Statement.of("test", "DESCRIBE DETAIL " + sql.table())).first()
                 .<String>getAs("format")).isEqualTo("delta");
 
         // two first acquisitions race on the missing row: one holds it, the other gets 0 rows or a write conflict
@@ -106,12 +96,12 @@ class DeltaLeaseDeltaTest {
         assertThat(outcomes.stream().filter(o -> Long.valueOf(1).equals(o))).hasSize(1);
         for (Object o : outcomes) {
             if (o instanceof Throwable e) {
-                assertThat(DeltaLease.isConflict(e)).as(e.toString()).isTrue();
+                assertThat(LeaseLock.isConflict(e)).as(e.toString()).isTrue();
                 // over JDBC only the message survives, e.g. [DELTA_CONCURRENT_APPEND.WITHOUT_HINT] ...
-                assertThat(DeltaLease.isConflict(new SQLException(e.getMessage()))).as(e.getMessage()).isTrue();
+                assertThat(LeaseLock.isConflict(new SQLException(e.getMessage()))).as(e.getMessage()).isTrue();
             }
         }
-        DeltaLease.Row first = row();
+        LeaseLock.Row first = row();
         String holder = first.owner();
         String other = holder.equals("A") ? "B" : "A";
         assertThat(first.fence()).isEqualTo(1);
@@ -130,39 +120,37 @@ class DeltaLeaseDeltaTest {
         // the other run's clock passes the expiry: it takes over, with a higher fence
         long later = now + TTL_MS + 2000;
         assertThat(count(spark, sql.acquire(other, later, later + TTL_MS))).as("takeover after expiry").isEqualTo(1);
-        assertThat(row()).isEqualTo(new DeltaLease.Row(other, later + TTL_MS, 3));
+        assertThat(row()).isEqualTo(new LeaseLock.Row(other, later + TTL_MS, 3));
         assertThat(count(spark, sql.renew(holder, 2, later + TTL_MS))).as("old holder is fenced").isZero();
         assertThat(count(spark, sql.release(holder, 2))).as("old holder cannot free it").isZero();
 
         assertThat(count(spark, sql.release(other, 3))).as("release").isEqualTo(1);
-        assertThat(row()).isEqualTo(new DeltaLease.Row(null, null, 3));
+        assertThat(row()).isEqualTo(new LeaseLock.Row(null, null, 3));
         assertThat(count(spark, sql.acquire(holder, later, later + TTL_MS))).as("a free row is taken").isEqualTo(1);
         assertThat(row().fence()).isEqualTo(4);
-        assertThat(run(spark, new LeaseSql.Statement("SELECT COUNT(*) FROM " + sql.table())).first().getLong(0))
+        assertThat(run(spark, Statement.of("test", "SELECT COUNT(*) FROM " + sql.table())).first().getLong(0))
                 .isEqualTo(1);
         System.out.printf("[lease] Delta statements: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
     }
 
     /**
-     * DeltaLease itself on Delta, over JDBC calls on Spark sessions: it creates the table on first use, refuses a
+     * LeaseLock itself on Delta, over JDBC calls on Spark sessions: it creates the table on first use, refuses a
      * second owner until its timeout, and a holder cut off from the database is taken over after its TTL, with a
      * higher fence, and finds out at its next verifyHeld.
      */
     @Test
     void theLeaseClassTakesRefusesAndIsTakenOverOnDelta() throws Exception {
         long t0 = System.nanoTime();
-        LeaseSql orders = new LeaseSql(LeaseFixture.BACKTICKS,
-                LeaseFixture.model("orders", "lease_e2e", x -> x.toLowerCase(Locale.ROOT)), LeaseSql.DELTA);
-        run(spark, new LeaseSql.Statement("DROP SCHEMA IF EXISTS `lease_e2e` CASCADE"));
-        run(spark, orders.createSchema()); // the engine's createMetadata makes the schema; the lease makes its table
+        LeaseLock.Statements orders = LeaseFixture.deltaLease("orders", "lease_e2e");
+        run(spark, Statement.of("test", "DROP SCHEMA IF EXISTS `lease_e2e` CASCADE"));
         javax.sql.DataSource ds = SparkDataSource.of(spark);
         LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
         Duration ttl = Duration.ofSeconds(20);
 
-        DeltaLease holder = DeltaLease.acquire(network, orders, Duration.ZERO, () -> "", ttl, DeltaLease.newOwner());
+        LeaseLock holder = LeaseLock.acquire(network, orders, Duration.ZERO, () -> "", ttl, LeaseLock.newOwner());
         assertThat(holder.fence()).isEqualTo(1);
-        assertThatThrownBy(() -> DeltaLease.acquire(ds, orders, Duration.ofSeconds(2), () -> "run r-9", ttl,
-                DeltaLease.newOwner())).isInstanceOfSatisfying(ItersnapException.class,
+        assertThatThrownBy(() -> LeaseLock.acquire(ds, orders, Duration.ofSeconds(2), () -> "run r-9", ttl,
+                LeaseLock.newOwner())).isInstanceOfSatisfying(ItersnapException.class,
                         e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
                 .hasMessageContaining("lease owner " + holder.owner() + ", expires 20")
                 .hasMessageContaining("fence 1; run r-9)");
@@ -170,8 +158,8 @@ class DeltaLeaseDeltaTest {
 
         network.down(); // the holder's heartbeats fail from now on; its lease lapses 20 s after its last renewal
         long cut = System.nanoTime();
-        try (DeltaLease taker = DeltaLease.acquire(ds, orders, Duration.ofSeconds(60), () -> "", ttl,
-                DeltaLease.newOwner())) {
+        try (LeaseLock taker = LeaseLock.acquire(ds, orders, Duration.ofSeconds(60), () -> "", ttl,
+                LeaseLock.newOwner())) {
             System.out.printf("[lease] takeover on Delta %d s after the holder was cut off%n",
                     (System.nanoTime() - cut) / 1_000_000_000);
             assertThat(taker.fence()).isEqualTo(2);
@@ -181,13 +169,13 @@ class DeltaLeaseDeltaTest {
             holder.close(); // lost: leaves the taker's row alone
             taker.verifyHeld();
             try (java.sql.Connection c = ds.getConnection()) {
-                assertThat(DeltaLease.read(c, orders).owner()).isEqualTo(taker.owner());
+                assertThat(LeaseLock.read(c, orders).owner()).isEqualTo(taker.owner());
             }
         }
         try (java.sql.Connection c = ds.getConnection()) {
-            assertThat(DeltaLease.read(c, orders)).isEqualTo(new DeltaLease.Row(null, null, 2));
+            assertThat(LeaseLock.read(c, orders)).isEqualTo(new LeaseLock.Row(null, null, 2));
         }
-        System.out.printf("[lease] DeltaLease on Delta: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
+        System.out.printf("[lease] LeaseLock on Delta: %d s%n", (System.nanoTime() - t0) / 1_000_000_000);
     }
 
     /** Both owners run the acquiring MERGE at once, each in its own session; each gets a count or an exception. */
@@ -200,7 +188,7 @@ class DeltaLeaseDeltaTest {
                 SparkSession own = bindingSession(spark);
                 results.add(pool.submit(() -> {
                     long now = System.currentTimeMillis();
-                    LeaseSql.Statement st = sql.acquire(owner, now, now + TTL_MS);
+                    Statement st = sql.acquire(owner, now, now + TTL_MS);
                     barrier.await();
                     try {
                         return count(own, st);

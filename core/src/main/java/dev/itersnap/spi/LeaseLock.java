@@ -1,10 +1,7 @@
-package dev.itersnap.dialect.databricks;
+package dev.itersnap.spi;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.spi.AbstractSqlDialect;
-import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -17,6 +14,7 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ConcurrentModificationException;
+import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Executors;
@@ -24,19 +22,22 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * The model lock on Delta Lake: a lease row with an owner, an expiry and a fence, since Delta has neither sessions
- * that hold locks nor multi-statement transactions.
+ * A model lock for databases without locks that a dead process releases (Delta Lake, warehouses): a lease row in
+ * the metadata schema ({@link MetadataSchema.Lease}) with an owner, an expiry and a fence. A dialect's
+ * {@link Dialect#lock} returns {@link #acquire}; it works through plain JDBC and {@link Statement} values, with the
+ * dialect's table DDL and the database's epoch-millisecond conversions ({@link Clock}).
  *
  * <ul>
- *   <li><b>Acquire</b>: one MERGE ({@link LeaseSql#acquire}) takes the row when it is missing, free, expired, or
- *   already ours; update count 1 means held. 0 rows or a write conflict (Delta's optimistic concurrency) means
- *   someone else holds it or raced us: back off with jitter and retry until the timeout. Every taking raises
- *   {@code fence}. When the first MERGE fails otherwise, the table is created ({@code IF NOT EXISTS}) and the MERGE
- *   tried once more.</li>
+ *   <li><b>Acquire</b>: one MERGE ({@link Statements#acquire}) takes the row when it is missing, free, expired, or
+ *   already ours; update count 1 means held. 0 rows or a write conflict (optimistic concurrency) means someone else
+ *   holds it or raced us: back off with jitter and retry until the timeout. Every taking raises {@code fence}. When
+ *   the first MERGE fails otherwise, the table is created ({@code IF NOT EXISTS}) and the MERGE tried once more.</li>
  *   <li><b>Heartbeat</b>: a daemon thread extends {@code expires_at} every TTL/3 with an UPDATE that matches only our
  *   owner and fence; 0 rows means the lease was taken over, and the lease is marked lost.</li>
  *   <li><b>{@link #verifyHeld()}</b>, before every history write: no database access while the lease is lost-free and
@@ -49,20 +50,28 @@ import java.util.regex.Pattern;
  * once the taker's clock passes the expiry the holder wrote, so clocks of two clients may differ by less than the
  * safety margin (with the default TTL of 5 minutes: 100 s). Used by one run thread plus its heartbeat thread.
  */
-final class DeltaLease implements ModelLock {
-    /** System property overriding the lease's time to live, e.g. {@code 5m}, {@code 90s}, {@code PT10M}. */
-    static final String TTL_PROPERTY = "itersnap.databricks.leaseTtl";
-    static final Duration DEFAULT_TTL = Duration.ofMinutes(5);
-    /** Shortest TTL the system property may set: each renewal is a Delta commit of 1-2 s. */
-    static final Duration MIN_TTL = Duration.ofSeconds(15);
+public final class LeaseLock implements ModelLock {
+    /**
+     * How a database turns epoch milliseconds into a TIMESTAMP and back, as SQL expressions around an operand.
+     *
+     * @param toTimestamp epoch milliseconds to TIMESTAMP, e.g. Spark's {@code timestamp_millis(x)}
+     * @param toMillis    TIMESTAMP to epoch milliseconds, e.g. Spark's {@code unix_millis(x)}
+     */
+    public record Clock(UnaryOperator<String> toTimestamp, UnaryOperator<String> toMillis) {
+    }
 
-    private static final Logger LOG = LoggerFactory.getLogger(DeltaLease.class);
+    /** The lease's time to live unless a system property sets another ({@link #ttl(String)}). */
+    public static final Duration DEFAULT_TTL = Duration.ofMinutes(5);
+    /** Shortest TTL a system property may set: each renewal is a commit, of 1-2 s on Delta. */
+    public static final Duration MIN_TTL = Duration.ofSeconds(15);
+
+    private static final Logger LOG = LoggerFactory.getLogger(LeaseLock.class);
     private static final long FIRST_BACKOFF_MS = 200;
     private static final long MAX_BACKOFF_MS = 5_000;
     private static final int CONFLICT_RETRIES = 3;
 
     private final DataSource dataSource;
-    private final LeaseSql sql;
+    private final Statements sql;
     private final String owner;
     private final long fence;
     private final long ttlMillis;
@@ -75,7 +84,7 @@ final class DeltaLease implements ModelLock {
     private volatile String lostReason;
     private volatile boolean closed;
 
-    private DeltaLease(DataSource dataSource, Connection connection, LeaseSql sql, String owner, long fence,
+    private LeaseLock(DataSource dataSource, Connection connection, Statements sql, String owner, long fence,
                        Duration ttl, long validUntilNanos) {
         this.dataSource = dataSource;
         this.connection = connection;
@@ -85,7 +94,7 @@ final class DeltaLease implements ModelLock {
         this.ttlMillis = ttl.toMillis();
         this.marginNanos = ttl.toNanos() / 3;
         this.validUntilNanos = validUntilNanos;
-        String model = sql.m().name();
+        String model = sql.model();
         this.heartbeat = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "itersnap-lease-" + model);
             t.setDaemon(true);
@@ -96,25 +105,21 @@ final class DeltaLease implements ModelLock {
     }
 
     /**
-     * Takes the model's lease on Delta, waiting up to {@code timeout}; {@code DatabricksDialect.lock} calls this. The
-     * lease table's identifiers go through {@code dialect.quote}; the TTL is {@link #DEFAULT_TTL} unless the system
-     * property {@value #TTL_PROPERTY} sets another.
+     * Takes the model's lease, waiting up to {@code timeout}, for a new owner ({@link #newOwner()}): what a dialect's
+     * {@link Dialect#lock} returns.
+     *
+     * @param ttl   the lease's time to live (the heartbeat renews it every TTL/3)
+     * @param clock the database's epoch-millisecond conversions
      */
-    static ModelLock acquire(DataSource ds, AbstractSqlDialect dialect, ResolvedModel m, Duration timeout,
-                             Supplier<String> describeHolder) throws SQLException {
-        return acquire(ds, dialect, m, timeout, describeHolder, ttl());
+    public static ModelLock acquire(DataSource ds, Dialect dialect, ResolvedModel m, Duration timeout,
+                                    Supplier<String> describeHolder, Duration ttl, Clock clock) throws SQLException {
+        return acquire(ds, new Statements(dialect, m, clock), timeout, describeHolder, ttl, newOwner());
     }
 
-    /** As {@link #acquire(DataSource, AbstractSqlDialect, ResolvedModel, Duration, Supplier)}, with this TTL. */
-    static ModelLock acquire(DataSource ds, AbstractSqlDialect dialect, ResolvedModel m, Duration timeout,
-                             Supplier<String> describeHolder, Duration ttl) throws SQLException {
-        return acquire(ds, new LeaseSql(dialect::quote, m, LeaseSql.DELTA), timeout, describeHolder, ttl, newOwner());
-    }
-
-    /** Takes the lease described by {@code sql} for {@code owner}, with this TTL. */
-    static DeltaLease acquire(DataSource ds, LeaseSql sql, Duration timeout, Supplier<String> describeHolder,
-                              Duration ttl, String owner) throws SQLException {
-        String model = sql.m().name();
+    /** Takes the lease of {@code sql}'s model for {@code owner}, with this TTL. */
+    public static LeaseLock acquire(DataSource ds, Statements sql, Duration timeout, Supplier<String> describeHolder,
+                                    Duration ttl, String owner) throws SQLException {
+        String model = sql.model();
         Connection c = ds.getConnection();
         try {
             c.setAutoCommit(true);
@@ -146,7 +151,7 @@ final class DeltaLease implements ModelLock {
                     if (row != null && owner.equals(row.owner())) {
                         LOG.debug("[{}] lease taken by {} (fence {}, TTL {})", model, owner, row.fence(),
                                 ModelLock.describe(ttl));
-                        return new DeltaLease(ds, c, sql, owner, row.fence(), ttl, start + ttl.toNanos());
+                        return new LeaseLock(ds, c, sql, owner, row.fence(), ttl, start + ttl.toNanos());
                     }
                 }
                 long left = deadline - System.nanoTime();
@@ -171,12 +176,12 @@ final class DeltaLease implements ModelLock {
     }
 
     /** This lease's fence: raised by every acquisition of the model's lease. */
-    long fence() {
+    public long fence() {
         return fence;
     }
 
     /** The owner id written in the lease row. */
-    String owner() {
+    public String owner() {
         return owner;
     }
 
@@ -231,7 +236,7 @@ final class DeltaLease implements ModelLock {
                         }
                     }
                 } catch (SQLException | RuntimeException e) {
-                    LOG.warn("[{}] lease: could not release it ({}); it lapses at its expiry", sql.m().name(),
+                    LOG.warn("[{}] lease: could not release it ({}); it lapses at its expiry", sql.model(),
                             e.toString());
                 }
             }
@@ -253,10 +258,10 @@ final class DeltaLease implements ModelLock {
             }
             try {
                 if (!renew()) {
-                    LOG.warn("[{}] lease lost: {}", sql.m().name(), lostReason);
+                    LOG.warn("[{}] lease lost: {}", sql.model(), lostReason);
                 }
             } catch (SQLException | RuntimeException e) {
-                LOG.warn("[{}] lease: heartbeat failed ({}); retrying in {}", sql.m().name(), e.toString(),
+                LOG.warn("[{}] lease: heartbeat failed ({}); retrying in {}", sql.model(), e.toString(),
                         ModelLock.describe(Duration.ofMillis(ttlMillis / 3)));
             }
         }
@@ -304,12 +309,12 @@ final class DeltaLease implements ModelLock {
     }
 
     private ItersnapException lostLease(String why, Throwable cause) {
-        return new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + sql.m().name() + "' lost its lease: " + why
+        return new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + sql.model() + "' lost its lease: " + why
                 + ". The run stopped before its next history write; run it again (the ledger keeps every batch "
                 + "already applied)", cause);
     }
 
-    private static ItersnapException timeout(Connection c, LeaseSql sql, Duration timeout, Duration ttl,
+    private static ItersnapException timeout(Connection c, Statements sql, Duration timeout, Duration ttl,
                                              Supplier<String> describeHolder) {
         String lease;
         try {
@@ -320,7 +325,7 @@ final class DeltaLease implements ModelLock {
         } catch (SQLException | RuntimeException e) {
             lease = "lease row unreadable: " + e;
         }
-        return new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + sql.m().name()
+        return new ItersnapException(ErrorCode.LOCK_TIMEOUT, "model '" + sql.model()
                 + "' is locked by another run (" + lease + "; " + describeHolder.get() + "); gave up after "
                 + ModelLock.describe(timeout) + " (lock_timeout). Wait for that run to finish, or raise lock_timeout; "
                 + "a crashed run's lease lapses at its expiry (TTL " + ModelLock.describe(ttl) + ")");
@@ -331,7 +336,7 @@ final class DeltaLease implements ModelLock {
      * {@link ConcurrentModificationException} in the cause chain on a SparkSession; the {@code DELTA_CONCURRENT_...}
      * error class in the message over JDBC), a unique violation or a serialization failure.
      */
-    static boolean isConflict(Throwable e) {
+    public static boolean isConflict(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof ConcurrentModificationException) {
                 return true;
@@ -349,15 +354,15 @@ final class DeltaLease implements ModelLock {
         return false;
     }
 
-    /** The lease's time to live: the system property {@value #TTL_PROPERTY}, or {@link #DEFAULT_TTL}. */
-    static Duration ttl() {
-        String value = System.getProperty(TTL_PROPERTY);
+    /** The lease's time to live: the system property {@code property}, or {@link #DEFAULT_TTL}. */
+    public static Duration ttl(String property) {
+        String value = System.getProperty(property);
         if (value == null || value.isBlank()) {
             return DEFAULT_TTL;
         }
         Duration ttl = parseDuration(value.strip());
         if (ttl == null || ttl.compareTo(MIN_TTL) < 0) {
-            throw new ItersnapException(ErrorCode.INVALID_SETTING, "system property " + TTL_PROPERTY + " is '"
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "system property " + property + " is '"
                     + value + "': expected a duration of at least " + ModelLock.describe(MIN_TTL)
                     + " such as 5m, 90s or PT10M");
         }
@@ -367,7 +372,7 @@ final class DeltaLease implements ModelLock {
     private static final Pattern DURATION = Pattern.compile("(?:(\\d+)h)?(?:(\\d+)m(?!s))?(?:(\\d+)s)?(?:(\\d+)ms)?");
 
     /** {@code 1h30m}, {@code 90s}, {@code 500ms} or ISO-8601 ({@code PT5M}); null if neither. */
-    static Duration parseDuration(String text) {
+    public static Duration parseDuration(String text) {
         if (text.toUpperCase(Locale.ROOT).startsWith("PT")) {
             try {
                 return Duration.parse(text);
@@ -390,7 +395,7 @@ final class DeltaLease implements ModelLock {
     }
 
     /** A unique lease owner: host, process id and a random UUID (two runs in one JVM differ). */
-    static String newOwner() {
+    public static String newOwner() {
         String host = System.getenv("HOSTNAME");
         if (host == null || host.isBlank()) {
             try {
@@ -403,12 +408,12 @@ final class DeltaLease implements ModelLock {
     }
 
     /** The lease row: owner (NULL when free), expiry in epoch ms (NULL when free), fence. */
-    record Row(String owner, Long expiresMillis, long fence) {
+    public record Row(String owner, Long expiresMillis, long fence) {
     }
 
-    static Row read(Connection c, LeaseSql sql) throws SQLException {
-        LeaseSql.Statement s = sql.read();
-        try (PreparedStatement ps = prepare(c, s); ResultSet rs = ps.executeQuery()) {
+    /** The model's lease row, or null. */
+    public static Row read(Connection c, Statements sql) throws SQLException {
+        try (PreparedStatement ps = sql.read().prepare(c); ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return null;
             }
@@ -419,8 +424,8 @@ final class DeltaLease implements ModelLock {
         }
     }
 
-    private static void createTable(Connection c, LeaseSql sql) throws SQLException {
-        for (LeaseSql.Statement s : new LeaseSql.Statement[] {sql.createSchema(), sql.createTable()}) {
+    private static void createTable(Connection c, Statements sql) throws SQLException {
+        for (Statement s : sql.createTable()) {
             try {
                 update(c, s);
             } catch (SQLException | RuntimeException e) {
@@ -429,27 +434,9 @@ final class DeltaLease implements ModelLock {
         }
     }
 
-    private static int update(Connection c, LeaseSql.Statement s) throws SQLException {
-        try (PreparedStatement ps = prepare(c, s)) {
+    private static int update(Connection c, Statement s) throws SQLException {
+        try (PreparedStatement ps = s.prepare(c)) {
             return ps.executeUpdate();
-        }
-    }
-
-    private static PreparedStatement prepare(Connection c, LeaseSql.Statement s) throws SQLException {
-        PreparedStatement ps = c.prepareStatement(s.sql());
-        try {
-            for (int i = 0; i < s.binds().size(); i++) {
-                Object v = s.binds().get(i);
-                if (v instanceof Long l) {
-                    ps.setLong(i + 1, l);
-                } else {
-                    ps.setString(i + 1, (String) v);
-                }
-            }
-            return ps;
-        } catch (SQLException | RuntimeException e) {
-            ps.close();
-            throw e;
         }
     }
 
@@ -469,6 +456,98 @@ final class DeltaLease implements ModelLock {
             c.close();
         } catch (SQLException ignored) {
             // nothing more to release
+        }
+    }
+
+    /**
+     * The lease's statements for one model: the lease table ({@link MetadataSchema#lease()}) rendered by the dialect,
+     * times bound as epoch milliseconds and converted in SQL ({@link Clock}), so that neither the JVM's nor the
+     * session's time zone plays a part.
+     */
+    public static final class Statements {
+        private final Dialect dialect;
+        private final ResolvedModel m;
+        private final Clock clock;
+        private final MetadataSchema.Lease lease;
+        private final String text;
+
+        public Statements(Dialect dialect, ResolvedModel m, Clock clock) {
+            this.dialect = dialect;
+            this.m = m;
+            this.clock = clock;
+            this.lease = m.metadata().lease();
+            this.text = dialect.columnType(new SourceColumn("text", java.sql.Types.VARCHAR, "VARCHAR", 256, 0));
+        }
+
+        String model() {
+            return m.name();
+        }
+
+        private String id(String name) {
+            return dialect.quote(name);
+        }
+
+        /** The lease table, qualified and quoted. */
+        public String table() {
+            return lease.spec().name().parts().stream().map(dialect::quote).collect(Collectors.joining("."));
+        }
+
+        /** Creates the schema and the lease table if missing. */
+        public List<Statement> createTable() {
+            return dialect.createTable(lease.spec());
+        }
+
+        /**
+         * Takes the lease when the model has no row, the row is free or expired, or {@code owner} already holds it (a
+         * retry after an answer that got lost); every taking raises the fence. Update count 1: held; 0: someone else
+         * holds it.
+         */
+        public Statement acquire(String owner, long nowMillis, long expiresMillis) {
+            String l = "l.";
+            String r = "r.";
+            return Statement.builder("lock").sql("MERGE INTO " + table() + " l USING (SELECT CAST(").bind(m.name())
+                    .sql(" AS " + text + ") AS " + id(lease.model()) + ", CAST(").bind(owner).sql(" AS " + text
+                            + ") AS " + id(lease.owner()) + ", ").sql(millis(nowMillis)).sql(" AS " + id("now") + ", ")
+                    .sql(millis(expiresMillis)).sql(" AS " + id(lease.expiresAt()) + ") r ON "
+                            + l + id(lease.model()) + " = " + r + id(lease.model())
+                            + " WHEN MATCHED AND (" + l + id(lease.owner()) + " IS NULL OR " + l + id(lease.expiresAt())
+                            + " IS NULL OR " + l + id(lease.expiresAt()) + " < " + r + id("now") + " OR " + l
+                            + id(lease.owner()) + " = " + r + id(lease.owner()) + ") THEN UPDATE SET "
+                            + id(lease.owner()) + " = " + r + id(lease.owner()) + ", " + id(lease.expiresAt()) + " = "
+                            + r + id(lease.expiresAt()) + ", " + id(lease.fence()) + " = COALESCE(" + l
+                            + id(lease.fence()) + ", 0) + 1 WHEN NOT MATCHED THEN INSERT (" + id(lease.model()) + ", "
+                            + id(lease.owner()) + ", " + id(lease.expiresAt()) + ", " + id(lease.fence()) + ") VALUES ("
+                            + r + id(lease.model()) + ", " + r + id(lease.owner()) + ", " + r + id(lease.expiresAt())
+                            + ", 1)").build();
+        }
+
+        /** Extends the lease if it is still ours. Update count 1: still held; 0: lost. */
+        public Statement renew(String owner, long fence, long expiresMillis) {
+            return Statement.builder("lock").sql("UPDATE " + table() + " SET " + id(lease.expiresAt()) + " = ")
+                    .sql(millis(expiresMillis)).sql(" WHERE " + id(lease.model()) + " = ").bind(m.name())
+                    .sql(" AND " + id(lease.owner()) + " = ").bind(owner).sql(" AND " + id(lease.fence()) + " = ")
+                    .bind(fence).build();
+        }
+
+        /** Frees the lease if it is still ours; the fence stays. */
+        public Statement release(String owner, long fence) {
+            return Statement.builder("lock").sql("UPDATE " + table() + " SET " + id(lease.owner()) + " = NULL, "
+                    + id(lease.expiresAt()) + " = NULL WHERE " + id(lease.model()) + " = ").bind(m.name())
+                    .sql(" AND " + id(lease.owner()) + " = ").bind(owner).sql(" AND " + id(lease.fence()) + " = ")
+                    .bind(fence).build();
+        }
+
+        /** The model's lease row: owner, expires_at (epoch ms or NULL), fence. */
+        public Statement read() {
+            return Statement.builder("lock").sql("SELECT " + id(lease.owner()) + ", "
+                    + clock.toMillis().apply(id(lease.expiresAt())) + ", " + id(lease.fence()) + " FROM " + table()
+                    + " WHERE " + id(lease.model()) + " = ").bind(m.name()).build();
+        }
+
+        /** A bound epoch-millisecond value converted to a TIMESTAMP. */
+        private Statement millis(long value) {
+            String[] around = clock.toTimestamp().apply("\u0000").split("\u0000", -1);
+            return Statement.builder("lock").sql(around[0]).bind(value).sql(around[1]).build();
         }
     }
 }

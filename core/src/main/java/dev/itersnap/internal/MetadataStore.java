@@ -1,0 +1,323 @@
+package dev.itersnap.internal;
+
+import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
+import dev.itersnap.spi.ValueType;
+
+import java.lang.management.ManagementFactory;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.stream.Collectors;
+
+/**
+ * The metadata store of one model: the only code that creates, writes and reads the ledger, the run log, the error
+ * log's bookkeeping and the column registry ({@link MetadataSchema} names them). Used by the engine and by the
+ * command-line tool's reading commands. Values are always bound. Not thread-safe: one per run or command.
+ */
+public final class MetadataStore {
+    /** One applied batch. */
+    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced) {
+    }
+
+    /** One known source column and the batch that introduced it (null: there from the first batch). */
+    record Column(String name, String introducedText, boolean inSource) {
+    }
+
+    /** A ledger row as {@code status} shows it. */
+    public record LedgerRow(String sequence, String runId, Object appliedAt, long sourceRows, long duplicateRows,
+                            long inserted, long updated, long deleted, long rejected, boolean reproduced) {
+    }
+
+    /** A run log row, newest first. */
+    public record RunRow(String runId, String operation, String status, Object startedAt, Object finishedAt,
+                         Integer batchesApplied, Boolean lateBatch, String replayPoint, String errorMessage,
+                         String holder) {
+    }
+
+    /** Rows set aside, counted by reason (and sequence, when grouped so; NULL for rows without a sequence). */
+    public record ErrorCount(String sequence, String reason, long rows) {
+    }
+
+    private final Jdbc jdbc;
+    private final Dialect dialect;
+    private final MetadataSchema schema;
+    private final String model;
+
+    MetadataStore(Jdbc jdbc, Dialect dialect, MetadataSchema schema, String model) {
+        this.jdbc = jdbc;
+        this.dialect = dialect;
+        this.schema = schema;
+        this.model = model;
+    }
+
+    /**
+     * A store for reading a model's metadata on {@code connection} (the command-line tool's {@code status} and dry
+     * runs); names are folded the way the database folds unquoted identifiers.
+     */
+    public static MetadataStore reading(Connection connection, Dialect dialect, ModelSettings settings)
+            throws SQLException {
+        var fold = Jdbc.folding(connection);
+        return new MetadataStore(new Jdbc(connection, settings.name()), dialect,
+                new MetadataSchema(fold.apply(settings.metadataSchema()), fold), settings.name());
+    }
+
+    /** The folded name of the metadata schema. */
+    public String schemaName() {
+        return schema.schema();
+    }
+
+    /** Whether the run log exists: false until the model (or another of the schema) first ran. */
+    public boolean exists() throws SQLException {
+        return jdbc.tableExists(schema.runs().spec().name());
+    }
+
+    // ---------------------------------------------------------------- DDL
+
+    /**
+     * Creates the schema and the engine's tables if missing. Two first runs may race on {@code CREATE ... IF NOT
+     * EXISTS}: a statement that fails is tried once more, when it sees the object.
+     */
+    void create() {
+        for (TableSpec spec : schema.engineTables()) {
+            for (Statement s : dialect.createTable(spec)) {
+                Statement st = s.inStep("create metadata");
+                try {
+                    jdbc.update(st);
+                } catch (RuntimeException e) {
+                    jdbc.update(st);
+                }
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- ledger
+
+    /** Applied batches in business order. */
+    TreeMap<Seq, Entry> ledger(ValueType sequenceType) {
+        MetadataSchema.Ledger l = schema.ledger();
+        TreeMap<Seq, Entry> out = new TreeMap<>();
+        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced()),
+                l.model()), rs -> {
+                    Seq s = Seq.parse(sequenceType, rs.getString(1));
+                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), rs.getBoolean(4)));
+                    return null;
+                });
+        return out;
+    }
+
+    /** The ledger's rows of the model, with their counts, in the order the database returns them. */
+    public List<LedgerRow> ledgerRows() {
+        MetadataSchema.Ledger l = schema.ledger();
+        return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.appliedAt(),
+                l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(),
+                l.reproduced()), l.model()), rs -> new LedgerRow(rs.getString(1), rs.getString(2), rs.getObject(3),
+                rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9),
+                rs.getBoolean(10)));
+    }
+
+    /** The sequence texts of the model's ledger (empty when the ledger does not exist yet). */
+    public List<String> ledgerSequences() throws SQLException {
+        MetadataSchema.Ledger l = schema.ledger();
+        if (!jdbc.tableExists(l.spec().name())) {
+            return List.of();
+        }
+        return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
+    }
+
+    void record(BatchResult b, Seq seq, String runId, String deletionTime) {
+        MetadataSchema.Ledger l = schema.ledger();
+        jdbc.update(insert("record batch", l.spec(), values(l.model(), model, l.sequence(), seq.text(), l.runId(),
+                runId, l.appliedAt(), LocalDateTime.now(), l.sourceRows(), b.sourceRows(), l.duplicateRows(),
+                b.duplicateCopies(), l.inserted(), b.inserted(), l.updated(), b.updated(), l.deleted(), b.deleted(),
+                l.rejected(), b.rejected(), l.deletionTime(), deletionTime, l.reproduced(), b.reproduced())));
+    }
+
+    /**
+     * Removes the ledger entries and error-log rows of rolled-back batches; replaying them logs their set-aside
+     * rows again (from the source, or from the archive for batches that aged out).
+     */
+    void forget(List<Seq> batches) {
+        deleteIn(schema.ledger().spec(), schema.ledger().model(), schema.ledger().sequence(), batches);
+        deleteIn(schema.errors().spec(), schema.errors().model(), schema.errors().sequence(), batches);
+    }
+
+    private void deleteIn(TableSpec table, String modelColumn, String sequenceColumn, List<Seq> seqs) {
+        for (int from = 0; from < seqs.size(); from += 500) {
+            List<Seq> chunk = seqs.subList(from, Math.min(seqs.size(), from + 500));
+            Statement.Builder b = Statement.builder("rollback " + table.name().table()).sql("DELETE FROM "
+                    + name(table.name()) + " WHERE " + q(modelColumn) + " = ").bind(model).sql(" AND "
+                    + q(sequenceColumn) + " IN (");
+            for (int i = 0; i < chunk.size(); i++) {
+                b.sql(i == 0 ? "" : ", ").bind(chunk.get(i).text());
+            }
+            jdbc.update(b.sql(")").build());
+        }
+    }
+
+    // ---------------------------------------------------------------- error log
+
+    /** The sequences (as text) that have set-aside rows in the error log (rows with a NULL sequence excluded). */
+    List<String> loggedSequences() {
+        MetadataSchema.Errors e = schema.errors();
+        return jdbc.query(Statement.builder("read error log").sql("SELECT DISTINCT " + q(e.sequence()) + " FROM "
+                + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ").bind(model).sql(" AND "
+                + q(e.sequence()) + " IS NOT NULL").build(), rs -> rs.getString(1));
+    }
+
+    /** Rows set aside by reason, most first; with {@code bySequence}, by sequence and reason, in text order. */
+    public List<ErrorCount> errorCounts(boolean bySequence) {
+        MetadataSchema.Errors e = schema.errors();
+        String groups = bySequence ? q(e.sequence()) + ", " + q(e.reason()) : q(e.reason());
+        return jdbc.query(Statement.builder("read error log").sql("SELECT " + (bySequence ? "" : "NULL, ") + groups
+                + ", COUNT(*) FROM " + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ").bind(model)
+                .sql(" GROUP BY " + groups + (bySequence ? " ORDER BY 1, 2" : " ORDER BY 3 DESC, 2")).build(),
+                rs -> new ErrorCount(rs.getString(1), rs.getString(2), rs.getLong(3)));
+    }
+
+    // ---------------------------------------------------------------- column registry
+
+    /** The column registry, keyed by column name. */
+    Map<String, Column> columns() {
+        MetadataSchema.Columns c = schema.columns();
+        Map<String, Column> out = new LinkedHashMap<>();
+        jdbc.query(select("read column registry", c.spec(), List.of(c.column(), c.introduced(), c.inSource()),
+                c.model()), rs -> {
+                    out.put(rs.getString(1), new Column(rs.getString(1), rs.getString(2), rs.getBoolean(3)));
+                    return null;
+                });
+        return out;
+    }
+
+    void registerColumn(String column, String introducedText) {
+        MetadataSchema.Columns c = schema.columns();
+        jdbc.update(insert("register column", c.spec(), values(c.model(), model, c.column(), column, c.introduced(),
+                introducedText, c.inSource(), true)));
+    }
+
+    void markInSource(String column, boolean inSource) {
+        MetadataSchema.Columns c = schema.columns();
+        jdbc.update(Statement.builder("register column").sql("UPDATE " + name(c.spec().name()) + " SET "
+                + q(c.inSource()) + " = ").bind(inSource).sql(" WHERE " + q(c.model()) + " = ").bind(model)
+                .sql(" AND " + q(c.column()) + " = ").bind(column).build());
+    }
+
+    // ---------------------------------------------------------------- run log
+
+    static String holder() {
+        String jvm = ManagementFactory.getRuntimeMXBean().getName();
+        return jvm + " thread " + Thread.currentThread().getName();
+    }
+
+    /** Status of the model's most recent run before this one, or null. */
+    String previousStatus(String runId) {
+        MetadataSchema.Runs r = schema.runs();
+        List<String> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.status()) + " FROM "
+                + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId())
+                + " <> ").bind(runId).sql(" ORDER BY " + q(r.startedAt()) + " DESC").build(), rs -> rs.getString(1));
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    /** The logic of the last successful run that recorded one: run id, start, logic text; or null. */
+    String[] lastSuccessfulLogic(String runId) {
+        MetadataSchema.Runs r = schema.runs();
+        List<String[]> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
+                + q(r.startedAt()) + ", " + q(r.logic()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model())
+                + " = ").bind(model).sql(" AND " + q(r.runId()) + " <> ").bind(runId).sql(" AND " + q(r.status())
+                + " = 'success' AND " + q(r.logic()) + " IS NOT NULL ORDER BY " + q(r.startedAt()) + " DESC").build(),
+                rs -> new String[] {rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3)});
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    /** The model's runs, newest first (at most {@code limit}; all when 0). */
+    public List<RunRow> runs(int limit) {
+        MetadataSchema.Runs r = schema.runs();
+        Statement s = Statement.builder("read run log").sql("SELECT " + list(r.runId(), r.operation(), r.status(),
+                r.startedAt(), r.finishedAt(), r.batchesApplied(), r.lateBatch(), r.replayPoint(), r.errorMessage(),
+                r.holder()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model)
+                .sql(" ORDER BY " + q(r.startedAt()) + " DESC").build();
+        Jdbc.Row<RunRow> row = rs -> new RunRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getObject(4),
+                rs.getObject(5), (Integer) rs.getObject(6, Integer.class), (Boolean) rs.getObject(7, Boolean.class),
+                rs.getString(8), rs.getString(9), rs.getString(10));
+        return limit > 0 ? jdbc.query(s, row).stream().limit(limit).toList() : jdbc.query(s, row);
+    }
+
+    /** Describes the run holding the lock, from the log (best effort: used in a lock-timeout message). */
+    String describeRunning() {
+        try {
+            MetadataSchema.Runs r = schema.runs();
+            List<String> s = jdbc.query(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
+                    + q(r.holder()) + ", " + q(r.startedAt()) + " FROM " + name(r.spec().name()) + " WHERE "
+                    + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.status()) + " = 'running' ORDER BY "
+                    + q(r.startedAt()) + " DESC").build(),
+                    rs -> "run " + rs.getString(1) + " by " + rs.getString(2) + " since " + rs.getObject(3));
+            return s.isEmpty() ? "holder unknown" : s.get(0);
+        } catch (RuntimeException e) {
+            return "holder unknown";
+        }
+    }
+
+    void started(String runId, String operation, String logic) {
+        MetadataSchema.Runs r = schema.runs();
+        jdbc.update(insert("log run", r.spec(), values(r.runId(), runId, r.model(), model, r.operation(), operation,
+                r.holder(), holder(), r.startedAt(), LocalDateTime.now(), r.status(), "running", r.logic(), logic)));
+        jdbc.commit("log run");
+    }
+
+    void finished(String runId, String status, int batches, boolean late, String replayPoint, String error) {
+        MetadataSchema.Runs r = schema.runs();
+        jdbc.update(Statement.builder("log run").sql("UPDATE " + name(r.spec().name()) + " SET " + q(r.finishedAt())
+                + " = ").bind(LocalDateTime.now()).sql(", " + q(r.status()) + " = ").bind(status).sql(", "
+                + q(r.batchesApplied()) + " = ").bind(batches).sql(", " + q(r.lateBatch()) + " = ").bind(late)
+                .sql(", " + q(r.replayPoint()) + " = ").bind(replayPoint).sql(", " + q(r.errorMessage()) + " = ")
+                .bind(error == null ? null : error.substring(0, Math.min(3900, error.length())))
+                .sql(" WHERE " + q(r.runId()) + " = ").bind(runId).build());
+        jdbc.commit("log run");
+    }
+
+    // ---------------------------------------------------------------- SQL
+
+    /** {@code SELECT columns FROM table WHERE modelColumn = <model>}. */
+    private Statement select(String step, TableSpec table, List<String> columns, String modelColumn) {
+        return Statement.builder(step).sql("SELECT " + list(columns.toArray(String[]::new)) + " FROM "
+                + name(table.name()) + " WHERE " + q(modelColumn) + " = ").bind(model).build();
+    }
+
+    /** {@code INSERT INTO table (columns) VALUES (values)}, columns and values alternating in {@code pairs}. */
+    private Statement insert(String step, TableSpec table, List<Object> pairs) {
+        List<String> columns = new ArrayList<>();
+        Statement.Builder values = Statement.builder(step);
+        for (int i = 0; i < pairs.size(); i += 2) {
+            columns.add((String) pairs.get(i));
+            values.sql(i == 0 ? "" : ", ").bind(pairs.get(i + 1));
+        }
+        return Statement.builder(step).sql("INSERT INTO " + name(table.name()) + " ("
+                + list(columns.toArray(String[]::new)) + ") VALUES (").sql(values.build()).sql(")").build();
+    }
+
+    private static List<Object> values(Object... pairs) {
+        return java.util.Arrays.asList(pairs);
+    }
+
+    private String q(String identifier) {
+        return dialect.quote(identifier);
+    }
+
+    private String list(String... columns) {
+        return java.util.Arrays.stream(columns).map(this::q).collect(Collectors.joining(", "));
+    }
+
+    private String name(TableName table) {
+        return table.parts().stream().map(this::q).collect(Collectors.joining("."));
+    }
+}

@@ -1,0 +1,103 @@
+package dev.itersnap.spi;
+
+/**
+ * What a database can do, as data: the shared SQL of {@link AbstractSqlDialect} and the engine pick a statement form
+ * from it instead of a dialect overriding the statement. Start from {@link #STANDARD} (what H2 and PostgreSQL do) and
+ * switch off what the database lacks. Immutable.
+ */
+public final class Capabilities {
+    /**
+     * Transactional DML, primary keys, indexes, INSERT row counts and subqueries in UPDATE; no {@code CREATE OR
+     * REPLACE TABLE}.
+     */
+    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, true, false);
+
+    private final boolean transactionalDml;
+    private final boolean primaryKeys;
+    private final boolean indexes;
+    private final boolean insertRowCounts;
+    private final boolean subqueriesInUpdate;
+    private final boolean createOrReplaceTable;
+
+    private Capabilities(boolean transactionalDml, boolean primaryKeys, boolean indexes, boolean insertRowCounts,
+                         boolean subqueriesInUpdate, boolean createOrReplaceTable) {
+        this.transactionalDml = transactionalDml;
+        this.primaryKeys = primaryKeys;
+        this.indexes = indexes;
+        this.insertRowCounts = insertRowCounts;
+        this.subqueriesInUpdate = subqueriesInUpdate;
+        this.createOrReplaceTable = createOrReplaceTable;
+    }
+
+    /**
+     * DML is transactional: a batch's writes and its ledger entry commit together. Without it every statement is its
+     * own commit and the engine keeps a run crash-safe through the ledger (recovery) and the pending table.
+     */
+    public boolean transactionalDml() {
+        return transactionalDml;
+    }
+
+    /** Tables can declare primary keys (without: none are declared; the engine never relies on them). */
+    public boolean primaryKeys() {
+        return primaryKeys;
+    }
+
+    /** Tables can have secondary indexes (without: none are created). */
+    public boolean indexes() {
+        return indexes;
+    }
+
+    /**
+     * {@code INSERT ... SELECT} reports how many rows it inserted (without: inserts whose count the engine needs are
+     * written as {@code MERGE ... ON FALSE WHEN NOT MATCHED THEN INSERT}, which reports it).
+     */
+    public boolean insertRowCounts() {
+        return insertRowCounts;
+    }
+
+    /**
+     * {@code UPDATE} accepts subqueries in {@code SET} and {@code WHERE} (without: such updates are written as
+     * {@code MERGE}).
+     */
+    public boolean subqueriesInUpdate() {
+        return subqueriesInUpdate;
+    }
+
+    /** {@code CREATE OR REPLACE TABLE} empties and reshapes a scratch table in one statement (without: DROP, CREATE). */
+    public boolean createOrReplaceTable() {
+        return createOrReplaceTable;
+    }
+
+    public Capabilities transactionalDml(boolean value) {
+        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, createOrReplaceTable);
+    }
+
+    public Capabilities primaryKeys(boolean value) {
+        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, subqueriesInUpdate,
+                createOrReplaceTable);
+    }
+
+    public Capabilities indexes(boolean value) {
+        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, subqueriesInUpdate,
+                createOrReplaceTable);
+    }
+
+    public Capabilities insertRowCounts(boolean value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, value, subqueriesInUpdate, createOrReplaceTable);
+    }
+
+    public Capabilities subqueriesInUpdate(boolean value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value, createOrReplaceTable);
+    }
+
+    public Capabilities createOrReplaceTable(boolean value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, value);
+    }
+
+    @Override
+    public String toString() {
+        return "Capabilities[transactionalDml=" + transactionalDml + ", primaryKeys=" + primaryKeys + ", indexes="
+                + indexes + ", insertRowCounts=" + insertRowCounts + ", subqueriesInUpdate=" + subqueriesInUpdate
+                + ", createOrReplaceTable=" + createOrReplaceTable + "]";
+    }
+}

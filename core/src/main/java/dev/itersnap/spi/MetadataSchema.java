@@ -1,0 +1,150 @@
+package dev.itersnap.spi;
+
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.TableSpec.ColumnType;
+import dev.itersnap.spi.TableSpec.Creation;
+
+import java.util.List;
+import java.util.function.UnaryOperator;
+
+/**
+ * The metadata schema described once: the tables itersnap keeps about its models (ledger, run log, error log, column
+ * registry, and the lock and lease tables a model lock may use) with their columns, folded to the database's case.
+ * The only place their names are spelled; the engine's metadata store reads and writes them, a lock reads its own
+ * table here. Immutable.
+ */
+public final class MetadataSchema {
+    private final String schema;
+    private final UnaryOperator<String> fold;
+    private final Ledger ledger;
+    private final Runs runs;
+    private final Errors errors;
+    private final Columns columns;
+    private final Lock lock;
+    private final Lease lease;
+
+    /**
+     * The ledger: one row per applied batch of each model.
+     *
+     * @param spec the table
+     */
+    public record Ledger(TableSpec spec, String model, String sequence, String runId, String appliedAt,
+                         String sourceRows, String duplicateRows, String inserted, String updated, String deleted,
+                         String rejected, String deletionTime, String reproduced) {
+    }
+
+    /** The run log: one row per run. */
+    public record Runs(TableSpec spec, String runId, String model, String operation, String holder, String startedAt,
+                       String finishedAt, String status, String batchesApplied, String lateBatch, String replayPoint,
+                       String errorMessage, String logic) {
+    }
+
+    /** The error log: one row per row set aside. */
+    public record Errors(TableSpec spec, String model, String runId, String sequence, String reason, String record,
+                         String loggedAt) {
+    }
+
+    /** The column registry: each source column of a model and the batch that introduced it. */
+    public record Columns(TableSpec spec, String model, String column, String introduced, String inSource) {
+    }
+
+    /** The lock table: one row per model, locked by a run (for databases whose model lock is a row lock). */
+    public record Lock(TableSpec spec, String model, String holder, String acquiredAt) {
+    }
+
+    /** The lease table: one row per model with its holder, expiry and fence (for databases without locks). */
+    public record Lease(TableSpec spec, String model, String owner, String expiresAt, String fence) {
+    }
+
+    /**
+     * The metadata schema called {@code schema} (already folded), with internal names folded by {@code fold}.
+     */
+    public MetadataSchema(String schema, UnaryOperator<String> fold) {
+        this.schema = schema;
+        this.fold = fold;
+        String model = f("model");
+        String sequence = f("sequence_value");
+        String runId = f("run_id");
+        ledger = new Ledger(TableSpec.builder(table("itersnap_ledger"), Creation.IF_NOT_EXISTS).createSchema()
+                .notNull(model, ColumnType.text(128)).notNull(sequence, ColumnType.text(256))
+                .notNull(runId, ColumnType.text(36)).notNull(f("applied_at"), ColumnType.timestamp())
+                .notNull(f("source_rows"), ColumnType.bigint()).notNull(f("duplicate_rows"), ColumnType.bigint())
+                .notNull(f("inserted_rows"), ColumnType.bigint()).notNull(f("updated_rows"), ColumnType.bigint())
+                .notNull(f("deleted_rows"), ColumnType.bigint()).notNull(f("rejected_rows"), ColumnType.bigint())
+                .column(f("deletion_time"), ColumnType.text(64)).notNull(f("reproduced"), ColumnType.bool())
+                .primaryKey(model, sequence).build(),
+                model, sequence, runId, f("applied_at"), f("source_rows"), f("duplicate_rows"), f("inserted_rows"),
+                f("updated_rows"), f("deleted_rows"), f("rejected_rows"), f("deletion_time"), f("reproduced"));
+        runs = new Runs(TableSpec.builder(table("itersnap_runs"), Creation.IF_NOT_EXISTS)
+                .notNull(runId, ColumnType.text(36)).notNull(model, ColumnType.text(128))
+                .notNull(f("operation"), ColumnType.text(16)).column(f("holder"), ColumnType.text(256))
+                .notNull(f("started_at"), ColumnType.timestamp()).column(f("finished_at"), ColumnType.timestamp())
+                .notNull(f("status"), ColumnType.text(16)).column(f("batches_applied"), ColumnType.integer())
+                .column(f("late_batch"), ColumnType.bool()).column(f("replay_point"), ColumnType.text(256))
+                .column(f("error_message"), ColumnType.text(4000)).column(f("logic"), ColumnType.longText())
+                .primaryKey(runId).build(),
+                runId, model, f("operation"), f("holder"), f("started_at"), f("finished_at"), f("status"),
+                f("batches_applied"), f("late_batch"), f("replay_point"), f("error_message"), f("logic"));
+        errors = new Errors(TableSpec.builder(table("itersnap_errors"), Creation.IF_NOT_EXISTS)
+                .notNull(model, ColumnType.text(128)).notNull(runId, ColumnType.text(36))
+                .column(sequence, ColumnType.text(256)).notNull(f("reason"), ColumnType.text(32))
+                .column(f("record"), ColumnType.longText()).notNull(f("logged_at"), ColumnType.timestamp()).build(),
+                model, runId, sequence, f("reason"), f("record"), f("logged_at"));
+        columns = new Columns(TableSpec.builder(table("itersnap_columns"), Creation.IF_NOT_EXISTS)
+                .notNull(model, ColumnType.text(128)).notNull(f("column_name"), ColumnType.text(256))
+                .column(f("introduced_seq"), ColumnType.text(256)).notNull(f("in_source"), ColumnType.bool())
+                .primaryKey(model, f("column_name")).build(),
+                model, f("column_name"), f("introduced_seq"), f("in_source"));
+        lock = new Lock(TableSpec.builder(table("itersnap_lock"), Creation.IF_NOT_EXISTS).createSchema()
+                .notNull(model, ColumnType.text(128)).column(f("holder"), ColumnType.text(256))
+                .column(f("acquired_at"), ColumnType.timestamp()).primaryKey(model).build(),
+                model, f("holder"), f("acquired_at"));
+        lease = new Lease(TableSpec.builder(table("itersnap_lease"), Creation.IF_NOT_EXISTS).createSchema()
+                .notNull(model, ColumnType.text(128)).column(f("owner"), ColumnType.text(256))
+                .column(f("expires_at"), ColumnType.timestamp()).column(f("fence"), ColumnType.bigint())
+                .primaryKey(model).build(),
+                model, f("owner"), f("expires_at"), f("fence"));
+    }
+
+    /** The schema's name, folded. */
+    public String schema() {
+        return schema;
+    }
+
+    public Ledger ledger() {
+        return ledger;
+    }
+
+    public Runs runs() {
+        return runs;
+    }
+
+    public Errors errors() {
+        return errors;
+    }
+
+    public Columns columns() {
+        return columns;
+    }
+
+    public Lock lock() {
+        return lock;
+    }
+
+    public Lease lease() {
+        return lease;
+    }
+
+    /** The tables the engine creates before a run: ledger (with the schema), run log, error log, column registry. */
+    public List<TableSpec> engineTables() {
+        return List.of(ledger.spec(), runs.spec(), errors.spec(), columns.spec());
+    }
+
+    private String f(String name) {
+        return fold.apply(name);
+    }
+
+    private TableName table(String name) {
+        return new TableName(List.of(schema, fold.apply(name)));
+    }
+}
