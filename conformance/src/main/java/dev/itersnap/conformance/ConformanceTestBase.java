@@ -106,6 +106,21 @@ public abstract class ConformanceTestBase {
         return f;
     }
 
+    /**
+     * A fixture over a copy of {@code template}'s database (its tables and rows as they are now), discarded after the
+     * test at the latest; null when the database cannot copy one ({@link TestDatabase#copyOf}).
+     */
+    protected final SnapshotFixture copyOf(SnapshotFixture template) {
+        DataSource copy = database().copyOf(template.dataSource());
+        if (copy == null) {
+            return null;
+        }
+        SnapshotFixture f = new SnapshotFixture(() -> copy, this::type).dialect(database().dialect());
+        f.dataSource();
+        open.add(f);
+        return f;
+    }
+
     /** Discards a fixture's database now (for tests that make many). */
     protected final void release(SnapshotFixture f) {
         if (open.remove(f)) {

@@ -8,29 +8,52 @@ import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
+import java.util.Map;
+import java.util.function.BiPredicate;
 
 /**
  * A JDBC proxy (level 3 of the test pyramid): wraps a {@link DataSource} so that every connection, statement and
- * prepared statement it hands out counts the statements executed through it, commits included, across all its
- * connections (a run uses two: one holds the model lock). When armed with {@link #failAt(int)}, the k-th statement
- * throws an {@link SQLException} instead of running; every other statement runs normally. Armed with
- * {@link #crashAt(int)}, the k-th statement and every later call (statements, commits, rollbacks; close still closes)
- * fail, like a process that died: the engine can neither roll back nor log the failure, and the database discards the
- * open transactions when the connections close. Thread-safe.
+ * prepared statement it hands out counts the calls made through it, across all its connections (a run uses two: one
+ * holds the model lock), and fails one of them on demand.
+ *
+ * <p>Four kinds of call are counted ({@link Call}): statements executed (commits included), connections taken from
+ * the data source, statements prepared (or created), and rows read ({@code ResultSet.next}). Armed with
+ * {@link #arm(Call, int, Mode)}, the k-th call of a kind fails:
+ * <ul>
+ *   <li>{@link Mode#FAIL}: it throws an {@link SQLException} instead of running; every other call runs normally;</li>
+ *   <li>{@link Mode#EXECUTED_THEN_FAIL} (statements): it runs, then the client gets an error, like a commit whose
+ *   acknowledgement is lost on the network;</li>
+ *   <li>{@link Mode#CRASH} (statements): it and every later call (statements, commits, rollbacks; close still
+ *   closes) fail, like a process that died: the engine can neither roll back nor log the failure, and the database
+ *   discards the open transactions when the connections close.</li>
+ * </ul>
+ * {@link #failFirst} fails the first statement a rule picks instead (for example the first write of a recovery).
+ * Thread-safe.
  */
 public final class FaultInjectingDataSource {
     /** SQLState of the injected failure (connection failure: the kind of error a retry must survive). */
     public static final String SQL_STATE = "08006";
 
+    /** The kinds of call counted. */
+    public enum Call { STATEMENT, CONNECTION, PREPARE, NEXT }
+
+    /** How an armed call fails. */
+    public enum Mode { FAIL, EXECUTED_THEN_FAIL, CRASH }
+
     private final DataSource target;
     private final DataSource proxy;
     private final List<String> executed = new ArrayList<>();
+    private final Map<Call, Integer> counts = new EnumMap<>(Call.class);
+    private Call armedCall = Call.STATEMENT;
     private int failAt;
-    private boolean crash;
+    private Mode mode = Mode.FAIL;
+    private BiPredicate<List<String>, String> rule;
     private boolean injected;
 
     public FaultInjectingDataSource(DataSource target) {
@@ -44,26 +67,50 @@ public final class FaultInjectingDataSource {
         return proxy;
     }
 
-    /** Resets the count and fails the k-th statement from now on (0: never fail, only count). */
+    /** Resets the counts and fails the k-th statement from now on (0: never fail, only count). */
     public synchronized void failAt(int k) {
+        arm(Call.STATEMENT, k, Mode.FAIL);
+    }
+
+    /** Resets the counts; the k-th statement and everything after it fail (a crash). */
+    public synchronized void crashAt(int k) {
+        arm(Call.STATEMENT, k, Mode.CRASH);
+    }
+
+    /** Resets the counts and fails the k-th call of the given kind in the given way (k = 0: never). */
+    public synchronized void arm(Call call, int k, Mode how) {
+        if (how != Mode.FAIL && call != Call.STATEMENT) {
+            throw new IllegalArgumentException(how + " applies to statements only");
+        }
+        this.armedCall = call;
         this.failAt = k;
-        this.crash = false;
+        this.mode = how;
+        this.rule = null;
         this.injected = false;
         this.executed.clear();
+        this.counts.clear();
     }
 
-    /** Resets the count; the k-th statement and everything after it fail (a crash). */
-    public synchronized void crashAt(int k) {
-        failAt(k);
-        this.crash = true;
+    /**
+     * Resets the counts and fails (without running it) the first statement for which {@code rule} holds, given the
+     * statements before it ({@code COMMIT} for commits) and its SQL.
+     */
+    public synchronized void failFirst(BiPredicate<List<String>, String> rule) {
+        arm(Call.STATEMENT, 0, Mode.FAIL);
+        this.rule = rule;
     }
 
-    /** Statements executed (or attempted, for the failed one) since the last {@link #failAt(int)}. */
+    /** Statements executed (or attempted, for the failed one) since the fault was armed. */
     public synchronized int count() {
         return executed.size();
     }
 
-    /** The statements seen since the last {@link #failAt(int)}, in order ({@code COMMIT} for commits). */
+    /** Calls of one kind since the fault was armed. */
+    public synchronized int count(Call call) {
+        return counts.getOrDefault(call, 0);
+    }
+
+    /** The statements seen since the fault was armed, in order ({@code COMMIT} for commits). */
     public synchronized List<String> statements() {
         return List.copyOf(executed);
     }
@@ -73,25 +120,50 @@ public final class FaultInjectingDataSource {
         return injected;
     }
 
-    private synchronized void count(String sql) throws SQLException {
-        if (crash && injected) {
+    /** Counts a call; true when it is the armed one (the caller then fails it). */
+    private synchronized boolean arrive(Call call, String sql) throws SQLException {
+        if (mode == Mode.CRASH && injected) {
             throw new SQLException("crashed at statement " + failAt, SQL_STATE);
         }
-        executed.add(sql);
-        if (executed.size() == failAt) {
-            injected = true;
-            throw new SQLException("injected fault at statement " + failAt + ": " + sql, SQL_STATE);
+        int n = counts.merge(call, 1, Integer::sum);
+        if (call == Call.STATEMENT) {
+            if (!injected && rule != null && rule.test(List.copyOf(executed), sql == null ? "" : sql)) {
+                executed.add(sql);
+                injected = true;
+                return true;
+            }
+            executed.add(sql);
         }
+        if (!injected && call == armedCall && n == failAt) {
+            injected = true;
+            return true;
+        }
+        return false;
+    }
+
+    private SQLException fault(Call call, String sql) {
+        return new SQLException("injected fault at " + call.name().toLowerCase(java.util.Locale.ROOT) + " "
+                + failAt + (sql == null ? "" : ": " + sql), SQL_STATE);
     }
 
     /** After a crash, every call but close fails. */
     private synchronized void afterCrash(String method) throws SQLException {
-        if (crash && injected && !method.equals("close") && !method.equals("isClosed")) {
+        if (mode == Mode.CRASH && injected && !method.equals("close") && !method.equals("isClosed")) {
             throw new SQLException("crashed at statement " + failAt + " (" + method + ")", SQL_STATE);
         }
     }
 
+    private synchronized boolean executedThenFail() {
+        return mode == Mode.EXECUTED_THEN_FAIL && rule == null;
+    }
+
     private Object onDataSource(Object p, Method method, Object[] args) throws Throwable {
+        if (method.getName().equals("getConnection")) {
+            afterCrash("getConnection");
+            if (arrive(Call.CONNECTION, null)) {
+                throw fault(Call.CONNECTION, null);
+            }
+        }
         Object result = invoke(target, method, args);
         if (result instanceof Connection c) {
             return wrap(Connection.class, c, connectionHandler(c));
@@ -103,9 +175,21 @@ public final class FaultInjectingDataSource {
         return (p, method, args) -> {
             String name = method.getName();
             if (name.equals("commit")) {
-                count("COMMIT");
-            } else {
-                afterCrash(name);
+                boolean armed = arrive(Call.STATEMENT, "COMMIT");
+                if (armed && !executedThenFail()) {
+                    throw fault(Call.STATEMENT, "COMMIT");
+                }
+                Object result = invoke(c, method, args);
+                if (armed) {
+                    throw fault(Call.STATEMENT, "COMMIT (after it committed)");
+                }
+                return result;
+            }
+            afterCrash(name);
+            if (name.equals("prepareStatement") || name.equals("prepareCall") || name.equals("createStatement")) {
+                if (arrive(Call.PREPARE, sqlOf(args))) {
+                    throw fault(Call.PREPARE, sqlOf(args));
+                }
             }
             Object result = invoke(c, method, args);
             if (result instanceof CallableStatement s) {
@@ -126,13 +210,33 @@ public final class FaultInjectingDataSource {
             String name = method.getName();
             if (name.startsWith("execute")) {
                 String sql = args != null && args.length > 0 && args[0] instanceof String text ? text : preparedSql;
-                count(sql);
-            } else if (name.equals("getConnection")) {
-                return proxyConnection;
-            } else {
-                afterCrash(name);
+                boolean armed = arrive(Call.STATEMENT, sql);
+                if (armed && !executedThenFail()) {
+                    throw fault(Call.STATEMENT, sql);
+                }
+                Object result = invoke(s, method, args);
+                if (armed) {
+                    throw fault(Call.STATEMENT, sql + " (after it ran)");
+                }
+                return result instanceof ResultSet rs ? wrap(ResultSet.class, rs, resultHandler(rs)) : result;
             }
-            return invoke(s, method, args);
+            if (name.equals("getConnection")) {
+                return proxyConnection;
+            }
+            afterCrash(name);
+            Object result = invoke(s, method, args);
+            return result instanceof ResultSet rs ? wrap(ResultSet.class, rs, resultHandler(rs)) : result;
+        };
+    }
+
+    private InvocationHandler resultHandler(ResultSet rs) {
+        return (p, method, args) -> {
+            String name = method.getName();
+            afterCrash(name);
+            if (name.equals("next") && arrive(Call.NEXT, null)) {
+                throw fault(Call.NEXT, null);
+            }
+            return invoke(rs, method, args);
         };
     }
 

@@ -1,20 +1,27 @@
 package dev.itersnap.conformance;
 
+import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.conformance.FaultInjectingDataSource.Call;
+import dev.itersnap.conformance.FaultInjectingDataSource.Mode;
 import dev.itersnap.conformance.SnapshotFixture.LedgerEntry;
 import dev.itersnap.conformance.SnapshotFixture.Version;
+import dev.itersnap.conformance.TestDatabase.ColumnType;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import org.junit.jupiter.api.Test;
 
 import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Function;
 
 import static dev.itersnap.conformance.SnapshotFixture.date;
@@ -23,10 +30,23 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Retry safety (SPEC §5) by fault injection, level 3 of the test pyramid: for a run that replays late batches, every
- * statement it executes (commits included, on both of its connections) is made to fail in turn. After each failure
- * the history must be exactly "all ledger batches applied" (no version from a batch the ledger does not hold), and a
- * rerun without faults must give exactly the history, ledger and error log of an uninterrupted run.
+ * Retry safety (SPEC §5) by fault injection, level 3 of the test pyramid: for a run under test (a replay of late
+ * batches, a first run, a full refresh, a run that widens a column), every call it makes of a chosen kind is made to
+ * fail in turn, each on a fresh copy of the scenario:
+ * <ul>
+ *   <li>{@link Fault#FAIL}: a statement (commits included, on both of its connections) fails instead of running;</li>
+ *   <li>{@link Fault#EXECUTED_THEN_FAIL}: a statement runs, then the client gets an error (a lost acknowledgement;
+ *   injected at writes, DDL and commits, since a read that ran leaves the state of a read that did not);</li>
+ *   <li>{@link Fault#CRASH}: a statement fails and so does every later call, like a process that died;</li>
+ *   <li>{@link Fault#CONNECTION}, {@link Fault#PREPARE}, {@link Fault#NEXT}: taking a connection (the lock's
+ *   included), preparing a statement, reading the next row of a result fails.</li>
+ * </ul>
+ * After each failure the history must be exactly "all ledger batches applied" (no version from a batch the ledger
+ * does not hold; on transactional databases); in some scenarios the rerun is made to fail once more, at the first
+ * write of its recovery; then a rerun without faults (the same operation, as an orchestrator retries it) must leave
+ * exactly what an uninterrupted run leaves: history (every column), ledger, error log, archive, column registry and an
+ * empty pending table; and one more {@code replayFrom} the first batch must again leave what it leaves after the
+ * uninterrupted run (a stale archive or registry would show there).
  */
 public abstract class FaultInjectionTests extends ConformanceTestBase {
     private static final LocalDate A = date("2024-01-01");
@@ -34,124 +54,161 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     private static final LocalDate C = date("2024-01-03");
     private static final LocalDate D = date("2024-01-04");
 
-    /** What two equivalent runs leave behind: the full history rows, the ledger and the error log (no run ids). */
-    record Outcome(List<Version> history, List<String> ledger, List<String> errors) {
+    /** The kinds of fault a scenario is put through. */
+    public enum Fault {
+        FAIL(Call.STATEMENT, Mode.FAIL), EXECUTED_THEN_FAIL(Call.STATEMENT, Mode.EXECUTED_THEN_FAIL),
+        CRASH(Call.STATEMENT, Mode.CRASH), CONNECTION(Call.CONNECTION, Mode.FAIL), PREPARE(Call.PREPARE, Mode.FAIL),
+        NEXT(Call.NEXT, Mode.FAIL);
+
+        final Call call;
+        final Mode mode;
+
+        Fault(Call call, Mode mode) {
+            this.call = call;
+            this.mode = mode;
+        }
+    }
+
+    /** The operation under test (and of the rerun that follows a failure). */
+    protected enum Operation { RUN, FULL_REFRESH }
+
+    /** What a scenario's preparation returns: the model and the operation under test. */
+    protected record UnderTest(ModelSettings model, Operation operation) {
+        static UnderTest run(ModelSettings m) {
+            return new UnderTest(m, Operation.RUN);
+        }
+    }
+
+    /**
+     * What two equivalent runs leave behind: the full history rows, the ledger and the error log (no run ids), the
+     * archive, the column registry and the rows of the pending table (-1 when there is none).
+     */
+    record Outcome(List<Version> history, List<String> ledger, List<String> errors, List<String> archive,
+                   List<String> registry, long pending) {
     }
 
     /** Totals of one scenario, printed for the record. */
-    record Injected(String scenario, int statements, int failedRuns, int absorbed, int leftRunning) {
+    record Injected(String scenario, Map<Fault, Integer> points, int failedRuns, int absorbed, int leftRunning,
+                    int secondFaults) {
     }
 
     /** A late batch B arrives after A, C and D were applied; C has duplicate keys and a NULL-sequence row waits. */
     @Test
     void lateBatchRunSurvivesAFailureAtEveryStatement() {
-        Injected r = failEveryStatement("late batch", f -> {
-            RawTable raw = customers(f);
-            ModelSettings m = model(raw).build();
-            raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
-            raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
-            raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), A);
-            raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
-            raw.insert(3, "Silver", "A", ts("2024-01-03 09:00"), C);
-            raw.insert(3, "Bronze", "A", ts("2024-01-03 09:00"), C);
-            f.run(m);
-            raw.insert(2, "Gold", "B", ts("2024-01-04 09:00"), D);
-            raw.insert(4, "Active", "A", ts("2024-01-04 09:00"), D);
-            f.run(m);
-            raw.insert(1, "Premium", "B", ts("2024-01-02 09:00"), B);
-            raw.insert(2, "Premium", "A", ts("2024-01-02 09:00"), B);
-            raw.insert(5, "Active", "A", ts("2024-01-02 09:00"), B);
-            raw.insert(9, "Ghost", "A", ts("2024-01-02 09:00"), null);
-            return m;
-        });
+        Injected r = failEveryPoint("late batch", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL, Fault.CONNECTION),
+                false, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings m = model(raw).build();
+                    raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(3, "Silver", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(3, "Bronze", "A", ts("2024-01-03 09:00"), C);
+                    f.run(m);
+                    raw.insert(2, "Gold", "B", ts("2024-01-04 09:00"), D);
+                    raw.insert(4, "Active", "A", ts("2024-01-04 09:00"), D);
+                    f.run(m);
+                    raw.insert(1, "Premium", "B", ts("2024-01-02 09:00"), B);
+                    raw.insert(2, "Premium", "A", ts("2024-01-02 09:00"), B);
+                    raw.insert(5, "Active", "A", ts("2024-01-02 09:00"), B);
+                    raw.insert(9, "Ghost", "A", ts("2024-01-02 09:00"), null);
+                    return UnderTest.run(m);
+                });
         assertThat(r.failedRuns()).isPositive();
     }
 
     /**
      * As above with hard_deletes invalidate, and batch C aged out of the raw table before B arrives: the rollback and
-     * the reproduction of C must commit together, or C is lost.
+     * the reproduction of C must commit together, or C is lost. Every rerun is made to fail once more at the first
+     * write of its recovery (where the failure left one to do).
      */
     @Test
     void replayWithAnAgedOutBatchSurvivesAFailureAtEveryStatement() {
-        Injected r = failEveryStatement("aged-out batch in replay range", f -> {
-            RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
-                    "updated_at TIMESTAMP", "file_date DATE");
-            ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).deleteWhen("op = 'D'").build();
-            for (int id = 1; id <= 4; id++) {
-                raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), A);
-            }
-            f.run(m);
-            raw.insert(1, "Gold", "I", ts("2024-01-03 09:00"), C);
-            raw.insert(2, "Silver", "I", ts("2024-01-03 10:00"), C);
-            raw.insert(3, "Active", "D", ts("2024-01-03 11:00"), C);
-            f.run(m);
-            raw.insert(1, "Gold", "I", ts("2024-01-03 09:00"), D);
-            raw.insert(2, "Silver", "I", ts("2024-01-03 10:00"), D);
-            raw.insert(5, "Active", "I", ts("2024-01-04 09:00"), D);
-            f.run(m);
-            raw.deleteWhere("file_date", C);
-            raw.insert(1, "Premium", "I", ts("2024-01-02 09:00"), B);
-            for (int id = 2; id <= 4; id++) {
-                raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), B);
-            }
-            return m;
-        });
+        Injected r = failEveryPoint("aged-out batch in replay range", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL),
+                true, FaultInjectionTests::agedOutBatchInReplayRange);
         assertThat(r.failedRuns()).isPositive();
+    }
+
+    private static UnderTest agedOutBatchInReplayRange(SnapshotFixture f) {
+        RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).deleteWhen("op = 'D'").build();
+        for (int id = 1; id <= 4; id++) {
+            raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), A);
+        }
+        f.run(m);
+        raw.insert(1, "Gold", "I", ts("2024-01-03 09:00"), C);
+        raw.insert(2, "Silver", "I", ts("2024-01-03 10:00"), C);
+        raw.insert(3, "Active", "D", ts("2024-01-03 11:00"), C);
+        f.run(m);
+        raw.insert(1, "Gold", "I", ts("2024-01-03 09:00"), D);
+        raw.insert(2, "Silver", "I", ts("2024-01-03 10:00"), D);
+        raw.insert(5, "Active", "I", ts("2024-01-04 09:00"), D);
+        f.run(m);
+        raw.deleteWhere("file_date", C);
+        raw.insert(1, "Premium", "I", ts("2024-01-02 09:00"), B);
+        for (int id = 2; id <= 4; id++) {
+            raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), B);
+        }
+        return UnderTest.run(m);
     }
 
     /** hard_deletes new_record: the replay removes and re-creates deletion records and a returning key. */
     @Test
     void newRecordReplaySurvivesAFailureAtEveryStatement() {
-        Injected r = failEveryStatement("hard_deletes new_record", f -> {
-            RawTable raw = customers(f);
-            ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
-            raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
-            raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
-            raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), A);
-            f.run(m);
-            raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
-            raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), C);
-            f.run(m);
-            raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), D);
-            raw.insert(2, "Silver", "A", ts("2024-01-03 15:00"), D);
-            f.run(m);
-            raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), B);
-            raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), B);
-            raw.insert(3, "Active", "B", ts("2024-01-02 09:00"), B);
-            return m;
-        });
+        Injected r = failEveryPoint("hard_deletes new_record", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL,
+                Fault.PREPARE), false, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+                    raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), A);
+                    f.run(m);
+                    raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), C);
+                    f.run(m);
+                    raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), D);
+                    raw.insert(2, "Silver", "A", ts("2024-01-03 15:00"), D);
+                    f.run(m);
+                    raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), B);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), B);
+                    raw.insert(3, "Active", "B", ts("2024-01-02 09:00"), B);
+                    return UnderTest.run(m);
+                });
         assertThat(r.failedRuns()).isPositive();
     }
 
     /** A run that adds a column (DDL) and replays a late batch from before the column's introduction. */
     @Test
     void schemaChangeWithReplaySurvivesAFailureAtEveryStatement() {
-        Injected r = failEveryStatement("schema change and replay", f -> {
-            RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
-                    "file_date DATE");
-            ModelSettings m = model(raw).build();
-            raw.insert(1, "Active", ts("2024-01-01 09:00"), A);
-            raw.insert(2, "Active", ts("2024-01-01 09:00"), A);
-            f.run(m);
-            raw.insert(1, "Gold", ts("2024-01-03 09:00"), C);
-            f.run(m);
-            raw.addColumn("tier VARCHAR(20)");
-            raw.insert(1, "Gold", ts("2024-01-03 09:00"), D, "T1");
-            raw.insert(2, "Silver", ts("2024-01-04 09:00"), D, "T2");
-            raw.insert(1, "Premium", ts("2024-01-02 09:00"), B, null);
-            return m;
-        });
+        Injected r = failEveryPoint("schema change and replay", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL,
+                Fault.NEXT), false, f -> {
+                    RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)",
+                            "updated_at TIMESTAMP", "file_date DATE");
+                    ModelSettings m = model(raw).build();
+                    raw.insert(1, "Active", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", ts("2024-01-01 09:00"), A);
+                    f.run(m);
+                    raw.insert(1, "Gold", ts("2024-01-03 09:00"), C);
+                    f.run(m);
+                    raw.addColumn("tier VARCHAR(20)");
+                    raw.insert(1, "Gold", ts("2024-01-03 09:00"), D, "T1");
+                    raw.insert(2, "Silver", ts("2024-01-04 09:00"), D, "T2");
+                    raw.insert(1, "Premium", ts("2024-01-02 09:00"), B, null);
+                    return UnderTest.run(m);
+                });
         assertThat(r.failedRuns()).isPositive();
     }
 
     /**
      * A crash at every statement of the late-batch run with an aged-out batch: nothing after the fault reaches the
      * database (no rollback, no "failed" in the run log), so the next run finds the previous one still "running" and
-     * must recover before it goes on.
+     * must recover before it goes on; that recovery is made to fail once more at its first write.
      */
     @Test
     void replayWithAnAgedOutBatchSurvivesACrashAtEveryStatement() {
-        Injected r = failEveryStatement("crash, aged-out batch in replay range", true, f -> {
+        Injected r = failEveryPoint("crash, aged-out batch in replay range", List.of(Fault.CRASH), true, f -> {
             RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
                     "updated_at TIMESTAMP", "file_date DATE");
             ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).deleteWhen("op = 'D'").build();
@@ -173,10 +230,155 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                 raw.insert(id, "Active", "I", ts("2024-01-01 09:00"), B);
             }
             raw.insert(9, "Ghost", "I", ts("2024-01-02 09:00"), null);
-            return m;
+            return UnderTest.run(m);
         });
         assertThat(r.failedRuns()).isPositive();
         assertThat(r.leftRunning()).as("crashes leave the run 'running', so recovery is exercised").isPositive();
+        assertThat(r.secondFaults()).as("recoveries made to fail once more").isPositive();
+    }
+
+    /**
+     * The very first run of a model (metadata schema, history, archive and registry created, three batches applied,
+     * rows set aside): a failure anywhere must leave a state the rerun completes exactly.
+     */
+    @Test
+    void firstRunSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("first run", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL, Fault.CONNECTION),
+                false, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+                    raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(3, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(1, "Gold", "A", ts("2024-01-02 09:00"), B);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), B);
+                    raw.insert(1, "Gold", "B", ts("2024-01-03 09:00"), C);
+                    raw.insert(2, "Silver", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(2, "Bronze", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(3, "Active", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(9, "Ghost", "A", ts("2024-01-02 09:00"), null);
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
+     * A full refresh (rebuild from the oldest batch the source holds; A aged out and stays) with a late batch waiting:
+     * a failure anywhere, then the full refresh again.
+     */
+    @Test
+    void fullRefreshSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("full refresh", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL), false, f -> {
+            UnderTest t = agedOutBatchInReplayRange(f);
+            RawTable raw = new RawTable(f, "raw_customers", List.of("id", "status", "op", "updated_at", "file_date"));
+            f.run(t.model());
+            raw.deleteWhere("file_date", A);
+            raw.insert(6, "Active", "I", ts("2024-01-05 09:00"), date("2024-01-05"));
+            raw.insert(9, "Ghost", "I", ts("2024-01-05 09:00"), null);
+            return new UnderTest(t.model(), Operation.FULL_REFRESH);
+        });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
+     * A run that widens a column (the source's score became BIGINT: the history and the archive follow) and replays a
+     * late batch.
+     */
+    @Test
+    void wideningRunSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("widening", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL), false, f -> {
+            RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "score INT",
+                    "updated_at TIMESTAMP", "file_date DATE");
+            ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+            raw.insert(1, "Active", 1, ts("2024-01-01 09:00"), A);
+            raw.insert(2, "Active", 2, ts("2024-01-01 09:00"), A);
+            raw.insert(3, "Active", null, null, A);
+            f.run(m);
+            raw.insert(1, "Gold", 1, ts("2024-01-03 09:00"), C);
+            raw.insert(2, "Active", 2, ts("2024-01-01 09:00"), C);
+            f.run(m);
+            f.execute(database().widenColumn("raw_customers", "score", ColumnType.BIGINT));
+            raw.insert(1, "Gold", 5_000_000_000L, ts("2024-01-04 09:00"), D);
+            raw.insert(2, "Active", 2L, ts("2024-01-01 09:00"), D);
+            raw.insert(4, "Active", 6_000_000_000L, ts("2024-01-04 09:00"), D);
+            raw.insert(1, "Premium", 1L, ts("2024-01-02 09:00"), B);
+            raw.insert(2, "Active", 3L, ts("2024-01-02 09:00"), B);
+            return UnderTest.run(m);
+        });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
+     * ENGINE BUG (databases without transactional DML): a first run that fails after registering some of the new
+     * history's columns (each registry insert commits on its own) leaves a partial column registry; the retry then
+     * registers the other columns as introduced by its first batch, so a later replay from an earlier, late batch
+     * treats them as new columns (untracked up to that batch, filled in place), and the status change between the
+     * two batches is lost. A retried first run must leave every column of the history tracked from the start.
+     */
+    @Test
+    @org.junit.jupiter.api.Tag(ENGINE_BUG)
+    @org.junit.jupiter.api.Disabled("engine bug: a partial column registry after a failed first run makes its "
+            + "columns 'introduced' (non-transactional dialects); see the report of issue 16")
+    void aRetriedFirstRunKeepsEveryColumnTrackedFromTheStart() {
+        RawTable raw = plainCustomers();
+        ModelSettings m = model(raw).build();
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), B);
+        FaultInjectingDataSource faults = new FaultInjectingDataSource(fixture.dataSource());
+        faults.failFirst((before, sql) -> registryInsert(sql) && before.stream().anyMatch(
+                FaultInjectionTests::registryInsert));
+        try {
+            fixture.engine(faults.dataSource(), null).run(m);
+        } catch (ItersnapException expected) {
+            // the run failed at its second registry insert
+        }
+        assertThat(faults.injected()).as("the second registry insert failed").isTrue();
+        fixture.run(m);
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), A);
+        fixture.run(m);
+
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo).containsExactly(
+                org.assertj.core.api.Assertions.tuple("Active", ts("2024-01-01 09:00"), ts("2024-01-02 09:00")),
+                org.assertj.core.api.Assertions.tuple("Gold", ts("2024-01-02 09:00"), null));
+        assertThat(fixture.query("SELECT introduced_seq FROM " + SnapshotFixture.METADATA
+                + ".itersnap_columns WHERE model = ?", MODEL)).extracting(r -> r.get("introduced_seq"))
+                .containsOnlyNulls();
+    }
+
+    /**
+     * ENGINE BUG (databases without transactional DML): the pending table, "empty between runs", keeps the aged-out
+     * batches a replay saved when the run fails after saving them and before its ledger forgets them, or at the final
+     * clearing: the rerun finds every pending batch in the ledger, has nothing to apply, and returns before clearing.
+     */
+    @Test
+    @org.junit.jupiter.api.Tag(ENGINE_BUG)
+    @org.junit.jupiter.api.Disabled("engine bug: a rerun with nothing to apply leaves pending rows of recorded "
+            + "batches (non-transactional dialects); see the report of issue 16")
+    void aRerunWithNothingToApplyClearsThePendingTable() {
+        ModelSettings m = agedOutBatchInReplayRange(fixture).model();
+        FaultInjectingDataSource faults = new FaultInjectingDataSource(fixture.dataSource());
+        faults.failFirst((before, sql) -> sql.strip().toLowerCase(Locale.ROOT).startsWith("delete from")
+                && sql.toLowerCase(Locale.ROOT).contains("itersnap_pending"));
+        try {
+            fixture.engine(faults.dataSource(), null).run(m);
+        } catch (ItersnapException expected) {
+            // the run failed clearing the pending table
+        }
+        fixture.run(m);
+        String pending = m.metadataSchema() + ".itersnap_pending_" + m.name();
+        if (fixture.tableExists(pending)) {
+            assertThat(fixture.query("SELECT COUNT(*) AS n FROM " + pending).get(0).get("n"))
+                    .as("rows left in the pending table").isEqualTo(0L);
+        }
+    }
+
+    private RawTable plainCustomers() {
+        return fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP", "file_date DATE");
+    }
+
+    private static boolean registryInsert(String sql) {
+        String s = sql == null ? "" : sql.strip().toLowerCase(Locale.ROOT);
+        return s.startsWith("insert into") && s.contains("itersnap_columns");
     }
 
     /**
@@ -184,7 +386,8 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
      * too much (a Delta commit takes seconds): A, C and D applied, C aged out of the raw table, B late; the late run
      * gives the expected history. From there the deliberate replay from B, which must leave that same history, is the
      * run under test: it fails at statement k ({@link #injectAt} chooses which), a plain run follows (the retry an
-     * orchestrator makes), and history, ledger and error log must equal the expected ones before k + 1 is tried.
+     * orchestrator makes), and history, ledger, error log, archive, registry and pending table must equal the
+     * expected ones before k + 1 is tried.
      */
     @Test
     void replayOnOneDatabaseSurvivesAFailureAtEveryStatementInTurn() {
@@ -254,10 +457,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
             } catch (ItersnapException e) {
                 fail(where + ": the rerun without faults failed: " + e.getMessage(), e);
             }
-            Outcome actual = outcome(fixture, m);
-            assertThat(actual.history()).as(where + ": history after rerun").isEqualTo(expected.history());
-            assertThat(actual.ledger()).as(where + ": ledger after rerun").isEqualTo(expected.ledger());
-            assertThat(actual.errors()).as(where + ": error log after rerun").isEqualTo(expected.errors());
+            assertOutcome(where + ", after the rerun", expected, outcome(fixture, m));
         }
         System.out.printf("fault injection [replay on one database]: %d of %d statements injected, %d runs failed%n",
                 points, script.size(), failed);
@@ -275,98 +475,207 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         return true;
     }
 
+    /**
+     * Whether the fault-per-scenario tests inject {@code fault} at call {@code k} (from 1) of the run under test;
+     * {@code script} holds its statements ({@code COMMIT} for commits). Default: every call, except that
+     * {@link Fault#EXECUTED_THEN_FAIL} is injected only at statements that change something (writes, DDL, commits):
+     * a read that ran and then failed leaves the state of a read that failed. A slow database may sample.
+     */
+    protected boolean inject(String scenario, Fault fault, int k, List<String> script) {
+        return fault != Fault.EXECUTED_THEN_FAIL || changes(script.get(k - 1));
+    }
+
     /** True for INSERT, UPDATE, DELETE and MERGE statements. */
     protected static boolean isWrite(String sql) {
-        String s = sql.stripLeading().toUpperCase(java.util.Locale.ROOT);
+        String s = sql == null ? "" : sql.stripLeading().toUpperCase(Locale.ROOT);
         return s.startsWith("INSERT") || s.startsWith("UPDATE") || s.startsWith("DELETE") || s.startsWith("MERGE");
+    }
+
+    /** True for writes, DDL and commits: the statements whose having run changes the database. */
+    protected static boolean changes(String sql) {
+        String s = sql == null ? "" : sql.stripLeading().toUpperCase(Locale.ROOT);
+        return isWrite(s) || s.startsWith("CREATE") || s.startsWith("ALTER") || s.startsWith("DROP")
+                || s.equals("COMMIT");
     }
 
     // ------------------------------------------------------------------ the harness
 
-    private Injected failEveryStatement(String scenario, Function<SnapshotFixture, ModelSettings> prepare) {
-        return failEveryStatement(scenario, false, prepare);
-    }
-
     /**
-     * Counts the statements of the run under test on a clean database, then for every k fails statement k on a fresh
-     * copy of the scenario, checks the state left behind, reruns without faults and compares with the clean run.
+     * Runs the operation under test on a clean copy of the scenario (counting its calls), records what it leaves and
+     * what a replay from the first batch then leaves; then for every kind of fault and every call {@link #inject}
+     * chooses, fails that call on a fresh copy of the scenario, checks the state left behind, optionally fails the
+     * rerun's recovery once, reruns without faults and compares with the clean run, and replays from the first batch.
      *
-     * @param prepare brings a fresh database to the moment before the run under test and returns the model
+     * @param prepare      brings a fresh database to the moment before the run under test
+     * @param secondFault  whether to fail each rerun once more at the first write of its recovery
      */
-    private Injected failEveryStatement(String scenario, boolean crash,
-                                        Function<SnapshotFixture, ModelSettings> prepare) {
+    private Injected failEveryPoint(String scenario, List<Fault> faults, boolean secondFault,
+                                    Function<SnapshotFixture, UnderTest> prepare) {
         SnapshotFixture clean = newFixture();
-        ModelSettings m = prepare.apply(clean);
+        UnderTest t = prepare.apply(clean);
+        ModelSettings m = t.model();
         FaultInjectingDataSource counting = new FaultInjectingDataSource(clean.dataSource());
         IterativeSnapshot countingEngine = clean.engine(counting.dataSource(), null);
         boolean transactional = countingEngine.dialect().capabilities().transactionalDml();
         counting.failAt(0);
-        countingEngine.run(m);
-        int statements = counting.count();
+        perform(countingEngine, t);
         List<String> script = counting.statements();
+        Map<Call, Integer> calls = new EnumMap<>(Call.class);
+        for (Call c : Call.values()) {
+            calls.put(c, counting.count(c));
+        }
         Outcome expected = outcome(clean, m);
+        String firstBatch = clean.ledger(m.name()).stream().map(LedgerEntry::sequence).sorted().findFirst()
+                .orElseThrow();
+        clean.engine(null).replayFrom(m, firstBatch);
+        Outcome expectedAfterReplay = outcome(clean, m);
         release(clean);
-        assertThat(statements).as("the run under test executes statements").isGreaterThan(10);
+        assertThat(script.size()).as("the run under test executes statements").isGreaterThan(10);
+        // where the database can copy a prepared database cheaply, every fault point starts from a copy
+        SnapshotFixture template = newFixture();
+        prepare.apply(template);
 
+        Map<Fault, Integer> points = new EnumMap<>(Fault.class);
         int failedRuns = 0;
         int absorbed = 0;
         int leftRunning = 0;
-        for (int k = 1; k <= statements; k++) {
-            SnapshotFixture f = newFixture();
-            prepare.apply(f);
-            FaultInjectingDataSource faults = new FaultInjectingDataSource(f.dataSource());
-            IterativeSnapshot faulty = f.engine(faults.dataSource(), null);
-            if (crash) {
-                faults.crashAt(k);
-            } else {
-                faults.failAt(k);
+        int secondFaults = 0;
+        for (Fault fault : faults) {
+            int n = calls.get(fault.call);
+            for (int k = 1; k <= n; k++) {
+                if (fault.call == Call.STATEMENT ? !inject(scenario, fault, k, script)
+                        : !inject(scenario, fault, k, List.of())) {
+                    continue;
+                }
+                points.merge(fault, 1, Integer::sum);
+                SnapshotFixture f = copyOf(template);
+                if (f == null) {
+                    f = newFixture();
+                    prepare.apply(f);
+                }
+                FaultInjectingDataSource injecting = new FaultInjectingDataSource(f.dataSource());
+                IterativeSnapshot faulty = f.engine(injecting.dataSource(), null);
+                injecting.arm(fault.call, k, fault.mode);
+                String where = scenario + ", " + fault.name().toLowerCase(Locale.ROOT) + " at "
+                        + fault.call.name().toLowerCase(Locale.ROOT) + " " + k + "/" + n
+                        + (fault.call == Call.STATEMENT ? ": " + describe(script, k) : "");
+                boolean succeeded;
+                try {
+                    perform(faulty, t);
+                    succeeded = true;
+                    absorbed++;
+                } catch (ItersnapException e) {
+                    succeeded = false;
+                    failedRuns++;
+                }
+                assertThat(injecting.injected()).as(where + ": fault fired").isTrue();
+                if (succeeded) {
+                    // the engine may absorb a fault it can afford (a retried CREATE ... IF NOT EXISTS, a lock release
+                    // that the closing connection does anyway), but then the run must have done its whole job
+                    assertOutcome(where + ": the run reported success despite the fault", expected, outcome(f, m));
+                }
+                List<SnapshotFixture.RunEntry> runs = f.runs(m.name());
+                if (!runs.isEmpty() && "running".equals(runs.get(runs.size() - 1).status())) {
+                    leftRunning++;
+                }
+                if (transactional) {
+                    // without transactional DML a failed run may leave unrecorded writes; the rerun's recovery (below)
+                    // must undo them, which the comparison after the rerun proves
+                    assertHistoryMatchesLedger(f, m, where);
+                }
+                if (secondFault) {
+                    // the rerun fails once more: at the first statement of its recovery, or at its first write
+                    FaultInjectingDataSource again = new FaultInjectingDataSource(f.dataSource());
+                    again.failFirst(k % 2 == 1 ? FaultInjectionTests::recoveryStart
+                            : FaultInjectionTests::recoveryWrite);
+                    try {
+                        perform(f.engine(again.dataSource(), null), t);
+                    } catch (ItersnapException e) {
+                        // expected when the recovery write was failed
+                    }
+                    if (again.injected()) {
+                        secondFaults++;
+                        if (transactional) {
+                            assertHistoryMatchesLedger(f, m, where + ", then a failure in the rerun's recovery");
+                        }
+                    }
+                }
+                try {
+                    perform(f.engine(null), t);
+                } catch (ItersnapException e) {
+                    fail(where + ": the rerun without faults failed: " + e.getMessage(), e);
+                }
+                assertOutcome(where + ", after the rerun", expected, outcome(f, m));
+                try {
+                    f.engine(null).replayFrom(m, firstBatch);
+                } catch (ItersnapException e) {
+                    fail(where + ": the replay from " + firstBatch + " after the rerun failed: " + e.getMessage(), e);
+                }
+                assertOutcome(where + ", after the rerun and a replay from " + firstBatch, expectedAfterReplay,
+                        outcome(f, m));
+                release(f);
             }
-            String where = scenario + ", fault at statement " + k + "/" + statements + ": " + describe(script, k);
-            boolean succeeded;
-            try {
-                faulty.run(m);
-                succeeded = true;
-                absorbed++;
-            } catch (ItersnapException e) {
-                succeeded = false;
-                failedRuns++;
-            }
-            if (succeeded) {
-                // the engine may absorb a fault it can afford (a retried CREATE ... IF NOT EXISTS, a lock release that
-                // the closing connection does anyway), but then the run must have done its whole job already
-                Outcome now = outcome(f, m);
-                assertThat(now.history()).as(where + ": the run reported success despite the fault, history")
-                        .isEqualTo(expected.history());
-                assertThat(now.ledger()).as(where + ": the run reported success despite the fault, ledger")
-                        .isEqualTo(expected.ledger());
-            }
-            assertThat(faults.injected()).as(where + ": fault fired").isTrue();
-            List<SnapshotFixture.RunEntry> runs = f.runs(m.name());
-            if (!runs.isEmpty() && "running".equals(runs.get(runs.size() - 1).status())) {
-                leftRunning++;
-            }
-            if (transactional) {
-                // without transactional DML a failed run may leave unrecorded writes; the rerun's recovery (below)
-                // must undo them, which the comparison after the rerun proves
-                assertHistoryMatchesLedger(f, m, where);
-            }
-
-            try {
-                f.run(m);
-            } catch (ItersnapException e) {
-                fail(where + ": the rerun without faults failed: " + e.getMessage(), e);
-            }
-            Outcome actual = outcome(f, m);
-            assertThat(actual.history()).as(where + ": history after rerun").isEqualTo(expected.history());
-            assertThat(actual.ledger()).as(where + ": ledger after rerun").isEqualTo(expected.ledger());
-            assertThat(actual.errors()).as(where + ": error log after rerun").isEqualTo(expected.errors());
-            release(f);
         }
-        Injected result = new Injected(scenario, statements, failedRuns, absorbed, leftRunning);
-        System.out.printf("fault injection [%s]: %d fault points injected (%d statements incl. commits), %d runs "
-                + "failed, %d faults absorbed by a run that still did its whole job, %d runs left 'running' for "
-                + "recovery%n", scenario, statements, statements, failedRuns, absorbed, leftRunning);
+        release(template);
+        Injected result = new Injected(scenario, points, failedRuns, absorbed, leftRunning, secondFaults);
+        System.out.printf("fault injection [%s]: fault points %s (run under test: %d statements incl. commits, %s), "
+                        + "%d runs failed, %d faults absorbed by a run that still did its whole job, %d runs left "
+                        + "'running' for recovery, %d recoveries failed once more%n", scenario, points, script.size(),
+                calls, failedRuns, absorbed, leftRunning, secondFaults);
+        for (Fault fault : faults) {
+            assertThat(points.getOrDefault(fault, 0)).as(scenario + ": points injected with " + fault).isPositive();
+        }
         return result;
+    }
+
+    /** The first write of a recovery: a write to the history or metadata before the run reads the source. */
+    private static boolean recoveryWrite(List<String> before, String sql) {
+        String lower = sql.toLowerCase(Locale.ROOT);
+        return !sourceRead(before) && isWrite(sql) && !lower.contains("itersnap_runs")
+                && !lower.contains("itersnap_lock") && !lower.contains("itersnap_lease");
+    }
+
+    /**
+     * The first statement of a recovery (it reads which batches the history holds; a run that needs no recovery
+     * never executes it).
+     */
+    private static boolean recoveryStart(List<String> before, String sql) {
+        String lower = sql.toLowerCase(Locale.ROOT);
+        return !sourceRead(before) && lower.contains("select distinct") && lower.contains("opened_seq");
+    }
+
+    /** True once the run has looked for batches in the source (discovery): its recovery is over. */
+    private static boolean sourceRead(List<String> before) {
+        return before.stream().map(s -> s == null ? "" : s.toLowerCase(Locale.ROOT))
+                .anyMatch(s -> s.contains("raw_customers") && s.contains("select distinct"));
+    }
+
+    private static RunResult perform(IterativeSnapshot engine, UnderTest t) {
+        return switch (t.operation()) {
+            case RUN -> engine.run(t.model());
+            case FULL_REFRESH -> engine.fullRefresh(t.model());
+        };
+    }
+
+    /**
+     * True where an open engine bug leaves rows of batches the ledger records in the pending table after a rerun
+     * with nothing to apply (see {@link #aRerunWithNothingToApplyClearsThePendingTable}); the comparison then accepts
+     * a non-empty pending table and checks everything else. Default: false. Remove the override once it is fixed.
+     */
+    protected boolean pendingLeftBehindByKnownBug() {
+        return false;
+    }
+
+    private void assertOutcome(String where, Outcome expected, Outcome actual) {
+        assertThat(actual.history()).as(where + ": history").isEqualTo(expected.history());
+        assertThat(actual.ledger()).as(where + ": ledger").isEqualTo(expected.ledger());
+        assertThat(actual.errors()).as(where + ": error log").isEqualTo(expected.errors());
+        assertThat(actual.archive()).as(where + ": archive").isEqualTo(expected.archive());
+        assertThat(actual.registry()).as(where + ": column registry").isEqualTo(expected.registry());
+        if (!(pendingLeftBehindByKnownBug() && expected.pending() == 0 && actual.pending() > 0)) {
+            assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)")
+                    .isEqualTo(expected.pending());
+        }
     }
 
     private static String describe(List<String> script, int k) {
@@ -382,7 +691,18 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         List<String> ledger = f.ledger(m.name()).stream().map(LedgerEntry::withoutRun).sorted().toList();
         List<String> errors = f.errors(m.name()).stream().map(SnapshotFixture.ErrorEntry::withoutRun).sorted()
                 .toList();
-        return new Outcome(f.history(m.target().toString()), ledger, errors);
+        String meta = m.metadataSchema();
+        List<String> archive = f.tableExists(meta + ".itersnap_archive_" + m.name())
+                ? f.query("SELECT * FROM " + meta + ".itersnap_archive_" + m.name()).stream()
+                .map(r -> new TreeMap<>(r).toString()).sorted().toList() : List.of();
+        List<String> registry = f.tableExists(meta + ".itersnap_columns")
+                ? f.query("SELECT column_name, introduced_seq, in_source FROM " + meta
+                + ".itersnap_columns WHERE model = ?", m.name()).stream().map(r -> new TreeMap<>(r).toString())
+                .sorted().toList() : List.of();
+        long pending = f.tableExists(meta + ".itersnap_pending_" + m.name())
+                ? (Long) f.query("SELECT COUNT(*) AS n FROM " + meta + ".itersnap_pending_" + m.name()).get(0)
+                .get("n") : -1;
+        return new Outcome(f.history(m.target().toString()), ledger, errors, archive, registry, pending);
     }
 
     /**

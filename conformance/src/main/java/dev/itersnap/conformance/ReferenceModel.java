@@ -1,30 +1,43 @@
 package dev.itersnap.conformance;
 
+import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.Strategy;
 
+import java.math.BigDecimal;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /**
- * The oracle of the conformance suite: SPEC.md §3 and docs/semantics.md ("Applying a batch") implemented in memory,
- * one batch at a time, in business order. Clarity beats speed here; every rule is a few lines that can be read
- * against the documents.
+ * The oracle of the conformance suite: SPEC.md §3-§4 and docs/semantics.md implemented in memory, run by run.
+ * Clarity beats speed here; every rule is a few lines that can be read against the documents.
  *
- * <p>A source row is a map from column name (as in {@link Config#columns()}) to value: keys are Integer or String,
- * {@code updated_at} is a {@link LocalDateTime}, the sequence a Long, {@link LocalDate} or {@link LocalDateTime}.
- * The model covers what the scenario generator produces: no schema evolution, a TIMESTAMP {@code updated_at}.
+ * <p>The model holds everything a run leaves behind: the history, the ledger (one entry per applied batch with its
+ * counts, deletion time, reproduced flag and run id), the error log (sequence, reason, record, run id), the archive
+ * (rows of applied batches the history cannot show), the column registry and the run log. {@link #run} plays one
+ * engine run over the source as it is now (its current columns and rows): discovery, late detection, schema
+ * evolution, NULL-sequence rows, reproduction of batches that aged out of the source (from the model's own history
+ * and archive), roll back, and the batches in business order; it returns the run's result and events.
  *
- * <p>Not thread-safe; one instance models one history table.
+ * <p>A source row is a map from column name (lower case, as the scenario names them) to value: integers as Long,
+ * decimals as BigDecimal without trailing zeros, LocalDate, LocalDateTime, String. {@code updated_at} is a
+ * LocalDateTime; the sequence a Long, BigDecimal, String, LocalDate or LocalDateTime (strings compare by code point).
+ *
+ * <p>Not thread-safe; one instance models one model (one history table and its metadata).
  */
 public final class ReferenceModel {
     /** Rejection reasons, as written to the error log, in priority order. */
@@ -33,18 +46,39 @@ public final class ReferenceModel {
     public static final String DUPLICATE_KEY = "duplicate_key";
     public static final String NULL_UPDATED_AT = "null_updated_at";
     public static final String UPDATED_AT_REGRESSION = "updated_at_regression";
+    /** Stage-only reason of an exact copy of another row of the batch: applied once, never logged. */
+    static final String DUPLICATE_COPY = "duplicate_copy";
 
     public static final String INSERT = "insert";
     public static final String UPDATE = "update";
     public static final String DELETE = "delete";
 
+    /** Sequences in business order: numbers and times by value, strings by code point. */
+    public static final Comparator<Object> SEQUENCE_ORDER = ReferenceModel::compareValues;
+
+    /** The operations of {@code IterativeSnapshot}, as the run log names them. */
+    public enum Operation {
+        RUN("run"), FULL_REFRESH("full_refresh"), REPLAY("replay");
+
+        private final String label;
+
+        Operation(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
     /**
-     * What the model needs of the settings and the source.
+     * What the model needs of the settings.
      *
-     * @param columns          every source column, in the source's order
+     * @param columns          the source's columns (for {@link #ofBatches}); {@link #run} takes the current ones
      * @param checkCols        tracked columns under {@code check}; null means {@code all}
      * @param deleteWhen       the {@code delete_when} predicate over a source row, or null
-     * @param temporalSequence true when {@code sequence_by} is a DATE or TIMESTAMP (deletion time = the sequence)
+     * @param temporalSequence true when {@code sequence_by} and {@code updated_at} are both temporal: the deletion
+     *                         time of a full batch is then the sequence itself (a DATE at midnight)
      */
     public record Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
                          Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
@@ -55,20 +89,28 @@ public final class ReferenceModel {
             checkCols = checkCols == null ? null : List.copyOf(checkCols);
         }
 
-        /**
-         * Tracked columns in source order: {@code check_cols} under check ({@code all} = every column but the key,
-         * updated_at and sequence_by), every column but those under timestamp.
-         */
+        /** Tracked columns of {@link #columns()}. */
         public List<String> trackedColumns() {
+            return trackedColumns(columns);
+        }
+
+        /**
+         * Tracked columns among {@code sourceColumns}, in source order: {@code check_cols} under check ({@code all} =
+         * every column but the key, updated_at and sequence_by), every column but those under timestamp.
+         */
+        public List<String> trackedColumns(List<String> sourceColumns) {
             List<String> tracked = new ArrayList<>();
-            for (String c : columns) {
-                boolean meta = keyColumns.contains(c) || c.equals(updatedAtColumn) || c.equals(sequenceColumn);
+            for (String c : sourceColumns) {
                 boolean listed = strategy == Strategy.TIMESTAMP || checkCols == null || checkCols.contains(c);
-                if (!meta && listed) {
+                if (!isMeta(c) && listed) {
                     tracked.add(c);
                 }
             }
             return tracked;
+        }
+
+        boolean isMeta(String c) {
+            return keyColumns.contains(c) || c.equals(updatedAtColumn) || c.equals(sequenceColumn);
         }
     }
 
@@ -83,7 +125,48 @@ public final class ReferenceModel {
     public record Rejection(Object sequence, String reason, Map<String, Object> row) {
     }
 
-    /** One row of the history table. Mutable only by the model (closing a version). */
+    /**
+     * One row of the error log: the batch's sequence value (null for {@code null_sequence}), the reason, the record
+     * (the row's source columns at the time it was logged, in source order) and the run that logged it.
+     */
+    public record LoggedError(Object sequence, String reason, Map<String, Object> record, String runId) {
+        /** The sequence as the error log writes it. */
+        public String sequenceText() {
+            return canonical(sequence);
+        }
+    }
+
+    /** One ledger entry, as the engine records it. {@code deletionTime} is the canonical text or null. */
+    public record LedgerEntry(Object sequence, String runId, long sourceRows, long duplicateRows, long inserted,
+                              long updated, long deleted, long rejected, String deletionTime, boolean reproduced) {
+        public String sequenceText() {
+            return canonical(sequence);
+        }
+    }
+
+    /**
+     * One row of the archive: the batch's sequence, the row's source columns when it was archived, whether it is an
+     * explicit delete, and the reason it was set aside (null for rows that were not, and for
+     * {@code updated_at_regression}, which a replay detects again).
+     */
+    public record ArchivedRow(Object sequence, Map<String, Object> values, boolean delete, String reason) {
+    }
+
+    /** One column registry entry: the batch that introduced the column (null: there from the start). */
+    public record RegisteredColumn(String column, Object introducedAt, boolean inSource) {
+    }
+
+    /** One row of the run log (successful runs). */
+    public record LoggedRun(String runId, String operation, int batches, boolean late, String replayPoint) {
+    }
+
+    /** What a run returns and reports (the events this model predicts: OutOfOrder, SchemaChange, RowsRejected,
+     * DuplicateRecords, BatchApplied). */
+    public record RunOutcome(List<BatchResult> batches, boolean lateBatchFound, Object replayPoint,
+                             List<SnapshotEvent> events) {
+    }
+
+    /** One row of the history table. Mutable only by the model. */
     public static final class Version {
         private final List<Object> key;
         private final Map<String, Object> values;
@@ -107,8 +190,9 @@ public final class ReferenceModel {
         }
 
         public List<Object> key() { return key; }
-        /** Every source column of the version (for a deletion record: those of the version it closed). */
+        /** The data columns of the version (a column the map lacks is NULL). */
         public Map<String, Object> values() { return values; }
+        /** {@code dbt_updated_at}: the row's updated_at, or the deletion time on a deletion record. */
         public LocalDateTime updatedAt() { return updatedAt; }
         public LocalDateTime validFrom() { return validFrom; }
         public LocalDateTime validTo() { return validTo; }
@@ -131,32 +215,35 @@ public final class ReferenceModel {
     }
 
     private final Config config;
-    private final List<String> tracked;
     private final List<Version> versions = new ArrayList<>();
-    private final List<Rejection> rejections = new ArrayList<>();
-    private Comparable<Object> lastSequence;
+    private final TreeMap<Object, LedgerEntry> ledger = new TreeMap<>(SEQUENCE_ORDER);
+    private final List<LoggedError> errors = new ArrayList<>();
+    private final List<ArchivedRow> archive = new ArrayList<>();
+    private final LinkedHashMap<String, RegisteredColumn> registry = new LinkedHashMap<>();
+    private final List<LoggedRun> runLog = new ArrayList<>();
+    /** The data columns of the history table, in the order they were added; null until it exists. */
+    private List<String> historyColumns;
 
     public ReferenceModel(Config config) {
         this.config = Objects.requireNonNull(config);
-        this.tracked = config.trackedColumns();
     }
 
-    /** The history after applying every batch once in business order, NULL-sequence rows set aside. */
+    /**
+     * The state after one run over every batch and the NULL-sequence rows (every batch applied once, in business
+     * order, with the columns of {@link Config#columns()}).
+     */
     public static ReferenceModel ofBatches(Config config, Collection<Batch> batches,
                                            List<Map<String, Object>> nullSequenceRows) {
         ReferenceModel model = new ReferenceModel(config);
-        model.rejectNullSequenceRows(nullSequenceRows);
-        List<Batch> ordered = new ArrayList<>(batches);
-        ordered.sort(Comparator.comparing(b -> comparable(b.sequence())));
-        ordered.forEach(model::apply);
+        List<Map<String, Object>> rows = new ArrayList<>();
+        batches.forEach(b -> rows.addAll(b.rows()));
+        rows.addAll(nullSequenceRows);
+        model.run(Operation.RUN, null, config.columns(), rows, "clean");
         return model;
     }
 
-    /** Rows with a NULL sequence belong to no batch: they are set aside (semantics: once). */
-    public void rejectNullSequenceRows(List<Map<String, Object>> rows) {
-        for (Map<String, Object> row : rows) {
-            rejections.add(new Rejection(null, NULL_SEQUENCE, row));
-        }
+    public Config config() {
+        return config;
     }
 
     /** Every version, in the order the model created them. */
@@ -164,148 +251,541 @@ public final class ReferenceModel {
         return List.copyOf(versions);
     }
 
-    /** Every row set aside, in the order the model met them. */
-    public List<Rejection> rejections() {
-        return List.copyOf(rejections);
+    /** Every row of the error log, in the order the model logged them. */
+    public List<LoggedError> errors() {
+        return List.copyOf(errors);
     }
 
-    /** Applies one batch (SPEC §3). Batches must come in ascending sequence order, each once. */
-    public void apply(Batch batch) {
-        Comparable<Object> seq = comparable(batch.sequence());
-        if (lastSequence != null && seq.compareTo(lastSequence) <= 0) {
-            throw new IllegalArgumentException("batch " + batch.sequence() + " is not after " + lastSequence);
-        }
-        lastSequence = seq;
-        Object sequence = batch.sequence();
+    /** The error log as rejections (sequence, reason, record). */
+    public List<Rejection> rejections() {
+        return errors.stream().map(e -> new Rejection(e.sequence(), e.reason(), e.record())).toList();
+    }
 
-        // Rejections in priority order: null_key, duplicate_key (every row of a key with differing rows),
-        // null_updated_at. Exact copies of a row count once (a file loaded twice changes nothing).
-        Map<List<Object>, List<Map<String, Object>>> rowsByKey = new LinkedHashMap<>();
-        for (Map<String, Object> row : batch.rows()) {
-            List<Object> key = keyOf(row);
-            if (key.contains(null)) {
-                rejections.add(new Rejection(sequence, NULL_KEY, row));
+    /** The ledger in business order. */
+    public List<LedgerEntry> ledger() {
+        return List.copyOf(ledger.values());
+    }
+
+    /** The archive, in the order rows were archived. */
+    public List<ArchivedRow> archive() {
+        return List.copyOf(archive);
+    }
+
+    /** The column registry. */
+    public List<RegisteredColumn> registry() {
+        return List.copyOf(registry.values());
+    }
+
+    /** The run log (one entry per run played). */
+    public List<LoggedRun> runLog() {
+        return List.copyOf(runLog);
+    }
+
+    /** The data columns of the history table in the order they were added, or null before it exists. */
+    public List<String> historyColumns() {
+        return historyColumns == null ? null : List.copyOf(historyColumns);
+    }
+
+    // ------------------------------------------------------------------ one run
+
+    /**
+     * Plays one run of the engine (SPEC §4) over the source as it is now.
+     *
+     * @param operation     run, full refresh or replay
+     * @param replayFrom    for {@link Operation#REPLAY}: the sequence to replay from (a value of the sequence's type)
+     * @param sourceColumns the source query's columns now, in order
+     * @param sourceRows    the rows the source query returns now (every retained batch and NULL-sequence row)
+     * @param runId         the run's id, stamped on its ledger entries and error-log rows
+     */
+    public RunOutcome run(Operation operation, Object replayFrom, List<String> sourceColumns,
+                          List<Map<String, Object>> sourceRows, String runId) {
+        List<SnapshotEvent> events = new ArrayList<>();
+        List<Map<String, Object>> rows = sourceRows.stream().map(r -> project(r, sourceColumns)).toList();
+        TreeMap<Object, LedgerEntry> appliedBefore = new TreeMap<>(ledger);
+        TreeSet<Object> applied = new TreeSet<>(SEQUENCE_ORDER);
+        applied.addAll(ledger.keySet());
+        TreeSet<Object> inSource = new TreeSet<>(SEQUENCE_ORDER);
+        boolean nullSequence = false;
+        for (Map<String, Object> row : rows) {
+            Object s = row.get(config.sequenceColumn());
+            if (s == null) {
+                nullSequence = true;
             } else {
-                rowsByKey.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
+                inSource.add(s);
             }
         }
-        List<Map<String, Object>> accepted = new ArrayList<>();
-        for (List<Map<String, Object>> rows : rowsByKey.values()) {
-            if (new java.util.HashSet<>(rows).size() > 1) {
-                rows.forEach(r -> rejections.add(new Rejection(sequence, DUPLICATE_KEY, r)));
-            } else if (updatedAt(rows.get(0)) == null) {
-                rejections.add(new Rejection(sequence, NULL_UPDATED_AT, rows.get(0)));
-            } else {
-                accepted.add(rows.get(0));
+        // Step 4: the replay point
+        TreeSet<Object> fresh = new TreeSet<>(inSource);
+        fresh.removeAll(applied);
+        Object point = operation == Operation.REPLAY ? normalise(replayFrom) : null;
+        if (operation == Operation.FULL_REFRESH && !applied.isEmpty() && !inSource.isEmpty()) {
+            point = inSource.first();
+        }
+        boolean late = false;
+        if (!fresh.isEmpty() && !applied.isEmpty() && compareValues(fresh.first(), applied.last()) < 0) {
+            late = true;
+            Object lateFrom = fresh.first();
+            point = point == null || compareValues(lateFrom, point) < 0 ? lateFrom : point;
+            events.add(new SnapshotEvent.OutOfOrder("", runId, List.copyOf(fresh.headSet(applied.last(), false)),
+                    applied.last(), point));
+        }
+        if (point != null && (applied.isEmpty() || compareValues(point, applied.last()) > 0)) {
+            point = null; // nothing applied at or after it: nothing to roll back
+        }
+        TreeSet<Object> batches = new TreeSet<>(fresh);
+        if (point != null) {
+            batches.addAll(applied.tailSet(point, true));
+        }
+        if (batches.isEmpty()) {
+            runLog.add(new LoggedRun(runId, operation.label(), 0, false, null));
+            return new RunOutcome(List.of(), false, null, events);
+        }
+        // Step 5a: schema evolution, before the first batch
+        Object first = batches.first();
+        Map<String, Object> introduced = prepare(first, sourceColumns, runId, events);
+        // Step 5b: NULL-sequence rows are set aside once; batches that aged out are reproduced (before the roll back)
+        if (nullSequence) {
+            logNullSequences(rows, sourceColumns, runId, events);
+        }
+        Map<Object, List<StagedRow>> reproduced = new HashMap<>();
+        for (Object s : batches) {
+            if (!inSource.contains(s)) {
+                reproduced.put(s, reproduce(s, appliedBefore.get(s), introduced, sourceColumns));
             }
         }
-        // Keys whose rows were set aside are still "in the batch": untouched, not deleted by absence.
-        Set<List<Object>> keysInBatch = rowsByKey.keySet();
-        LocalDateTime deletionTime = deletionTime(batch);
-        // Keys current before the batch, for deletion by absence; a key applied below is in the batch anyway.
-        List<Version> currentBefore = versions.stream().filter(v -> v.current() && !v.deletionRecord()).toList();
-
-        for (Map<String, Object> row : accepted) {
-            if (config.deleteWhen() != null && config.deleteWhen().test(row)) {
-                applyExplicitDelete(sequence, row);
-            } else {
-                applyRow(sequence, row);
-            }
+        if (point != null) {
+            rollBack(point, introduced);
         }
-
-        if (config.hardDeletes().fullBatches() && deletionTime != null) {
-            for (Version v : currentBefore) {
-                if (!keysInBatch.contains(v.key())) {
-                    closeByDeletion(sequence, v, deletionTime);
+        // Step 6: every batch in business order
+        List<BatchResult> results = new ArrayList<>();
+        for (Object s : batches) {
+            boolean isReproduced = reproduced.containsKey(s);
+            List<StagedRow> staged;
+            if (isReproduced) {
+                staged = reproduced.get(s);
+            } else {
+                staged = new ArrayList<>();
+                for (Map<String, Object> row : rows) {
+                    if (row.get(config.sequenceColumn()) != null
+                            && compareValues(row.get(config.sequenceColumn()), s) == 0) {
+                        staged.add(new StagedRow(row, null, null));
+                    }
                 }
             }
+            LedgerEntry before = appliedBefore.get(s);
+            String recorded = isReproduced && before != null ? before.deletionTime() : null;
+            results.add(applyBatch(s, staged, sourceColumns, isReproduced, introduced, recorded, runId, events));
         }
-    }
-
-    /** Upsert of one accepted, non-delete row against the key's current version. */
-    private void applyRow(Object sequence, Map<String, Object> row) {
-        List<Object> key = keyOf(row);
-        LocalDateTime updatedAt = updatedAt(row);
-        Version current = currentVersion(key);
-        if (current == null || current.deletionRecord()) {
-            // New or returning key: starts at the later of updated_at and the end of its last version.
-            Version last = lastVersion(key);
-            LocalDateTime start = updatedAt;
-            if (last != null) {
-                LocalDateTime end = last.deletionRecord() ? last.validFrom() : last.validTo();
-                start = later(updatedAt, end);
-            }
-            if (current != null) {
-                close(sequence, current, start, UPDATE, changedColumns(current.values(), row));
-            }
-            versions.add(new Version(key, sourceValues(row), updatedAt, start, false, sequence));
-            return;
-        }
-        boolean changed = config.strategy() == Strategy.CHECK
-                ? !changedColumns(current.values(), row).isEmpty()
-                : updatedAt.isAfter(current.updatedAt());
-        if (!changed) {
-            return;
-        }
-        if (updatedAt.isBefore(current.validFrom())) {
-            rejections.add(new Rejection(sequence, UPDATED_AT_REGRESSION, row));
-            return;
-        }
-        close(sequence, current, updatedAt, UPDATE, changedColumns(current.values(), row));
-        versions.add(new Version(key, sourceValues(row), updatedAt, updatedAt, false, sequence));
-    }
-
-    /** A row matching {@code delete_when}: closes the current version at the row's updated_at. */
-    private void applyExplicitDelete(Object sequence, Map<String, Object> row) {
-        Version current = currentVersion(keyOf(row));
-        if (current == null || current.deletionRecord()) {
-            return; // nothing to delete
-        }
-        LocalDateTime at = updatedAt(row);
-        if (at.isBefore(current.validFrom())) {
-            rejections.add(new Rejection(sequence, UPDATED_AT_REGRESSION, row));
-            return;
-        }
-        closeByDeletion(sequence, current, at);
-    }
-
-    /** Closes a version as deleted, never before it opened; under new_record adds the deletion record. */
-    private void closeByDeletion(Object sequence, Version current, LocalDateTime deletionTime) {
-        LocalDateTime at = later(deletionTime, current.validFrom());
-        close(sequence, current, at, DELETE, null);
-        if (config.hardDeletes() == HardDeletes.NEW_RECORD) {
-            versions.add(new Version(current.key(), current.values(), at, at, true, sequence));
-        }
-    }
-
-    private static void close(Object sequence, Version v, LocalDateTime at, String changeType, List<String> changed) {
-        v.validTo = at;
-        v.changeType = changeType;
-        v.changedAttributes = changed;
-        v.closedSeq = sequence;
+        runLog.add(new LoggedRun(runId, operation.label(), results.size(), late, canonical(point)));
+        return new RunOutcome(results, late, point, events);
     }
 
     /**
-     * Deletion time of a full batch: the sequence when it is temporal (a DATE at midnight), otherwise the greatest
-     * non-NULL updated_at among all the batch's rows, rejected ones included; null when there is none.
+     * Creates or evolves the history's columns and the column registry (docs/semantics.md "Schema evolution");
+     * returns the introduction batch of each source column added after the history was created.
      */
-    private LocalDateTime deletionTime(Batch batch) {
-        if (config.temporalSequence()) {
-            Object s = batch.sequence();
-            return s instanceof LocalDate d ? d.atStartOfDay() : (LocalDateTime) s;
-        }
-        LocalDateTime max = null;
-        for (Map<String, Object> row : batch.rows()) {
-            LocalDateTime u = updatedAt(row);
-            if (u != null && (max == null || u.isAfter(max))) {
-                max = u;
+    private Map<String, Object> prepare(Object first, List<String> sourceColumns, String runId,
+                                        List<SnapshotEvent> events) {
+        List<String> added = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        boolean created = historyColumns == null;
+        if (created) {
+            historyColumns = new ArrayList<>(sourceColumns);
+        } else {
+            for (String c : sourceColumns) {
+                if (!historyColumns.contains(c)) {
+                    historyColumns.add(c);
+                    added.add(c);
+                }
             }
         }
-        return max;
+        Map<String, Object> introduced = new LinkedHashMap<>();
+        for (String c : sourceColumns) {
+            RegisteredColumn known = registry.get(c);
+            if (known == null) {
+                registry.put(c, new RegisteredColumn(c, created ? null : first, true));
+                if (!created) {
+                    introduced.put(c, first);
+                    if (!added.contains(c)) {
+                        added.add(c);
+                    }
+                }
+            } else {
+                if (!known.inSource()) {
+                    // a column that comes back is compared again from the batch it returns with, not filled
+                    registry.put(c, new RegisteredColumn(c, known.introducedAt(), true));
+                    added.add(c);
+                }
+                if (known.introducedAt() != null) {
+                    introduced.put(c, known.introducedAt());
+                }
+            }
+        }
+        for (RegisteredColumn known : List.copyOf(registry.values())) {
+            if (known.inSource() && !sourceColumns.contains(known.column())) {
+                registry.put(known.column(), new RegisteredColumn(known.column(), known.introducedAt(), false));
+                missing.add(known.column());
+            }
+        }
+        if (!added.isEmpty() || !missing.isEmpty()) {
+            events.add(new SnapshotEvent.SchemaChange("", runId, added, missing));
+        }
+        return introduced;
+    }
+
+    /** Rows without a sequence: each record is logged as often as the source holds it, never again. */
+    private void logNullSequences(List<Map<String, Object>> rows, List<String> sourceColumns, String runId,
+                                  List<SnapshotEvent> events) {
+        Map<String, Integer> inSource = new LinkedHashMap<>();
+        Map<String, Map<String, Object>> records = new HashMap<>();
+        for (Map<String, Object> row : rows) {
+            if (row.get(config.sequenceColumn()) == null) {
+                String id = recordIdentity(row, sourceColumns);
+                inSource.merge(id, 1, Integer::sum);
+                records.put(id, row);
+            }
+        }
+        Map<String, Integer> logged = new HashMap<>();
+        for (LoggedError e : errors) {
+            if (e.reason().equals(NULL_SEQUENCE)) {
+                logged.merge(recordIdentity(e.record(), new ArrayList<>(e.record().keySet())), 1, Integer::sum);
+            }
+        }
+        long n = 0;
+        for (Map.Entry<String, Integer> e : inSource.entrySet()) {
+            for (int i = logged.getOrDefault(e.getKey(), 0); i < e.getValue(); i++) {
+                errors.add(new LoggedError(null, NULL_SEQUENCE, project(records.get(e.getKey()), sourceColumns),
+                        runId));
+                n++;
+            }
+        }
+        if (n > 0) {
+            events.add(new SnapshotEvent.RowsRejected("", runId, null, Map.of(NULL_SEQUENCE, n)));
+        }
+    }
+
+    /** A record's identity as the error log compares records: its columns in order with their values. */
+    private static String recordIdentity(Map<String, Object> row, List<String> columns) {
+        StringBuilder s = new StringBuilder();
+        for (String c : columns) {
+            s.append(c).append('=').append(valueText(row.get(c))).append('\u0001');
+        }
+        return s.toString();
+    }
+
+    /** A row of a batch as the engine stages it; a reproduced row carries its archived reason and delete flag. */
+    private record StagedRow(Map<String, Object> values, String presetReason, Boolean presetDelete) {
+    }
+
+    /**
+     * A batch that aged out of the source, reproduced from the history (the versions it left live, for a full batch
+     * with a recorded deletion time; else the versions it opened) and the archive (whose rows replace the key's
+     * version). Columns introduced after the batch are NULL.
+     */
+    private List<StagedRow> reproduce(Object s, LedgerEntry entry, Map<String, Object> introduced,
+                                      List<String> sourceColumns) {
+        boolean fullPicture = config.hardDeletes().fullBatches() && entry != null && entry.deletionTime() != null;
+        Set<String> notYet = new HashSet<>();
+        introduced.forEach((c, at) -> {
+            if (compareValues(at, s) > 0) {
+                notYet.add(c);
+            }
+        });
+        List<ArchivedRow> archived = archive.stream().filter(a -> compareValues(a.sequence(), s) == 0).toList();
+        Set<List<Object>> archivedKeys = new HashSet<>();
+        archived.forEach(a -> archivedKeys.add(keyOf(a.values())));
+        List<StagedRow> out = new ArrayList<>();
+        for (Version v : versions) {
+            boolean live = fullPicture
+                    ? compareValues(v.openedSeq(), s) <= 0
+                            && (v.closedSeq() == null || compareValues(v.closedSeq(), s) > 0)
+                    : compareValues(v.openedSeq(), s) == 0;
+            if (!live || v.deletionRecord() || archivedKeys.contains(v.key())) {
+                continue;
+            }
+            Map<String, Object> row = new LinkedHashMap<>();
+            for (String c : sourceColumns) {
+                row.put(c, c.equals(config.sequenceColumn()) ? s : notYet.contains(c) ? null : v.values().get(c));
+            }
+            out.add(new StagedRow(row, null, false));
+        }
+        for (ArchivedRow a : archived) {
+            Map<String, Object> row = new LinkedHashMap<>();
+            for (String c : sourceColumns) {
+                row.put(c, notYet.contains(c) ? null : a.values().get(c));
+            }
+            out.add(new StagedRow(row, a.reason(), a.delete()));
+        }
+        return out;
+    }
+
+    /**
+     * Rolls back to {@code point} (docs/semantics.md "Rollback"): versions opened at or after it go, versions closed
+     * at or after it reopen, columns introduced at or after it are NULL again, and the ledger entries, error-log
+     * rows and archive rows of the undone batches go.
+     */
+    private void rollBack(Object point, Map<String, Object> introduced) {
+        versions.removeIf(v -> compareValues(v.openedSeq(), point) >= 0);
+        for (Version v : versions) {
+            if (v.closedSeq() != null && compareValues(v.closedSeq(), point) >= 0) {
+                v.validTo = null;
+                v.changeType = INSERT;
+                v.changedAttributes = null;
+                v.closedSeq = null;
+            }
+        }
+        introduced.forEach((c, at) -> {
+            if (compareValues(at, point) >= 0) {
+                versions.forEach(v -> v.values.put(c, null));
+            }
+        });
+        archive.removeIf(a -> compareValues(a.sequence(), point) >= 0);
+        Set<Object> undone = new TreeSet<>(SEQUENCE_ORDER);
+        undone.addAll(ledger.tailMap(point, true).keySet());
+        ledger.keySet().removeAll(undone);
+        errors.removeIf(e -> e.sequence() != null && undone.contains(e.sequence()));
+    }
+
+    // ------------------------------------------------------------------ one batch
+
+    /** What the classification decides for one row that is not set aside in the stage. */
+    private enum Action { INSERT, CHANGE, RETURN, DELETE, NOOP }
+
+    /** A row of the batch with everything the engine's classification derives for it. */
+    private static final class Classified {
+        final Map<String, Object> row;
+        final List<Object> key;
+        String reason;
+        boolean delete;
+        Action action;
+        boolean archived;
+        LocalDateTime validFrom;
+        List<String> changed;
+
+        Classified(Map<String, Object> row, List<Object> key) {
+            this.row = row;
+            this.key = key;
+        }
+    }
+
+    /** Applies batch {@code s} (SPEC §3, docs/semantics.md "Applying a batch") and records it. */
+    private BatchResult applyBatch(Object s, List<StagedRow> staged, List<String> sourceColumns, boolean reproduced,
+                                   Map<String, Object> introduced, String recordedDeletionTime, String runId,
+                                   List<SnapshotEvent> events) {
+        Set<String> untracked = new HashSet<>();
+        List<String> introducedNow = new ArrayList<>();
+        introduced.forEach((c, at) -> {
+            if (compareValues(at, s) >= 0) {
+                untracked.add(c);
+            }
+            if (compareValues(at, s) == 0) {
+                introducedNow.add(c);
+            }
+        });
+        List<String> tracked = config.trackedColumns(sourceColumns).stream().filter(c -> !untracked.contains(c))
+                .toList();
+        // the stage: rejection reasons in priority order; exact copies applied once
+        List<Classified> rows = new ArrayList<>();
+        if (reproduced) {
+            for (StagedRow r : staged) {
+                Classified c = new Classified(r.values(), keyOf(r.values()));
+                c.reason = r.presetReason();
+                c.delete = Boolean.TRUE.equals(r.presetDelete());
+                rows.add(c);
+            }
+        } else {
+            Map<List<Object>, List<Classified>> byKey = new LinkedHashMap<>();
+            for (StagedRow r : staged) {
+                Classified c = new Classified(r.values(), keyOf(r.values()));
+                c.delete = config.deleteWhen() != null && config.deleteWhen().test(r.values());
+                rows.add(c);
+                if (c.key.contains(null)) {
+                    c.reason = NULL_KEY;
+                } else {
+                    byKey.computeIfAbsent(c.key, k -> new ArrayList<>()).add(c);
+                }
+            }
+            for (List<Classified> group : byKey.values()) {
+                Set<String> distinct = new HashSet<>();
+                group.forEach(c -> distinct.add(recordIdentity(c.row, sourceColumns)));
+                if (distinct.size() > 1) {
+                    group.forEach(c -> c.reason = DUPLICATE_KEY);
+                } else {
+                    for (int i = 1; i < group.size(); i++) {
+                        group.get(i).reason = DUPLICATE_COPY;
+                    }
+                    if (updatedAt(group.get(0).row) == null) {
+                        group.get(0).reason = NULL_UPDATED_AT;
+                    }
+                }
+            }
+        }
+        Set<List<Object>> keysInBatch = new HashSet<>();
+        rows.forEach(c -> {
+            if (!c.key.contains(null)) {
+                keysInBatch.add(c.key);
+            }
+        });
+        boolean full = config.hardDeletes().fullBatches();
+        LocalDateTime deletionTime = null;
+        if (full) {
+            if (recordedDeletionTime != null) {
+                deletionTime = LocalDateTime.parse(recordedDeletionTime);
+            } else if (config.temporalSequence()) {
+                deletionTime = s instanceof LocalDate d ? d.atStartOfDay() : (LocalDateTime) s;
+            } else {
+                for (Classified c : rows) {
+                    LocalDateTime u = updatedAt(c.row);
+                    if (u != null && (deletionTime == null || u.isAfter(deletionTime))) {
+                        deletionTime = u;
+                    }
+                }
+            }
+        }
+
+        // the classification, against the history as it is before the batch
+        for (Classified c : rows) {
+            if (c.reason != null) {
+                c.archived = !c.reason.equals(DUPLICATE_COPY);
+                continue;
+            }
+            Version cur = currentVersion(c.key);
+            boolean has = cur != null;
+            boolean curDeleted = has && cur.deletionRecord();
+            LocalDateTime u = updatedAt(c.row);
+            boolean changed = has && (config.strategy() == Strategy.TIMESTAMP ? u.isAfter(cur.updatedAt())
+                    : !differing(tracked, cur.values(), c.row).isEmpty());
+            boolean regression = has && !curDeleted && (changed || c.delete) && u.isBefore(cur.validFrom());
+            if (regression) {
+                c.reason = UPDATED_AT_REGRESSION;
+                c.archived = true;
+                continue;
+            }
+            if (c.delete) {
+                c.action = has && !curDeleted ? Action.DELETE : Action.NOOP;
+            } else if (!has) {
+                c.action = Action.INSERT;
+            } else if (curDeleted) {
+                c.action = Action.RETURN;
+            } else if (changed) {
+                c.action = Action.CHANGE;
+            } else {
+                c.action = Action.NOOP;
+            }
+            if (c.delete) {
+                c.archived = true;
+            } else if (c.action == Action.NOOP) {
+                c.archived = !full || !same(cur.values(), c.row, sourceColumns, untracked);
+            }
+            if (!has) {
+                LocalDateTime end = lastEnd(c.key);
+                c.validFrom = end != null && end.isAfter(u) ? end : u;
+            } else if (curDeleted) {
+                c.validFrom = cur.validFrom().isAfter(u) ? cur.validFrom() : u;
+            } else {
+                c.validFrom = u;
+            }
+            c.changed = has ? differing(tracked, cur.values(), c.row) : null;
+        }
+
+        // a column introduced by this batch: the current versions of the keys in it take its value in place
+        for (String column : introducedNow) {
+            for (Classified c : rows) {
+                if (c.reason == null) {
+                    Version cur = currentVersion(c.key);
+                    if (cur != null) {
+                        cur.values.put(column, c.row.get(column));
+                    }
+                }
+            }
+        }
+
+        // set aside, archive
+        Map<String, Long> reasons = new TreeMap<>();
+        long copies = 0;
+        for (Classified c : rows) {
+            if (DUPLICATE_COPY.equals(c.reason)) {
+                copies++;
+            } else if (c.reason != null) {
+                reasons.merge(c.reason, 1L, Long::sum);
+                errors.add(new LoggedError(s, c.reason, project(c.row, sourceColumns), runId));
+            }
+            if (c.archived) {
+                archive.add(new ArchivedRow(s, project(c.row, sourceColumns), c.delete,
+                        UPDATED_AT_REGRESSION.equals(c.reason) ? null : c.reason));
+            }
+        }
+        long rejected = reasons.values().stream().mapToLong(Long::longValue).sum();
+
+        long inserted = 0;
+        long updated = 0;
+        long deleted = 0;
+        // keys absent from a full batch are deleted at the deletion time, never before they opened
+        if (full && deletionTime != null) {
+            for (Version v : List.copyOf(versions)) {
+                if (v.current() && !v.deletionRecord() && !keysInBatch.contains(v.key())) {
+                    close(v, later(deletionTime, v.validFrom()), DELETE, null, s);
+                    deleted++;
+                }
+            }
+        }
+        // the merge: close what changes, returns or is deleted; open new versions
+        for (Classified c : rows) {
+            if (c.action == null || c.action == Action.NOOP) {
+                continue;
+            }
+            Version cur = currentVersion(c.key);
+            switch (c.action) {
+                case DELETE -> {
+                    close(cur, updatedAt(c.row), DELETE, null, s);
+                    deleted++;
+                }
+                case CHANGE, RETURN -> {
+                    close(cur, c.validFrom, UPDATE, c.changed, s);
+                    updated++;
+                }
+                default -> { }
+            }
+            if (c.action != Action.DELETE) {
+                versions.add(new Version(c.key, project(c.row, sourceColumns), updatedAt(c.row), c.validFrom, false,
+                        s));
+                inserted++;
+            }
+        }
+        // hard_deletes new_record: a deletion record for every version this batch deleted
+        if (config.hardDeletes() == HardDeletes.NEW_RECORD) {
+            for (Version v : List.copyOf(versions)) {
+                if (v.closedSeq() != null && compareValues(v.closedSeq(), s) == 0 && DELETE.equals(v.changeType())
+                        && !v.deletionRecord()) {
+                    versions.add(new Version(v.key(), v.values(), v.validTo(), v.validTo(), true, s));
+                    inserted++;
+                }
+            }
+        }
+        BatchResult result = new BatchResult(s, staged.size(), inserted, updated, deleted, rejected, reproduced,
+                copies);
+        ledger.put(s, new LedgerEntry(s, runId, staged.size(), copies, inserted, updated, deleted, rejected,
+                full && deletionTime != null ? deletionTime.toString() : null, reproduced));
+        long conflicting = reasons.getOrDefault(DUPLICATE_KEY, 0L);
+        if (conflicting > 0 || copies > 0) {
+            events.add(new SnapshotEvent.DuplicateRecords("", runId, s, conflicting, copies));
+        }
+        if (rejected > 0) {
+            events.add(new SnapshotEvent.RowsRejected("", runId, s, reasons));
+        }
+        events.add(new SnapshotEvent.BatchApplied("", runId, result));
+        return result;
+    }
+
+    private static void close(Version v, LocalDateTime at, String changeType, List<String> changed, Object s) {
+        v.validTo = at;
+        v.changeType = changeType;
+        v.changedAttributes = changed;
+        v.closedSeq = s;
     }
 
     /** Tracked columns whose values differ (IS DISTINCT FROM), in source order. */
-    private List<String> changedColumns(Map<String, Object> before, Map<String, Object> after) {
+    private static List<String> differing(List<String> tracked, Map<String, Object> before, Map<String, Object> after) {
         List<String> changed = new ArrayList<>();
         for (String c : tracked) {
             if (!Objects.equals(before.get(c), after.get(c))) {
@@ -315,10 +795,24 @@ public final class ReferenceModel {
         return changed;
     }
 
+    /** The row repeats the version in every source column but the key, the sequence and untracked new columns. */
+    private boolean same(Map<String, Object> version, Map<String, Object> row, List<String> sourceColumns,
+                         Set<String> untracked) {
+        for (String c : sourceColumns) {
+            if (c.equals(config.sequenceColumn()) || config.keyColumns().contains(c) || untracked.contains(c)) {
+                continue;
+            }
+            if (!Objects.equals(version.get(c), row.get(c))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private Version currentVersion(List<Object> key) {
         Version found = null;
         for (Version v : versions) {
-            if (v.key().equals(key) && v.current()) {
+            if (v.current() && v.key().equals(key)) {
                 if (found != null) {
                     throw new IllegalStateException("model bug: two current versions of " + key);
                 }
@@ -328,29 +822,29 @@ public final class ReferenceModel {
         return found;
     }
 
-    /** The key's latest version: the current one, else the one that ended last. */
-    private Version lastVersion(List<Object> key) {
-        Version last = null;
+    /** The end of the key's last version (its greatest valid_to), or null. */
+    private LocalDateTime lastEnd(List<Object> key) {
+        LocalDateTime end = null;
         for (Version v : versions) {
-            if (v.key().equals(key)) {
-                last = v; // versions of a key are created in time order
+            if (v.key().equals(key) && v.validTo() != null && (end == null || v.validTo().isAfter(end))) {
+                end = v.validTo();
             }
         }
-        return last;
+        return end;
     }
 
-    private Map<String, Object> sourceValues(Map<String, Object> row) {
-        Map<String, Object> values = new LinkedHashMap<>();
-        for (String c : config.columns()) {
-            values.put(c, row.get(c));
+    private Map<String, Object> project(Map<String, Object> row, List<String> columns) {
+        Map<String, Object> out = new LinkedHashMap<>();
+        for (String c : columns) {
+            out.put(c, normalise(row.get(c)));
         }
-        return values;
+        return out;
     }
 
     private List<Object> keyOf(Map<String, Object> row) {
         List<Object> key = new ArrayList<>();
         for (String c : config.keyColumns()) {
-            key.add(row.get(c));
+            key.add(normalise(row.get(c)));
         }
         return key;
     }
@@ -363,8 +857,52 @@ public final class ReferenceModel {
         return b != null && b.isAfter(a) ? b : a;
     }
 
-    @SuppressWarnings("unchecked")
-    static Comparable<Object> comparable(Object sequence) {
-        return (Comparable<Object>) Objects.requireNonNull(sequence, "sequence");
+    // ------------------------------------------------------------------ values
+
+    /** Integers as Long, decimals without trailing zeros; everything else as is. */
+    public static Object normalise(Object v) {
+        if (v instanceof Integer || v instanceof Short || v instanceof Byte) {
+            return ((Number) v).longValue();
+        }
+        if (v instanceof BigDecimal b) {
+            return b.signum() == 0 ? BigDecimal.ZERO : b.stripTrailingZeros();
+        }
+        return v;
+    }
+
+    /** Compares two non-null values of one type: strings by code point, everything else by its natural order. */
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public static int compareValues(Object a, Object b) {
+        Object x = normalise(Objects.requireNonNull(a, "sequence"));
+        Object y = normalise(Objects.requireNonNull(b, "sequence"));
+        if (x instanceof String s && y instanceof String t) {
+            int i = 0;
+            int j = 0;
+            while (i < s.length() && j < t.length()) {
+                int p = s.codePointAt(i);
+                int q = t.codePointAt(j);
+                if (p != q) {
+                    return Integer.compare(p, q);
+                }
+                i += Character.charCount(p);
+                j += Character.charCount(q);
+            }
+            return Integer.compare(s.length() - i, t.length() - j);
+        }
+        return ((Comparable) x).compareTo(y);
+    }
+
+    /** The canonical text of a sequence or time value, as the ledger writes it (ISO-8601, plain digits). */
+    public static String canonical(Object value) {
+        Object v = normalise(value);
+        if (v == null) {
+            return null;
+        }
+        return v instanceof BigDecimal b ? b.toPlainString() : v.toString();
+    }
+
+    /** A value as text for identities and reports: canonical, NULL as {@code null}. */
+    static String valueText(Object value) {
+        return value == null ? "null" : canonical(value);
     }
 }

@@ -1,26 +1,42 @@
 package dev.itersnap.conformance;
 
 import dev.itersnap.conformance.TestDatabase.ColumnType;
+import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Strategy;
 
-import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 import java.util.stream.Collectors;
 
 /**
  * One generated case: the raw table's shape, the model's settings, the batches in business order, the NULL-sequence
  * rows that come with some deliveries, and the delivery plan (which batches arrive before which run, which ones
- * retention drops). Immutable; {@link #describe()} prints everything needed to reproduce it by hand.
+ * retention drops, when the raw table's columns change, which runs are full refreshes or replays). Immutable;
+ * {@link #describe()} prints everything needed to reproduce it by hand.
+ *
+ * @param profile        the case's size: small (2-8 batches), medium (8-20) or long (20-40, long-tail arrival)
+ * @param columns        the raw table's columns when it is created
+ * @param laterColumns   columns a schema change adds later (with their values in every generated row)
+ * @param sequenceType   the type of {@code sequence_by}
+ * @param source         how the model's source query reads the raw table
+ * @param metaOverrides  overrides of meta column names (the column_names setting) (keyed by default name; empty: dbt's names)
+ * @param metadataSchema the model's metadata schema
+ * @param target         the history table, optionally schema-qualified
+ * @param subSecond      true when {@code updated_at} values carry fractions of a second
+ * @param batches        the batches in business order; rows hold every column a row can ever have, junk rows the
+ *                       source query filters out included
  */
-public record Scenario(long seed, List<Column> columns, List<String> keyColumns, Strategy strategy,
-                       List<String> checkCols, HardDeletes hardDeletes, boolean deleteWhen, boolean dateSequence,
-                       List<ReferenceModel.Batch> batches, Map<Integer, List<Map<String, Object>>> nullSequenceRows,
-                       List<Step> plan) {
+public record Scenario(long seed, Profile profile, List<Column> columns, List<Column> laterColumns,
+                       List<String> keyColumns, Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
+                       boolean deleteWhen, ColumnType sequenceType, Source source, Map<String, String> metaOverrides,
+                       String metadataSchema, String target, boolean subSecond, List<ReferenceModel.Batch> batches,
+                       Map<Integer, List<Map<String, Object>>> nullSequenceRows, List<Step> plan) {
 
     public static final String RAW_TABLE = "raw_customers";
     public static final String HISTORY_TABLE = "customers_history";
@@ -29,27 +45,86 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
     public static final String SEQUENCE = "batch_seq";
     public static final String OP = "op";
     public static final String DELETE_WHEN = "op = 'D'";
+    /** The status of rows a filtering source leaves out. */
+    public static final String JUNK = "junk";
+    /** Added to {@code score} in rows delivered after the column was widened to BIGINT. */
+    public static final long WIDE_OFFSET = 3_000_000_000L;
+
+    /** Size classes of generated cases. */
+    public enum Profile { SMALL, MEDIUM, LONG }
+
+    /** How the source query reads the raw table. */
+    public enum Source {
+        PLAIN("SELECT * FROM " + RAW_TABLE),
+        SUBQUERY("SELECT * FROM (SELECT * FROM " + RAW_TABLE + ") src"),
+        WHERE("SELECT * FROM " + RAW_TABLE + " WHERE status IS NULL OR status <> '" + JUNK + "'"),
+        SUBQUERY_WHERE("SELECT * FROM (SELECT * FROM " + RAW_TABLE + " WHERE status IS NULL OR status <> '" + JUNK
+                + "') src");
+
+        private final String sql;
+
+        Source(String sql) {
+            this.sql = sql;
+        }
+
+        public String sql() {
+            return sql;
+        }
+
+        /** True when the query leaves out junk rows. */
+        public boolean filters() {
+            return this == WHERE || this == SUBQUERY_WHERE;
+        }
+
+        /** The query's filter, as the model applies it to the raw table's rows. */
+        public Predicate<Map<String, Object>> predicate() {
+            return filters() ? row -> !JUNK.equals(row.get("status")) : row -> true;
+        }
+    }
 
     /** A column of the raw table. */
     public record Column(String name, ColumnType type) {
     }
 
+    /** A change of the raw table's columns before a step's deliveries. */
+    public record ColumnChange(Kind kind, Column column) {
+        public enum Kind { ADD, DROP, WIDEN }
+
+        @Override
+        public String toString() {
+            return switch (kind) {
+                case ADD -> "add column " + column.name() + " " + column.type();
+                case DROP -> "drop column " + column.name();
+                case WIDEN -> "widen column " + column.name() + " to " + column.type();
+            };
+        }
+    }
+
     /**
      * One step of delivery: retention drops the batches {@code drop} (indexes into {@link #batches()}, all applied
-     * by an earlier run), then the batches {@code deliver} are loaded (with their NULL-sequence rows), then the model
-     * is run {@code runs} times (a second run must be a no-op).
+     * by an earlier run), the raw table's columns change, the batches {@code deliver} are loaded (with their
+     * NULL-sequence rows), then the model is run {@code runs} times: the first time as {@code operation} (a replay
+     * from {@code replayFrom}, a full refresh, or a run), then as plain runs (each must be a no-op).
      */
-    public record Step(List<Integer> drop, List<Integer> deliver, int runs) {
+    public record Step(List<Integer> drop, List<ColumnChange> changes, List<Integer> deliver,
+                       ReferenceModel.Operation operation, Object replayFrom, int runs) {
         public Step {
             drop = List.copyOf(drop);
+            changes = List.copyOf(changes);
             deliver = List.copyOf(deliver);
+        }
+
+        public Step(List<Integer> drop, List<Integer> deliver, int runs) {
+            this(drop, List.of(), deliver, ReferenceModel.Operation.RUN, null, runs);
         }
     }
 
     public Scenario {
         columns = List.copyOf(columns);
+        laterColumns = List.copyOf(laterColumns);
         keyColumns = List.copyOf(keyColumns);
         checkCols = checkCols == null ? null : List.copyOf(checkCols);
+        metaOverrides = Map.copyOf(metaOverrides);
         batches = List.copyOf(batches);
         nullSequenceRows = Map.copyOf(nullSequenceRows);
         plan = List.copyOf(plan);
@@ -59,17 +134,45 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
         return columns.stream().map(Column::name).toList();
     }
 
+    /** The type of a column (initial or added later), or null. */
+    public ColumnType typeOf(String column) {
+        for (List<Column> list : List.of(columns, laterColumns)) {
+            for (Column c : list) {
+                if (c.name().equalsIgnoreCase(column)) {
+                    return c.type();
+                }
+            }
+        }
+        for (Step s : plan) {
+            for (ColumnChange ch : s.changes()) {
+                if (ch.column().name().equalsIgnoreCase(column)) {
+                    return ch.column().type();
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The meta column names the history uses (defaults with this case's overrides). */
+    public ColumnNames metaColumns() {
+        return ColumnNames.withOverrides(metaOverrides);
+    }
+
     /** The settings the engine runs with. */
     public ModelSettings settings() {
         ModelSettings.Builder b = ModelSettings.builder(MODEL_NAME)
-                .target(HISTORY_TABLE)
-                .source("SELECT * FROM " + RAW_TABLE)
+                .target(target)
+                .source(source.sql())
                 .uniqueKey(keyColumns)
                 .updatedAt(UPDATED_AT)
                 .sequenceBy(SEQUENCE)
                 .strategy(strategy)
                 .checkCols(checkCols)
-                .hardDeletes(hardDeletes);
+                .hardDeletes(hardDeletes)
+                .metadataSchema(metadataSchema);
+        if (!metaOverrides.isEmpty()) {
+            b.columnNames(metaOverrides);
+        }
         if (deleteWhen) {
             b.deleteWhen(DELETE_WHEN);
         }
@@ -78,15 +181,19 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
 
     /** The same settings, as the reference model reads them. */
     public ReferenceModel.Config modelConfig() {
+        boolean temporal = sequenceType == ColumnType.DATE || sequenceType == ColumnType.TIMESTAMP;
         return new ReferenceModel.Config(columnNames(), keyColumns, UPDATED_AT, SEQUENCE, strategy, checkCols,
-                hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, dateSequence);
+                hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal);
     }
 
-    /** The expected history: every batch applied once, in business order. */
-    public ReferenceModel expected() {
-        List<Map<String, Object>> nullSeq = new ArrayList<>();
-        nullSequenceRows.values().forEach(nullSeq::addAll);
-        return ReferenceModel.ofBatches(modelConfig(), batches, nullSeq);
+    /** True when the plan changes the raw table's columns. */
+    public boolean changesSchema() {
+        return plan.stream().anyMatch(s -> !s.changes().isEmpty());
+    }
+
+    /** How many engine runs the plan makes. */
+    public int engineRuns() {
+        return plan.stream().mapToInt(Step::runs).sum();
     }
 
     /** Every row delivered, for sorting failing seeds by size (smaller is easier to read). */
@@ -97,10 +204,15 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
 
     /** A one-line summary: the settings and the shape. */
     public String title() {
-        return "seed " + seed + ": " + lower(strategy) + (checkCols == null ? "" : " check_cols=" + checkCols)
-                + ", hard_deletes=" + lower(hardDeletes) + (deleteWhen ? ", delete_when" : "")
-                + ", key=" + keyColumns + ", " + (dateSequence ? "DATE" : "integer") + " sequence, "
-                + batches.size() + " batches, " + plan.size() + " steps";
+        return "seed " + seed + ": " + lower(profile) + ", " + lower(strategy)
+                + (checkCols == null ? "" : " check_cols=" + checkCols) + ", hard_deletes=" + lower(hardDeletes)
+                + (deleteWhen ? ", delete_when" : "") + ", key=" + keyColumns + ", " + sequenceType + " sequence, "
+                + batches.size() + " batches, " + plan.size() + " steps, " + engineRuns() + " runs"
+                + (source == Source.PLAIN ? "" : ", source " + lower(source))
+                + (changesSchema() ? ", schema changes" : "")
+                + (metaOverrides.isEmpty() ? "" : ", column_names")
+                + (metadataSchema.equals(ModelSettings.DEFAULT_METADATA_SCHEMA) ? "" : ", metadata_schema")
+                + (target.contains(".") ? ", target " + target : "");
     }
 
     /** Everything needed to reproduce the case: settings, batches, NULL-sequence rows and the delivery plan. */
@@ -108,10 +220,15 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
         StringBuilder s = new StringBuilder();
         s.append(title()).append('\n');
         s.append("  rerun: -Ditersnap.seed=").append(seed).append('\n');
+        s.append("  settings: ").append(settings()).append(", source: ").append(source.sql())
+                .append(", metadata_schema: ").append(metadataSchema).append(", column_names: ")
+                .append(metaOverrides).append('\n');
         s.append("  raw table ").append(RAW_TABLE).append(": ")
                 .append(columns.stream().map(c -> c.name() + " " + c.type()).collect(Collectors.joining(", ")))
+                .append(laterColumns.isEmpty() ? "" : "; added later: " + laterColumns.stream()
+                        .map(c -> c.name() + " " + c.type()).collect(Collectors.joining(", ")))
                 .append('\n');
-        s.append("  batches in business order:\n");
+        s.append("  batches in business order (rows carry every column they can ever have):\n");
         for (int i = 0; i < batches.size(); i++) {
             ReferenceModel.Batch b = batches.get(i);
             s.append("    #").append(i).append(" ").append(SEQUENCE).append('=').append(b.sequence()).append('\n');
@@ -125,12 +242,28 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
         }
         s.append("  delivery plan:\n");
         for (int i = 0; i < plan.size(); i++) {
-            Step step = plan.get(i);
-            s.append("    step ").append(i + 1).append(": ");
-            if (!step.drop().isEmpty()) {
-                s.append("retention drops ").append(sequencesOf(step.drop())).append("; ");
-            }
-            s.append("deliver ").append(sequencesOf(step.deliver())).append("; run x").append(step.runs()).append('\n');
+            s.append("    step ").append(i + 1).append(": ").append(describe(plan.get(i))).append('\n');
+        }
+        return s.toString();
+    }
+
+    /** One step in words. */
+    public String describe(Step step) {
+        StringBuilder s = new StringBuilder();
+        if (!step.drop().isEmpty()) {
+            s.append("retention drops ").append(sequencesOf(step.drop())).append("; ");
+        }
+        for (ColumnChange c : step.changes()) {
+            s.append(c).append("; ");
+        }
+        s.append("deliver ").append(sequencesOf(step.deliver())).append("; ");
+        switch (step.operation()) {
+            case FULL_REFRESH -> s.append("fullRefresh");
+            case REPLAY -> s.append("replayFrom(").append(step.replayFrom()).append(')');
+            default -> s.append("run");
+        }
+        if (step.runs() > 1) {
+            s.append(", then run x").append(step.runs() - 1);
         }
         return s.toString();
     }
@@ -142,20 +275,24 @@ public record Scenario(long seed, List<Column> columns, List<String> keyColumns,
 
     /** The sequence as the ledger and the error log write it: ISO-8601 for dates, plain digits for numbers. */
     public static String canonical(Object sequence) {
-        if (sequence == null) {
-            return null;
-        }
-        if (sequence instanceof LocalDate d) {
-            return d.toString();
-        }
-        return sequence.toString();
+        return ReferenceModel.canonical(sequence);
     }
 
     private static String formatRow(Map<String, Object> row) {
-        return row.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
+        Map<String, Object> m = new LinkedHashMap<>(row);
+        return m.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining(" "));
     }
 
     private static String lower(Enum<?> e) {
         return e.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** The indexes 0..n-1, for tests. */
+    static List<Integer> range(int n) {
+        List<Integer> out = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            out.add(i);
+        }
+        return out;
     }
 }

@@ -733,6 +733,31 @@ public abstract class ScenarioTests extends ConformanceTestBase {
     }
 
     /**
+     * The error log holds the whole record: a set-aside row's timestamps keep their microseconds (a row differing
+     * only there is another record), its sequence and key their exact values.
+     */
+    @Test
+    public void setAsideRecordsKeepEveryValueExactly() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        raw.insert(1, "Active", "A", ts("2024-01-05 09:00:00.000001"), date("2024-01-05"));
+        fixture.run(m);
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00:00.123456"), date("2024-01-06"));
+        fixture.run(m);
+
+        assertThat(fixture.errors(MODEL)).singleElement().satisfies(e -> {
+            assertThat(e.reason()).isEqualTo("updated_at_regression");
+            Object record = StrictJson.parse(e.record());
+            assertThat(record).isInstanceOf(Map.class);
+            Map<?, ?> values = (Map<?, ?>) record;
+            Object updatedAt = values.entrySet().stream().filter(x -> x.getKey().toString()
+                    .equalsIgnoreCase("updated_at")).map(Map.Entry::getValue).findFirst().orElse(null);
+            assertThat(StateComparison.jsonValue(TestDatabase.ColumnType.TIMESTAMP, updatedAt))
+                    .as("updated_at of the record %s", e.record()).isEqualTo("2024-01-03T09:00:00.123456");
+        });
+    }
+
+    /**
      * Rows with a NULL sequence belong to no batch: logged once (reason null_sequence, no sequence) in the first run
      * that applies a batch after they appear, never again, and never applied.
      */

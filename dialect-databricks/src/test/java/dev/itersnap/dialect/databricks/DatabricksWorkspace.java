@@ -126,6 +126,8 @@ final class DatabricksWorkspace implements TestDatabase {
     public String sqlType(ColumnType type) {
         return switch (type) {
             case INTEGER -> "INT";
+            case BIGINT -> "BIGINT";
+            case DECIMAL -> "DECIMAL(12, 3)";
             case VARCHAR -> "STRING";
             case DATE -> "DATE";
             case TIMESTAMP -> "TIMESTAMP";

@@ -1,15 +1,29 @@
 package dev.itersnap.dialect.databricks;
 
+import dev.itersnap.conformance.ReferenceModel;
 import dev.itersnap.conformance.ReferenceModelPropertyTest;
+import dev.itersnap.conformance.Scenario;
+import dev.itersnap.conformance.ScenarioGenerator;
 import dev.itersnap.conformance.TestDatabase;
 
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+
 /**
- * Generated scenarios (random batches, arrival orders, run splits, retention) against the in-memory reference model,
- * on local Spark + Delta (SPEC §5 order independence). A generated case is up to a dozen engine runs (5 minutes
- * locally), so it runs only with {@code -Ditersnap.spark.all=true}, two cases unless {@code -Ditersnap.cases=N}.
+ * Generated scenarios against the in-memory reference model on local Spark + Delta, compared after every run like
+ * on H2 and PostgreSQL. One engine run costs 20-40 s here, so CI runs the cheapest cases that still replay: two
+ * batches delivered in the wrong order over two runs (the second run finds the late batch, rolls back and replays),
+ * {@link #CHEAP_FIXED} of them from the fixed seeds (from 1) and one from a random block whose first seed is printed.
+ * {@code -Ditersnap.seed=S} runs one case whatever its size; {@code -Ditersnap.spark.all=true} runs the fixed seeds
+ * and the random block of every size ({@code -Ditersnap.cases=N}, default 2; {@code -Ditersnap.randomCases=M},
+ * default 0).
  */
-@SparkSelection({})
+@SparkSelection({"historyEqualsTheReferenceModel"})
 class SparkReferenceModelPropertyTest extends ReferenceModelPropertyTest {
+    /** Cheap cases from the fixed seeds. */
+    static final int CHEAP_FIXED = 2;
+
     @Override
     protected TestDatabase database() {
         return new SparkTestDatabase();
@@ -18,5 +32,55 @@ class SparkReferenceModelPropertyTest extends ReferenceModelPropertyTest {
     @Override
     protected int defaultCases() {
         return 2;
+    }
+
+    @Override
+    protected int defaultRandomCases() {
+        return 0;
+    }
+
+    @Override
+    protected List<Scenario> cases() {
+        if (Long.getLong("itersnap.seed") != null || Boolean.getBoolean("itersnap.spark.all")) {
+            return super.cases();
+        }
+        ScenarioGenerator generator = new ScenarioGenerator();
+        List<Scenario> out = new ArrayList<>();
+        for (long seed = 1; out.size() < CHEAP_FIXED; seed++) {
+            Scenario s = generator.generate(seed);
+            if (cheap(s) && out.stream().noneMatch(o -> o.hardDeletes() == s.hardDeletes())) {
+                out.add(s);
+            }
+        }
+        long random = Long.getLong("itersnap.randomSeed",
+                1_000_000L + Math.floorMod(System.nanoTime() ^ System.currentTimeMillis() * 31, 1_000_000_000_000L));
+        long seed = random;
+        Scenario picked = generator.generate(seed);
+        while (!cheap(picked)) {
+            picked = generator.generate(++seed);
+        }
+        out.add(picked);
+        System.out.printf(Locale.ROOT, "itersnap property test [%s]: the cheapest cases that replay: seeds %s (the "
+                + "random one is the first such seed from %d; rerun with -Ditersnap.seed=S or the search with "
+                + "-Ditersnap.randomSeed=%d)%n", getClass().getSimpleName(), out.stream().map(Scenario::seed)
+                .toList(), random, random);
+        return out;
+    }
+
+    /**
+     * Two batches over two runs, the later batch first: the second run finds a late batch and replays. No schema
+     * change, no rebuild step.
+     */
+    static boolean cheap(Scenario s) {
+        // sub-second updated_at is left out until the open engine bug of SparkScenarioTest
+        // (setAsideRecordsKeepEveryValueExactly: error-log timestamps cut to milliseconds) is fixed
+        if (s.batches().size() != 2 || s.plan().size() != 2 || s.engineRuns() != 2 || s.changesSchema()
+                || s.subSecond()) {
+            return false;
+        }
+        Scenario.Step first = s.plan().get(0);
+        Scenario.Step second = s.plan().get(1);
+        return first.operation() == ReferenceModel.Operation.RUN && second.operation() == ReferenceModel.Operation.RUN
+                && first.deliver().equals(List.of(1)) && second.deliver().equals(List.of(0));
     }
 }

@@ -53,10 +53,24 @@ final class SparkTestDatabase implements TestDatabase {
     public String sqlType(ColumnType type) {
         return switch (type) {
             case INTEGER -> "INT";
+            case BIGINT -> "BIGINT";
+            case DECIMAL -> "DECIMAL(12, 3)";
             case VARCHAR -> "STRING";
             case DATE -> "DATE";
             case TIMESTAMP -> "TIMESTAMP";
         };
+    }
+
+    /** Delta tables have no indexes. */
+    @Override
+    public boolean indexes() {
+        return false;
+    }
+
+    /** Delta's form of a type change (the raw tables enable type widening, see {@link #rename}). */
+    @Override
+    public String widenColumn(String table, String column, ColumnType type) {
+        return "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE " + sqlType(type);
     }
 
     @Override
@@ -70,11 +84,12 @@ final class SparkTestDatabase implements TestDatabase {
 
     /**
      * The SQL with the suite's schema names prefixed. The suite's own raw tables (created with unquoted names; the
-     * engine quotes every name) get Delta column mapping, without which Delta refuses the suite's DROP COLUMN.
+     * engine quotes every name) get Delta column mapping, without which Delta refuses the suite's DROP COLUMN, and
+     * type widening, without which it refuses INT to BIGINT.
      */
     static String rename(String sql, String prefix) {
         if (RAW_TABLE.matcher(sql).find()) {
-            sql = sql + " TBLPROPERTIES ('delta.columnMapping.mode' = 'name')";
+            sql = sql + " TBLPROPERTIES ('delta.columnMapping.mode' = 'name', 'delta.enableTypeWidening' = 'true')";
         }
         Matcher m = QUALIFIER.matcher(sql);
         String out = m.replaceAll(r -> Matcher.quoteReplacement(r.group(1) + prefix + r.group(2).toLowerCase(Locale.ROOT)

@@ -33,6 +33,8 @@ public final class H2TestDatabase implements TestDatabase {
     public String sqlType(ColumnType type) {
         return switch (type) {
             case INTEGER -> "INTEGER";
+            case BIGINT -> "BIGINT";
+            case DECIMAL -> "DECIMAL(12, 3)";
             case VARCHAR -> "VARCHAR(40)";
             case DATE -> "DATE";
             case TIMESTAMP -> "TIMESTAMP";

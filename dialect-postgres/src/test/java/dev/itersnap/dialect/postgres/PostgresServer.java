@@ -74,6 +74,29 @@ public final class PostgresServer {
         return dataSource(baseUrl + name, user, password);
     }
 
+    /** A new database copied from one made by {@link #newDatabase()} (which must have no open session). */
+    public DataSource copy(DataSource template) {
+        String source = ((PGSimpleDataSource) template).getDatabaseName();
+        String name = "itersnap_t" + ProcessHandle.current().pid() + "_" + COUNTER.incrementAndGet();
+        for (int attempt = 1; ; attempt++) {
+            try (Connection c = admin.getConnection(); Statement st = c.createStatement()) {
+                st.execute("CREATE DATABASE " + name + " TEMPLATE " + source);
+                return dataSource(baseUrl + name, user, password);
+            } catch (SQLException e) {
+                // 55006: a session of the source is still closing (the server ends it just after the client)
+                if (!"55006".equals(e.getSQLState()) || attempt == 50) {
+                    throw new IllegalStateException("cannot copy test database " + source + ": " + e.getMessage(), e);
+                }
+                try {
+                    Thread.sleep(20);
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException(ie);
+                }
+            }
+        }
+    }
+
     /** Drops a database made by {@link #newDatabase()}, closing its sessions. */
     public void drop(DataSource database) {
         String name = ((PGSimpleDataSource) database).getDatabaseName();

@@ -12,6 +12,11 @@ public final class PostgresTestDatabase implements TestDatabase {
     }
 
     @Override
+    public DataSource copyOf(DataSource database) {
+        return PostgresServer.get().copy(database);
+    }
+
+    @Override
     public void discard(DataSource database) {
         PostgresServer.get().drop(database);
     }
@@ -20,6 +25,8 @@ public final class PostgresTestDatabase implements TestDatabase {
     public String sqlType(ColumnType type) {
         return switch (type) {
             case INTEGER -> "integer";
+            case BIGINT -> "bigint";
+            case DECIMAL -> "numeric(12, 3)";
             case VARCHAR -> "varchar(40)";
             case DATE -> "date";
             case TIMESTAMP -> "timestamp";
