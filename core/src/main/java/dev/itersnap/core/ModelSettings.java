@@ -73,8 +73,10 @@ public final class ModelSettings {
     public Duration lockTimeout() { return lockTimeout; }
 
     /**
-     * The settings that decide what the history contains, one per line in a fixed order: the model's logic.
-     * {@code lock_timeout} and {@code metadata_schema} are not part of it.
+     * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
+     * fixed order: the model's logic. {@code target} and {@code metadata_schema} are part of it (in lower case, as
+     * unquoted identifiers are case-insensitive); {@code lock_timeout} is not. A key that an older fingerprint lacks
+     * is not a change.
      */
     public String logic() {
         return "source: " + source.replaceAll("\\s+", " ") + "\n"
@@ -85,7 +87,9 @@ public final class ModelSettings {
                 + "check_cols: " + (checkCols == null ? "all" : checkCols) + "\n"
                 + "hard_deletes: " + hardDeletes.name().toLowerCase(Locale.ROOT) + "\n"
                 + "delete_when: " + (deleteWhen == null ? "" : deleteWhen) + "\n"
-                + "column_names: " + columnNames.asMap() + "\n";
+                + "column_names: " + columnNames.asMap() + "\n"
+                + "target: " + target.toString().toLowerCase(Locale.ROOT) + "\n"
+                + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n";
     }
 
     @Override

@@ -37,6 +37,9 @@ final class Slf4jListener implements SnapshotListener {
             LOG.warn("[{}] batch {}: rows set aside in the error log: {}", e.model(), e.sequence(), e.reasons());
         } else if (event instanceof SnapshotEvent.SchemaChange e) {
             LOG.warn("[{}] schema change: added {}, missing from source {}", e.model(), e.added(), e.missing());
+        } else if (event instanceof SnapshotEvent.LedgerRepaired e) {
+            LOG.warn("[{}] the ledger lost the entries of batches {} that the history carries; replaying from {}",
+                    e.model(), e.sequences(), e.sequences().get(0));
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             LOG.error("[{}] timeline check failed for {} keys, e.g. {}", e.model(), e.keys(), e.examples());
         }

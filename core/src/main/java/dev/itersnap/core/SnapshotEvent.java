@@ -47,4 +47,10 @@ public sealed interface SnapshotEvent {
 
     /** The timeline check after the run found keys breaking the SCD2 invariants. */
     record TimelineViolation(String model, String runId, long keys, List<String> examples) implements SnapshotEvent { }
+
+    /**
+     * The history carries batches whose ledger entries were lost (deleted by hand): the history is replayed from the
+     * first of them, never applied over. {@code sequences} are the lost batches.
+     */
+    record LedgerRepaired(String model, String runId, List<Object> sequences) implements SnapshotEvent { }
 }

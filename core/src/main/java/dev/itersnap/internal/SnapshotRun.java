@@ -96,13 +96,15 @@ final class SnapshotRun {
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
         resolve();
+        own();
         recover();
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m.sequenceType());
+        Seq lostFrom = checkLedger(applied);
         Discovery source = discover();
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
-        boolean late = detect(fresh, applied, source);
+        boolean late = detect(fresh, applied, source, lostFrom);
         TreeSet<Seq> batches = new TreeSet<>(fresh);
         if (replayPoint != null) {
             batches.addAll(applied.tailMap(replayPoint, true).keySet());
@@ -148,6 +150,131 @@ final class SnapshotRun {
                     + ", which is not a DATE, TIMESTAMP, number or string type");
         }
         tables = new ModelTables(dialect, m);
+    }
+
+    /**
+     * Step 1b: the history table and this metadata schema must belong together, checked before anything is written.
+     * A target owned by another model (the owners table here, or the comment the table carries), by this model under
+     * another metadata schema, or by no model (history that no ledger here records) is refused; so is a run whose
+     * model owns another table, and a missing or emptied history whose ledger records inserted rows. A full refresh
+     * into a new or empty table starts the model over there. A target that no row records yet is registered.
+     */
+    private void own() {
+        if (targetColumns != null) {
+            requireBookkeeping(); // not a history table at all: a setting points at the wrong table
+        }
+        String key = m.target().toString();
+        String schemaName = m.metadataSchema();
+        boolean exists = targetColumns != null;
+        String rowOwner = store.ownerOf(key);
+        if (rowOwner != null && !rowOwner.equals(settings.name())) {
+            throw notOwned("target " + key + " belongs to model '" + rowOwner + "' (metadata schema " + schemaName
+                    + "); two models cannot share a history table. Point target at a table of its own (a new one is "
+                    + "built by the next run, or by full-refresh --yes)");
+        }
+        String[] mark;
+        try {
+            mark = exists ? ModelTables.parseOwnerComment(jdbc.tableComment(m.target())) : null;
+        } catch (SQLException e) {
+            throw jdbc.failure("check owner", null, e);
+        }
+        if (mark != null && !(mark[0].equals(settings.name()) && mark[1].equalsIgnoreCase(schemaName))) {
+            throw notOwned(mark[0].equals(settings.name())
+                    ? "target " + key + " is the history of this model under metadata schema " + mark[1] + ", not "
+                            + schemaName + ", whose ledger does not hold it. Set metadata_schema back to " + mark[1]
+                            + ", or point target at a new table and run full-refresh --yes (it rebuilds from the "
+                            + "batches the source holds)"
+                    : "target " + key + " belongs to model '" + mark[0] + "' (metadata schema " + mark[1] + "); two "
+                            + "models cannot share a history table. Point target at a table of its own (a new one is "
+                            + "built by the next run, or by full-refresh --yes)");
+        }
+        String mine = store.targetOf();
+        boolean hasRows = exists && !jdbc.queryFirst(tables.anyHistoryRow(), rs -> 1).isEmpty();
+        long[] ledger = store.ledgerSize();
+        if (mine != null && !mine.equals(key)) {
+            if (operation == Operation.FULL_REFRESH && !hasRows) {
+                startOver(key, exists);
+                return;
+            }
+            throw notOwned("the history of this model is " + mine + " (metadata schema " + schemaName + "); its target"
+                    + " is now " + key + ", which it does not own. Set target back to " + mine + ", or build " + key
+                    + " from the batches the source holds with full-refresh --yes (" + mine + " is left as it is)");
+        }
+        if (!hasRows && ledger[1] > 0) {
+            if (operation == Operation.FULL_REFRESH) {
+                startOver(key, exists);
+                return;
+            }
+            throw notOwned("target " + key + " is " + (exists ? "empty" : "missing") + ", but the ledger in metadata "
+                    + "schema " + schemaName + " records " + ledger[0] + " applied batches that inserted " + ledger[1]
+                    + " versions into it. Nothing was written. full-refresh --yes rebuilds it from the batches the "
+                    + "source holds (batches no longer in the source are lost with the old table)");
+        }
+        if (hasRows && ledger[0] == 0 && mine == null) {
+            throw notOwned(mark != null
+                    ? "target " + key + " was built by this model in metadata schema " + schemaName + ", whose ledger "
+                            + "no longer holds it (the metadata was dropped or recreated); applying batches over it "
+                            + "would apply them twice. Point target at a new table and run full-refresh --yes (it "
+                            + "rebuilds from the batches the source holds), or drop " + key + " if its history is not "
+                            + "needed"
+                    : "target " + key + " holds history that no ledger in metadata schema " + schemaName + " records "
+                            + "(built by another model, under another metadata_schema, or before its metadata was "
+                            + "dropped); applying batches over it would apply them twice. Point target at a new table "
+                            + "and run full-refresh --yes (it rebuilds from the batches the source holds), or drop "
+                            + key + " if its history is not needed");
+        }
+        if (mine == null) {
+            store.own(key, runId);
+            if (exists && mark == null) {
+                jdbc.update(tables.markOwner()); // a history built before owners were recorded
+            }
+            jdbc.commit("register owner");
+        }
+    }
+
+    /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
+    private void startOver(String key, boolean exists) {
+        store.forgetAll();
+        if (archiveColumns != null) {
+            jdbc.update(tables.clear(m.archive()));
+        }
+        if (pendingColumns != null) {
+            jdbc.update(tables.clear(m.pending()));
+        }
+        store.own(key, runId);
+        if (exists) {
+            jdbc.update(tables.markOwner());
+        }
+        jdbc.commit("start over");
+    }
+
+    private ItersnapException notOwned(String message) {
+        return new ItersnapException(ErrorCode.TARGET_NOT_OWNED, "model '" + settings.name() + "': " + message);
+    }
+
+    /**
+     * Step 2b: every sequence the history records (opened or closed a version) must be in the ledger. One that is
+     * not was applied and its ledger entry lost (a row deleted by hand): applying it again from the source would
+     * apply it twice, so it joins the applied batches as a lost one and the history is replayed from the first lost
+     * batch (a lost batch the source no longer holds is reproduced from the history). Returns that batch, or null.
+     */
+    private Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied) {
+        if (targetColumns == null) {
+            return null;
+        }
+        TreeSet<Seq> lost = new TreeSet<>();
+        jdbc.query(tables.historySequences(), rs -> lost.add(new Seq(m.sequenceType(),
+                m.sequenceType().read(rs, 1))));
+        lost.removeAll(applied.keySet());
+        if (lost.isEmpty()) {
+            return null;
+        }
+        for (Seq s : lost) {
+            applied.put(s, new MetadataStore.Entry(s, null, null, false, true));
+        }
+        listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
+                lost.stream().map(Seq::value).toList()));
+        return lost.first();
     }
 
     /**
@@ -235,11 +362,13 @@ final class SnapshotRun {
     }
 
     /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */
-    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        Seq point = null;
+    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source,
+                           Seq lostFrom) {
+        Seq point = lostFrom;
         if (operation == Operation.REPLAY) {
             try {
-                point = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+                Seq asked = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+                point = point == null || asked.compareTo(point) < 0 ? asked : point;
             } catch (IllegalArgumentException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot replay"
                         + " from " + replayFrom + ": " + e.getMessage() + " (sequence_by '" + m.sequenceBy()
@@ -247,7 +376,8 @@ final class SnapshotRun {
             }
         }
         if (operation == Operation.FULL_REFRESH && !applied.isEmpty() && !source.sequences().isEmpty()) {
-            point = source.sequences().first();
+            Seq first = source.sequences().first();
+            point = point == null || first.compareTo(point) < 0 ? first : point;
         }
         boolean late = false;
         if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
@@ -274,6 +404,7 @@ final class SnapshotRun {
         List<String> missing = new ArrayList<>();
         if (targetColumns == null) {
             dialect.createTable(tables.history()).forEach(s -> jdbc.update(s.inStep("create history table")));
+            jdbc.update(tables.markOwner());
         } else {
             requireBookkeeping();
             for (SourceColumn src : m.sourceColumns()) {
@@ -428,7 +559,7 @@ final class SnapshotRun {
                 }
             });
             MetadataStore.Entry entry = applied.get(s);
-            boolean fullPicture = full && entry != null && entry.deletionTime() != null;
+            boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
             jdbc.update(dialect.stageReproduced(m, s.value(), notYet, fullPicture));
         }
         if (!transactional && replayPoint != null) {

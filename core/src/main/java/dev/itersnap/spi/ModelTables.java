@@ -140,6 +140,45 @@ public final class ModelTables {
                 + q(column) + " IS NOT NULL");
     }
 
+    /** The comment a history table carries naming its owner: the model and the metadata schema. */
+    public String ownerComment() {
+        return "itersnap history of model " + m.name() + " in metadata schema " + m.metadataSchema();
+    }
+
+    /** Reads {@link #ownerComment()}: model and metadata schema, or null when {@code comment} is not one. */
+    public static String[] parseOwnerComment(String comment) {
+        if (comment == null) {
+            return null;
+        }
+        java.util.regex.Matcher mt = java.util.regex.Pattern.compile(
+                "itersnap history of model ([A-Za-z0-9_]+) in metadata schema ([A-Za-z0-9_]+)").matcher(comment);
+        return mt.find() ? new String[] {mt.group(1), mt.group(2)} : null;
+    }
+
+    /**
+     * Marks the history table with its owner ({@link #ownerComment()}) as a table comment, which every database
+     * keeps with the table, also when the metadata schema is dropped or another one is used. Names only (validated
+     * identifiers), no value from data.
+     */
+    public Statement markOwner() {
+        return Statement.of("register owner", "COMMENT ON TABLE " + name(m.target()) + " IS '" + ownerComment()
+                + "'");
+    }
+
+    /** One row of the history table, if it has any. */
+    public Statement anyHistoryRow() {
+        return Statement.of("check owner", "SELECT 1 FROM " + name(m.target()));
+    }
+
+    /** The distinct non-NULL sequences the history records (opened or closed a version). */
+    public Statement historySequences() {
+        String opened = q(m.meta().openedSeq());
+        String closed = q(m.meta().closedSeq());
+        return Statement.of("check ledger", "SELECT " + opened + " FROM " + name(m.target()) + " WHERE " + opened
+                + " IS NOT NULL UNION SELECT " + closed + " FROM " + name(m.target()) + " WHERE " + closed
+                + " IS NOT NULL");
+    }
+
     /** The distinct sequences of the archive. */
     public Statement archivedSequences() {
         return Statement.of("recover", "SELECT DISTINCT " + q(m.sequenceBy()) + " FROM " + name(m.archive()));

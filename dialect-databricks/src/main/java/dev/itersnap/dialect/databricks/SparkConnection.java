@@ -153,14 +153,21 @@ final class SparkConnection implements InvocationHandler {
                 });
     }
 
-    /** One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS) when the table exists, else none. */
+    /**
+     * One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS: the table's comment) when the table exists,
+     * else none.
+     */
     private ResultSet tables(String catalog, String schema, String table) throws SQLException {
         checkOpen();
         String s = schema != null ? schema : spark.catalog().currentDatabase();
         String qualified = (catalog != null ? quote(catalog) + "." : "") + quote(s) + "." + quote(table);
         boolean exists;
+        String comment = null;
         try {
             exists = spark.catalog().tableExists(qualified);
+            if (exists) {
+                comment = spark.catalog().getTable(qualified).description();
+            }
         } catch (Exception e) { // AnalysisException is a checked exception to Java
             throw SparkSql.translate(e);
         }
@@ -171,7 +178,7 @@ final class SparkConnection implements InvocationHandler {
         List<Object[]> rows = new ArrayList<>();
         if (exists) {
             rows.add(new Object[] {catalog != null ? catalog : spark.catalog().currentCatalog(), s, table, "TABLE",
-                    null});
+                    comment});
         }
         return SparkResultSet.of(new SparkResultSet.Table(columns, rows), null, zone());
     }
