@@ -60,6 +60,11 @@ final class ConsoleListener implements SnapshotListener {
             return "ledger repaired: the history carries " + e.sequences().size() + " batches the ledger lost ("
                     + e.sequences().stream().map(SequenceText::of).collect(Collectors.joining(", "))
                     + "); replaying from " + SequenceText.of(e.sequences().get(0));
+        } else if (event instanceof SnapshotEvent.RowsAddedToAppliedBatch e) {
+            return "warning: batch " + SequenceText.of(e.sequence()) + ": the source holds " + rows(e.sourceRows())
+                    + ", " + e.appliedRows() + " were applied; the " + rows(e.sourceRows() - e.appliedRows())
+                    + " added since are not in the history (replay --from " + SequenceText.of(e.sequence())
+                    + " applies them)";
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             return "timeline check failed for " + e.keys() + " keys, e.g. " + e.examples();
         }

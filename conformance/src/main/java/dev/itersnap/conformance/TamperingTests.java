@@ -257,4 +257,36 @@ public abstract class TamperingTests extends ConformanceTestBase {
         assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
         assertThat(fixture.history(TARGET)).hasSize(1);
     }
+
+    /**
+     * Rows added to a batch after it was applied (a late file committed in two parts with a run in between) are
+     * never dropped silently: the next run reports them with the ledger's count, and a replay from the batch
+     * applies them.
+     */
+    @Test
+    void rowsAddedToAnAppliedBatchAreReportedAndAReplayAppliesThem() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        for (int id = 1; id <= 6; id++) {
+            if (id == 4) {
+                fixture.run(m); // the first part of the file is applied
+            }
+            raw.insert(id, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        }
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.RowsAddedToAppliedBatch.class)).singleElement().satisfies(e -> {
+            assertThat(e.sequence()).isEqualTo(date("2024-01-01"));
+            assertThat(e.sourceRows()).isEqualTo(6);
+            assertThat(e.appliedRows()).isEqualTo(3);
+        });
+        fixture.engine(null).replayFrom(m, "2024-01-01");
+        assertThat(fixture.history(TARGET)).hasSize(6);
+        events.clear();
+        fixture.engine(events).run(m);
+        assertThat(events.of(SnapshotEvent.RowsAddedToAppliedBatch.class)).isEmpty();
+    }
 }

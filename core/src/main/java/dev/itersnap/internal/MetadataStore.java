@@ -30,7 +30,7 @@ public final class MetadataStore {
      * One applied batch. {@code lost} marks a batch the history carries but the ledger lost (tampering): it is
      * replayed, never applied over.
      */
-    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, boolean lost) {
+    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, boolean lost, long sourceRows) {
     }
 
     /** One known source column and the batch that introduced it (null: there from the first batch). */
@@ -110,10 +110,10 @@ public final class MetadataStore {
     TreeMap<Seq, Entry> ledger(ValueType sequenceType) {
         MetadataSchema.Ledger l = schema.ledger();
         TreeMap<Seq, Entry> out = new TreeMap<>();
-        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced()),
-                l.model()), rs -> {
+        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced(),
+                l.sourceRows()), l.model()), rs -> {
                     Seq s = Seq.parse(sequenceType, rs.getString(1));
-                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), rs.getBoolean(4), false));
+                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), rs.getBoolean(4), false, rs.getLong(5)));
                     return null;
                 });
         return out;

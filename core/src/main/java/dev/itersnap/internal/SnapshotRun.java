@@ -45,8 +45,8 @@ final class SnapshotRun {
         }
     }
 
-    /** The sequences in the source, and whether some rows have none. */
-    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence) {
+    /** The sequences in the source with their rows (when the dialect counts them), and whether some rows have none. */
+    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows) {
     }
 
     private final Jdbc jdbc;
@@ -109,6 +109,7 @@ final class SnapshotRun {
         if (replayPoint != null) {
             batches.addAll(applied.tailMap(replayPoint, true).keySet());
         }
+        warnAboutGrownBatches(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
@@ -270,7 +271,7 @@ final class SnapshotRun {
             return null;
         }
         for (Seq s : lost) {
-            applied.put(s, new MetadataStore.Entry(s, null, null, false, true));
+            applied.put(s, new MetadataStore.Entry(s, null, null, false, true, 0));
         }
         listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
                 lost.stream().map(Seq::value).toList()));
@@ -348,17 +349,40 @@ final class SnapshotRun {
             pendingUsed = !pending.isEmpty();
         }
         TreeSet<Seq> seqs = new TreeSet<>();
+        Map<Seq, Long> rows = new java.util.HashMap<>();
         boolean[] nulls = {false};
         jdbc.query(dialect.discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
             } else {
-                seqs.add(new Seq(m.sequenceType(), v));
+                Seq s = new Seq(m.sequenceType(), v);
+                seqs.add(s);
+                if (rs.getMetaData().getColumnCount() > 1) {
+                    rows.put(s, rs.getLong(2));
+                }
             }
             return null;
         });
-        return new Discovery(seqs, nulls[0]);
+        return new Discovery(seqs, nulls[0], rows);
+    }
+
+    /**
+     * Rows added to a batch after it was applied (a late file committed in two parts with a run in between) are not
+     * applied by later runs, which see the batch as applied: each applied batch that this run does not apply again
+     * and whose rows in the source outnumber those the ledger recorded is reported, so that nothing is dropped
+     * silently. A {@code replay --from} the batch applies them.
+     */
+    private void warnAboutGrownBatches(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source,
+                                       TreeSet<Seq> batches) {
+        for (MetadataStore.Entry e : applied.values()) {
+            Long now = source.rows().get(e.sequence());
+            if (now != null && !e.lost() && !e.reproduced() && now > e.sourceRows()
+                    && !batches.contains(e.sequence())) {
+                listener.onEvent(new SnapshotEvent.RowsAddedToAppliedBatch(settings.name(), runId,
+                        e.sequence().value(), now, e.sourceRows()));
+            }
+        }
     }
 
     /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */

@@ -328,8 +328,8 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     @Override
     public Statement discoverSequences(ResolvedModel m) {
-        return Statement.of("discover", "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m)
-                + " s");
+        return Statement.of("discover", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*) FROM " + sourceRelation(m)
+                + " s GROUP BY " + col("s", m.sequenceBy()));
     }
 
     /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
