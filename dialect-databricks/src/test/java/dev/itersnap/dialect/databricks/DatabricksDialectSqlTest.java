@@ -175,7 +175,7 @@ class DatabricksDialectSqlTest {
         m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
         assertThat(metadata).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
                 .doesNotContain("VARCHAR").doesNotContain("itersnap_lock"))
-                .filteredOn(sql -> sql.startsWith("CREATE TABLE")).hasSize(4)
+                .filteredOn(sql -> sql.startsWith("CREATE TABLE")).hasSize(5)
                 .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA"));
         List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
         scratch.addAll(sql(dialect.createTable(tables.work())));
