@@ -298,7 +298,7 @@ public final class MetadataStore {
                 .sql(" ORDER BY " + q(r.startedAt()) + " DESC").build();
         Jdbc.Row<RunRow> row = rs -> new RunRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getObject(4),
                 rs.getObject(5), (Integer) rs.getObject(6, Integer.class), (Boolean) rs.getObject(7, Boolean.class),
-                rs.getString(8), rs.getString(9), rs.getString(10));
+                rs.getString(8), dev.itersnap.core.Secrets.mask(rs.getString(9)), rs.getString(10));
         return limit > 0 ? jdbc.query(s, row).stream().limit(limit).toList() : jdbc.query(s, row);
     }
 

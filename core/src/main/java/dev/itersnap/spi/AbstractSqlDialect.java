@@ -190,11 +190,21 @@ public abstract class AbstractSqlDialect implements Dialect {
         return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
     }
 
-    /** dbt_scd_id from key, updated_at and the batch's sequence text, plus a marker. */
+    /**
+     * dbt_scd_id from key, updated_at and the batch's sequence text, plus a marker. The parts are joined with
+     * {@code |}; the parts of a composite key escape {@code \} and {@code |} first, so that {@code ('a|b', 'c')} and
+     * {@code ('a', 'b|c')} get different ids (a single key cannot collide that way: the parts after it are times
+     * and sequences, which hold no {@code |}; its ids stay those of earlier versions).
+     */
     protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String marker) {
         List<String> parts = new ArrayList<>();
         for (String k : m.keys()) {
-            parts.add("COALESCE(" + toText(col(alias, k)) + ", '')");
+            String text = "COALESCE(" + toText(col(alias, k)) + ", '')";
+            if (m.keys().size() > 1) {
+                text = "REPLACE(REPLACE(" + text + ", " + stringLiteral("\\") + ", " + stringLiteral("\\\\") + "), "
+                        + stringLiteral("|") + ", " + stringLiteral("\\|") + ")";
+            }
+            parts.add(text);
             parts.add("'|'");
         }
         parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");

@@ -8,9 +8,9 @@ package dev.itersnap.spi;
 public final class Capabilities {
     /**
      * Transactional DML, primary keys, indexes, INSERT row counts and subqueries in UPDATE; no {@code CREATE OR
-     * REPLACE TABLE}.
+     * REPLACE TABLE}; no known identifier limit.
      */
-    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, true, false);
+    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, true, false, 0);
 
     private final boolean transactionalDml;
     private final boolean primaryKeys;
@@ -18,15 +18,17 @@ public final class Capabilities {
     private final boolean insertRowCounts;
     private final boolean subqueriesInUpdate;
     private final boolean createOrReplaceTable;
+    private final int maxIdentifierLength;
 
     private Capabilities(boolean transactionalDml, boolean primaryKeys, boolean indexes, boolean insertRowCounts,
-                         boolean subqueriesInUpdate, boolean createOrReplaceTable) {
+                         boolean subqueriesInUpdate, boolean createOrReplaceTable, int maxIdentifierLength) {
         this.transactionalDml = transactionalDml;
         this.primaryKeys = primaryKeys;
         this.indexes = indexes;
         this.insertRowCounts = insertRowCounts;
         this.subqueriesInUpdate = subqueriesInUpdate;
         this.createOrReplaceTable = createOrReplaceTable;
+        this.maxIdentifierLength = maxIdentifierLength;
     }
 
     /**
@@ -68,36 +70,51 @@ public final class Capabilities {
         return createOrReplaceTable;
     }
 
+    /**
+     * The longest identifier (table, schema, column, index name) the database accepts, in characters of the plain
+     * ASCII identifiers itersnap uses; 0 when unknown. Settings naming longer ones are refused before anything is
+     * written, and derived names (scratch, archive, pending tables, indexes) that would be longer are shortened with a
+     * hash so that they fit.
+     */
+    public int maxIdentifierLength() {
+        return maxIdentifierLength;
+    }
+
+    public Capabilities maxIdentifierLength(int value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate,
+                createOrReplaceTable, value);
+    }
+
     public Capabilities transactionalDml(boolean value) {
-        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, createOrReplaceTable);
+        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities primaryKeys(boolean value) {
         return new Capabilities(transactionalDml, value, indexes, insertRowCounts, subqueriesInUpdate,
-                createOrReplaceTable);
+                createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities indexes(boolean value) {
         return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, subqueriesInUpdate,
-                createOrReplaceTable);
+                createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities insertRowCounts(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, value, subqueriesInUpdate, createOrReplaceTable);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, value, subqueriesInUpdate, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities subqueriesInUpdate(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value, createOrReplaceTable);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities createOrReplaceTable(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, value);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, subqueriesInUpdate, value, maxIdentifierLength);
     }
 
     @Override
     public String toString() {
         return "Capabilities[transactionalDml=" + transactionalDml + ", primaryKeys=" + primaryKeys + ", indexes="
                 + indexes + ", insertRowCounts=" + insertRowCounts + ", subqueriesInUpdate=" + subqueriesInUpdate
-                + ", createOrReplaceTable=" + createOrReplaceTable + "]";
+                + ", createOrReplaceTable=" + createOrReplaceTable + ", maxIdentifierLength=" + maxIdentifierLength + "]";
     }
 }

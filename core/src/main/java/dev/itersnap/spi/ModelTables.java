@@ -66,8 +66,8 @@ public final class ModelTables {
         List<String> key = new ArrayList<>(m.keys());
         key.add(n.validTo());
         String base = m.target().table();
-        return b.index(m.id(base + "_itersnap_key"), key).index(m.id(base + "_itersnap_opened"), List.of(n.openedSeq()))
-                .index(m.id(base + "_itersnap_closed"), List.of(n.closedSeq())).build();
+        return b.index(m.fit(base + "_itersnap_key"), key).index(m.fit(base + "_itersnap_opened"),
+                List.of(n.openedSeq())).index(m.fit(base + "_itersnap_closed"), List.of(n.closedSeq())).build();
     }
 
     /**
@@ -78,7 +78,7 @@ public final class ModelTables {
     public TableSpec archive() {
         TableSpec.Builder b = sourceColumns(TableSpec.builder(m.archive(), Creation.IF_NOT_EXISTS).widenable());
         return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
-                .index(m.id(m.archive().table() + "_ix"), sequenceAndKey()).build();
+                .index(m.fit(m.archive().table() + "_ix"), sequenceAndKey()).build();
     }
 
     /**
@@ -96,7 +96,7 @@ public final class ModelTables {
     public TableSpec stage() {
         TableSpec.Builder b = sourceColumns(TableSpec.builder(m.stage(), Creation.SCRATCH));
         return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
-                .column(m.id(REPRO), ColumnType.bool()).index(m.id(m.stage().table() + "_ix"), sequenceAndKey())
+                .column(m.id(REPRO), ColumnType.bool()).index(m.fit(m.stage().table() + "_ix"), sequenceAndKey())
                 .build();
     }
 
@@ -106,7 +106,7 @@ public final class ModelTables {
         return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
                 .column(m.id(ACTION), ColumnType.text(8)).column(m.id(KEEP), ColumnType.bool())
                 .column(m.id(VFROM), ColumnType.like(m.updatedAtColumn()))
-                .column(m.id(CHANGED), ColumnType.json()).index(m.id(m.work().table() + "_ix"), m.keys()).build();
+                .column(m.id(CHANGED), ColumnType.json()).index(m.fit(m.work().table() + "_ix"), m.keys()).build();
     }
 
     private TableSpec.Builder sourceColumns(TableSpec.Builder b) {
@@ -142,7 +142,7 @@ public final class ModelTables {
 
     /** The comment a history table carries naming its owner: the model and the metadata schema. */
     public String ownerComment() {
-        return "itersnap history of model " + m.name() + " in metadata schema " + m.metadataSchema();
+        return "itersnap history of model " + m.name() + " with metadata in " + m.metadataSchema();
     }
 
     /** Reads {@link #ownerComment()}: model and metadata schema, or null when {@code comment} is not one. */
@@ -151,7 +151,7 @@ public final class ModelTables {
             return null;
         }
         java.util.regex.Matcher mt = java.util.regex.Pattern.compile(
-                "itersnap history of model ([A-Za-z0-9_]+) in metadata schema ([A-Za-z0-9_]+)").matcher(comment);
+                "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([A-Za-z0-9_]+)").matcher(comment);
         return mt.find() ? new String[] {mt.group(1), mt.group(2)} : null;
     }
 

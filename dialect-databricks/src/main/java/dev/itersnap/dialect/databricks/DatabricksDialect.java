@@ -37,7 +37,8 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             e -> "unix_millis(" + e + ")");
 
     private static final Capabilities DELTA = Capabilities.STANDARD.transactionalDml(false).primaryKeys(false)
-            .indexes(false).insertRowCounts(false).subqueriesInUpdate(false).createOrReplaceTable(true);
+            .indexes(false).insertRowCounts(false).subqueriesInUpdate(false).createOrReplaceTable(true)
+            .maxIdentifierLength(255);
 
     @Override
     public String name() {

@@ -4,12 +4,13 @@ import dev.itersnap.conformance.TamperingTests;
 import dev.itersnap.conformance.TestDatabase;
 
 /**
- * Tampering with the metadata and the target on local Spark + Delta. Selected: a second model on the same target
- * (the owners table and the table comment on Delta) and the newest ledger row deleted (the repair by replay on a
- * database without transactions). The other cases take the same code paths; {@code -Ditersnap.spark.all=true} runs
- * them.
+ * Tampering with the metadata and the target on local Spark + Delta. Selected: a second model on the same target under
+ * another metadata schema (the owner's comment on a Delta table, read back through the connection's metadata; about
+ * 1.5 minutes). The repair of lost ledger entries by replay on a database without transactions runs on H2 without
+ * transactions ({@code H2NonTransactionalTamperingTest}); a Spark case costs 4 minutes and more (measured: 237 s for
+ * the newest ledger row deleted). {@code -Ditersnap.spark.all=true} runs them all.
  */
-@SparkSelection({"secondModelOnTheSameTargetIsRefused", "deletedNewestLedgerRowIsRepairedByReplay"})
+@SparkSelection({"secondModelUnderAnotherMetadataSchemaIsRefused"})
 class SparkTamperingTest extends TamperingTests {
     @Override
     protected TestDatabase database() {

@@ -24,9 +24,18 @@ import java.util.function.Supplier;
  */
 public final class PostgresDialect extends AbstractSqlDialect {
 
+    /** Identifiers have at most 63 bytes (NAMEDATALEN - 1); longer ones are cut silently by the server. */
+    private static final dev.itersnap.spi.Capabilities CAPABILITIES =
+            dev.itersnap.spi.Capabilities.STANDARD.maxIdentifierLength(63);
+
     @Override
     public String name() {
         return "postgres";
+    }
+
+    @Override
+    public dev.itersnap.spi.Capabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override
