@@ -167,6 +167,54 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
     }
 
     /**
+     * sequence_by widened in the source (INT to BIGINT, through a view the model reads): applied like any widening,
+     * the bookkeeping columns follow, later and late batches work. Changed to another kind of value (DATE to
+     * TIMESTAMP): refused before anything is written, naming the column and both types; cast back, the model runs on.
+     */
+    @Test
+    void sequenceByWidensOrIsRefusedButNeverLeavesTheModelStuck() {
+        RawTable raw = fixture.rawTable("raw_b", "id INT", "status VARCHAR(10)", "updated_at TIMESTAMP", "batch_no INT",
+                "file_date DATE");
+        fixture.execute("CREATE VIEW src_b AS SELECT id, status, updated_at, batch_no FROM raw_b");
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM src_b").uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("batch_no").build();
+        raw.insert(1, "a", ts("2024-01-01 09:00"), 10, date("2024-01-01"));
+        raw.insert(1, "c", ts("2024-01-03 09:00"), 30, date("2024-01-03"));
+        fixture.run(m);
+        fixture.execute("DROP VIEW src_b");
+        fixture.execute("CREATE VIEW src_b AS SELECT id, status, updated_at, CAST(batch_no AS BIGINT) AS batch_no "
+                + "FROM raw_b");
+        raw.insert(1, "b", ts("2024-01-02 09:00"), 20, date("2024-01-02"));
+        raw.insert(1, "d", ts("2024-01-04 09:00"), 40, date("2024-01-04"));
+
+        assertThat(fixture.run(m).lateBatchFound()).isTrue();
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), SnapshotFixture.Version::openedSeq)
+                .containsExactly(tuple("a", 10L), tuple("b", 20L), tuple("c", 30L), tuple("d", 40L));
+        String widened = types(fixture.dataSource(), "SELECT batch_no FROM src_b").get(0).replaceFirst("^\\S+ ", "");
+        assertThat(types(fixture.dataSource(), "SELECT batch_no, dbt_opened_seq, dbt_closed_seq FROM " + TARGET))
+                .as("the column and the bookkeeping columns follow it").allSatisfy(t -> assertThat(t).endsWith(" " + widened));
+
+        ModelSettings byDate = ModelSettings.builder("by_date").target(TARGET + "_d").source("SELECT * FROM src_d")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        fixture.execute("CREATE VIEW src_d AS SELECT id, status, updated_at, file_date FROM raw_b");
+        fixture.run(byDate);
+        List<SnapshotFixture.Version> before = fixture.history(TARGET + "_d");
+        fixture.execute("DROP VIEW src_d");
+        fixture.execute("CREATE VIEW src_d AS SELECT id, status, updated_at, CAST(file_date AS TIMESTAMP) AS file_date "
+                + "FROM raw_b");
+        assertThatThrownBy(() -> fixture.run(byDate)).isInstanceOfSatisfying(ItersnapException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE);
+            assertThat(e.getMessage()).containsIgnoringCase("'file_date'").containsIgnoringCase("date (history)")
+                    .containsIgnoringCase("timestamp");
+        });
+        assertThat(fixture.history(TARGET + "_d")).isEqualTo(before);
+        fixture.execute("DROP VIEW src_d");
+        fixture.execute("CREATE VIEW src_d AS SELECT id, status, updated_at, file_date FROM raw_b");
+        raw.insert(2, "e", ts("2024-01-05 09:00"), 50, date("2024-01-05"));
+        assertThat(fixture.run(byDate).batchesApplied()).as("cast back, the model runs on").isEqualTo(1);
+    }
+
+    /**
      * The version ids of a composite key escape the separator: {@code ('a|b', 'c')} and {@code ('a', 'b|c')} are two
      * keys with two ids.
      */

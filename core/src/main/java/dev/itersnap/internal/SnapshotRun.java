@@ -150,6 +150,20 @@ final class SnapshotRun {
                     + "'updated_at' column '" + m.updatedAt() + "' has type " + m.updatedAtColumn().typeName()
                     + ", which is not a DATE, TIMESTAMP, number or string type");
         }
+        if (targetColumns != null) {
+            SourceColumn history = column(targetColumns, m.sequenceBy());
+            if (history != null && history.valueType() != m.sequenceType()) {
+                // the ledger holds the batches as values of the old type: they would not compare with the new ones
+                throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
+                        + "': sequence_by column '" + m.sequenceBy() + "' changed type from "
+                        + dialect.columnType(history) + " (history) to " + dialect.columnType(m.sequenceColumn())
+                        + " (source), another kind of value than the batches the ledger holds; nothing was written. "
+                        + "Cast it back in the source query (CAST(" + m.sequenceBy() + " AS "
+                        + dialect.columnType(history) + ")), or build a new table with the new type (full-refresh "
+                        + "--yes with a new target). A wider type of the same kind (INT to BIGINT, a longer "
+                        + "VARCHAR) is applied like any widening");
+            }
+        }
         tables = new ModelTables(dialect, m);
     }
 

@@ -342,9 +342,21 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " s GROUP BY " + col("s", m.sequenceBy()));
     }
 
-    /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
+    /**
+     * An expression of a column's value that compares by identity, used in PARTITION BY (exact copies, duplicate
+     * keys) and in the change comparison of tracked columns: the expression itself for types whose equality is
+     * identity; the value's text for types without an equality operator, or whose {@code =} holds for values that
+     * differ (PostgreSQL's json, xml, point; boxes and circles that compare by area; intervals where '1 day' equals
+     * '24 hours').
+     */
     protected String partitionable(SourceColumn column, String expression) {
         return expression;
+    }
+
+    /** {@link #partitionable} of a source column by name (itself for a column the source lacks). */
+    private String comparable(ResolvedModel m, String column, String expression) {
+        SourceColumn c = m.sourceColumn(column);
+        return c == null ? expression : partitionable(c, expression);
     }
 
     /**
@@ -525,22 +537,22 @@ public abstract class AbstractSqlDialect implements Dialect {
         String change;
         List<String> diffParts = new ArrayList<>();
         for (String c : tracked) {
-            diffParts.add("CASE WHEN " + isDistinct(col("c", c), col("s", c)) + " THEN "
-                    + stringLiteral(",\"" + c + "\"") + " ELSE '' END");
+            diffParts.add("CASE WHEN " + isDistinct(comparable(m, c, col("c", c)), comparable(m, c, col("s", c)))
+                    + " THEN " + stringLiteral(",\"" + c + "\"") + " ELSE '' END");
         }
         if (m.settings().strategy() == Strategy.TIMESTAMP) {
             change = "(" + col("s", m.updatedAt()) + " > " + col("c", n.updatedAt()) + ")";
         } else {
             change = tracked.isEmpty() ? "FALSE"
-                    : "(" + tracked.stream().map(c -> isDistinct(col("c", c), col("s", c)))
-                    .collect(Collectors.joining(" OR ")) + ")";
+                    : "(" + tracked.stream().map(c -> isDistinct(comparable(m, c, col("c", c)),
+                    comparable(m, c, col("s", c)))).collect(Collectors.joining(" OR ")) + ")";
         }
         String changed = diffParts.isEmpty() ? "'[]'"
                 : concat(List.of("'['", "SUBSTRING(" + concat(diffParts) + " FROM 2)", "']'"));
         List<String> sameParts = new ArrayList<>();
         for (String c : m.sourceNames()) {
             if (!c.equals(m.sequenceBy()) && !m.keys().contains(c) && !untracked.contains(c)) {
-                sameParts.add("NOT " + isDistinct(col("c", c), col("s", c)));
+                sameParts.add("NOT " + isDistinct(comparable(m, c, col("c", c)), comparable(m, c, col("s", c))));
             }
         }
         String same = sameParts.isEmpty() ? "TRUE" : "(" + String.join(" AND ", sameParts) + ")";

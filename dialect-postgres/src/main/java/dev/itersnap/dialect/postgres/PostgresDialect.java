@@ -89,11 +89,23 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return m.sequenceType() == ValueType.STRING ? new String[] {"", " COLLATE \"C\""} : super.orderedAround(m);
     }
 
-    /** {@code json} and {@code xml} have no equality operator; their text does. */
+    /**
+     * Types whose {@code =} is identity of the value (arrays of them too, {@code _int4} ...). Every other type is
+     * compared as its text: those without an equality operator (json, xml, point, line, path, polygon, ...), those
+     * whose {@code =} holds for different values (box and circle compare areas, interval takes '1 day' for
+     * '24 hours'), and types this list does not know (enums, domains over them, extension types).
+     */
+    private static final java.util.Set<String> IDENTITY_EQUALITY = java.util.Set.of("int2", "int4", "int8",
+            "numeric", "float4", "float8", "money", "varchar", "bpchar", "text", "name", "char", "bool", "date",
+            "time", "timetz", "timestamp", "timestamptz", "bytea", "uuid", "jsonb", "inet", "cidr", "macaddr",
+            "macaddr8", "bit", "varbit", "tsvector", "tsquery", "oid", "pg_lsn", "int4range", "int8range", "numrange",
+            "daterange", "tsrange", "tstzrange");
+
     @Override
     protected String partitionable(SourceColumn column, String expression) {
         String t = column.typeName().toLowerCase(Locale.ROOT);
-        return t.equals("json") || t.equals("xml") ? "CAST(" + expression + " AS TEXT)" : expression;
+        String base = t.startsWith("_") ? t.substring(1) : t;
+        return IDENTITY_EQUALITY.contains(base) ? expression : "CAST(" + expression + " AS TEXT)";
     }
 
     /**
@@ -172,6 +184,16 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 return "timestamp(" + Math.min(6, Math.max(0, c.scale())) + ")";
             case "timestamptz":
                 return "timestamptz(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "time":
+                return "time(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "timetz":
+                return "timetz(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "bit":
+                return c.precision() > 0 && c.precision() < 83_886_080 ? "bit(" + c.precision() + ")" : "bit";
+            case "varbit":
+                return c.precision() > 0 && c.precision() < 83_886_080 ? "varbit(" + c.precision() + ")" : "varbit";
+            case "char":
+                return "\"char\""; // the one-byte internal type, not char(1)
             case "int2": return "smallint";
             case "int4": return "integer";
             case "int8": return "bigint";
