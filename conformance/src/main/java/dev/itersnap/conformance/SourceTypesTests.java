@@ -215,6 +215,50 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
     }
 
     /**
+     * Identifier limits: two model names longer than the database's identifier limit allows for derived names, sharing
+     * a long beginning, get working tables and indexes that fit and stay apart (PostgreSQL cut them to one name:
+     * "relation already exists"), through a late batch; a target or metadata schema longer than the limit is refused
+     * before anything is written, naming the setting and the limit.
+     */
+    @Test
+    void longModelNamesGetDerivedNamesThatFitAndTooLongIdentifiersAreRefused() {
+        RawTable raw = customers(fixture);
+        String shared = "model_with_a_long_name_that_says_where_its_data_comes_from_and_more_";
+        List<ModelSettings> models = new ArrayList<>();
+        for (String end : List.of("a", "b")) {
+            models.add(ModelSettings.builder(shared + end).target("snap_" + end).source(raw.selectAll())
+                    .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date")
+                    .hardDeletes(dev.itersnap.core.HardDeletes.INVALIDATE).build());
+        }
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        models.forEach(fixture::run);
+        raw.insert(1, "Silver", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        models.forEach(m -> assertThat(fixture.run(m).lateBatchFound()).isTrue());
+        assertThat(fixture.essence("snap_a")).hasSize(3).isEqualTo(fixture.essence("snap_b"));
+
+        int limit = fixture.engine(null).dialect().capabilities().maxIdentifierLength();
+        if (limit <= 0) {
+            return;
+        }
+        String tooLong = "t".repeat(limit + 1);
+        ModelSettings longTarget = ModelSettings.builder("short").target(tooLong).source(raw.selectAll())
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        ModelSettings longSchema = ModelSettings.builder("short").target("snap_short").metadataSchema(tooLong)
+                .source(raw.selectAll()).uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        for (ModelSettings m : List.of(longTarget, longSchema)) {
+            assertThatThrownBy(() -> fixture.engine(null).validate(m)).isInstanceOfSatisfying(ItersnapException.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING));
+            assertThatThrownBy(() -> fixture.run(m)).isInstanceOfSatisfying(ItersnapException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING);
+                assertThat(e.getMessage()).containsAnyOf("'target'", "'metadata_schema'")
+                        .contains("at most " + limit);
+            });
+        }
+        assertThat(fixture.tableExists("snap_short")).isFalse();
+    }
+
+    /**
      * The version ids of a composite key escape the separator: {@code ('a|b', 'c')} and {@code ('a', 'b|c')} are two
      * keys with two ids.
      */

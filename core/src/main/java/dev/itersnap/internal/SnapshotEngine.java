@@ -53,6 +53,16 @@ public final class SnapshotEngine {
         return execute(SnapshotRun.Operation.REPLAY, sequence);
     }
 
+    /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */
+    public void validate() {
+        try (Connection c = dataSource.getConnection()) {
+            ModelResolver.resolveSource(new Jdbc(c, settings.name()), dialect, settings);
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
+                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
+        }
+    }
+
     private RunResult execute(SnapshotRun.Operation operation, Object replayFrom) {
         long start = System.nanoTime();
         String runId = UUID.randomUUID().toString();
