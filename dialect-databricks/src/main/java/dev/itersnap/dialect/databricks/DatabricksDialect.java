@@ -110,11 +110,17 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /**
      * Spark SQL's name for the type the JDBC metadata describes: strings of any length are {@code STRING}, a
-     * timestamp without time zone (Spark {@code TIMESTAMP_NTZ}) keeps that name, other types keep the database's name.
+     * timestamp without time zone (Spark {@code TIMESTAMP_NTZ}) keeps that name, other types keep the database's name
+     * (ARRAY, MAP, STRUCT with their element types, VARIANT).
+     *
+     * @throws IllegalArgumentException for intervals, which Delta tables cannot store
      */
     @Override
     public String columnType(SourceColumn c) {
         String name = c.typeName() == null ? "" : c.typeName().toUpperCase(Locale.ROOT);
+        if (name.startsWith("INTERVAL")) {
+            throw new IllegalArgumentException("Delta tables cannot store intervals");
+        }
         switch (c.jdbcType()) {
             case Types.CHAR: case Types.VARCHAR: case Types.NCHAR: case Types.NVARCHAR: case Types.LONGVARCHAR:
             case Types.LONGNVARCHAR: case Types.CLOB: case Types.NCLOB:
@@ -137,6 +143,16 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             default:
                 return name;
         }
+    }
+
+    /**
+     * Maps and variants have no equality in Spark SQL (not in comparisons, not in PARTITION BY), nor do arrays and
+     * structs holding them: they are compared as their JSON text.
+     */
+    @Override
+    protected String partitionable(SourceColumn column, String expression) {
+        String t = column.typeName() == null ? "" : column.typeName().toUpperCase(Locale.ROOT);
+        return t.contains("MAP<") || t.contains("VARIANT") ? "to_json(" + expression + ")" : expression;
     }
 
     /**
