@@ -141,7 +141,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             case Types.TIMESTAMP_WITH_TIMEZONE: return "TIMESTAMP";
             case Types.BINARY: case Types.VARBINARY: case Types.LONGVARBINARY: case Types.BLOB: return "BINARY";
             default:
-                return name;
+                return c.typeName() == null ? name : c.typeName(); // STRUCT field names keep their case
         }
     }
 
