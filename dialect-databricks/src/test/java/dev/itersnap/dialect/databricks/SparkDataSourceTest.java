@@ -99,8 +99,8 @@ class SparkDataSourceTest {
                 day, time, new BigDecimal("12.50"), 10_000_000_000L, true, "O'Brien \\ ?", null, null);
         assertThat(r).containsExactly(java.sql.Date.valueOf(day), java.sql.Timestamp.valueOf(time),
                 new BigDecimal("12.50"), 10_000_000_000L, true, "O'Brien \\ ?", null, true);
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(
-                "SELECT CAST(? AS DATE) AS d, CAST(? AS TIMESTAMP) AS t, CAST(NULL AS BIGINT) AS n")) {
+        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(QuestionMarks.toNamedMarkers(
+                "SELECT CAST(? AS DATE) AS d, CAST(? AS TIMESTAMP) AS t, CAST(NULL AS BIGINT) AS n"))) {
             ps.setObject(1, java.sql.Date.valueOf(day));
             ps.setTimestamp(2, java.sql.Timestamp.valueOf(time));
             try (ResultSet rs = ps.executeQuery()) {
