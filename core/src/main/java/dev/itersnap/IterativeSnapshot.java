@@ -71,6 +71,17 @@ public final class IterativeSnapshot {
     }
 
     /**
+     * Checks the model against the database without writing anything: the source query runs and returns the
+     * configured columns, every column type can be carried into the history exactly, {@code delete_when} parses,
+     * and every identifier fits the database's limit.
+     *
+     * @throws ItersnapException ({@code INVALID_SOURCE}, {@code INVALID_SETTING}) naming the problem
+     */
+    public void validate(ModelSettings model) {
+        engine(model).validate();
+    }
+
+    /**
      * Rebuilds the history from the batches the source still holds, keeping the history that came from batches no
      * longer in the source. Never runs implicitly.
      */

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.Secrets;
 
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -24,7 +25,7 @@ final class ConnectionPool {
         try {
             DriverManager.getDriver(jdbcUrl);
         } catch (SQLException e) {
-            throw new ConfigException("no JDBC driver on the class path accepts " + jdbcUrl + "; this jar bundles H2, "
+            throw new ConfigException("no JDBC driver on the class path accepts " + Secrets.mask(jdbcUrl) + "; this jar bundles H2, "
                     + "PostgreSQL and Databricks. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
                     + ItersnapCommand.class.getName() + " run ...", e);
         }
@@ -42,7 +43,7 @@ final class ConnectionPool {
             while (root.getCause() != null) {
                 root = root.getCause();
             }
-            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "cannot connect to " + jdbcUrl + ": "
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "cannot connect to " + Secrets.mask(jdbcUrl) + ": "
                     + (root.getMessage() == null ? root : root.getMessage()), root);
         }
     }

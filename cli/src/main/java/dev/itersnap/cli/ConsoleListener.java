@@ -56,6 +56,15 @@ final class ConsoleListener implements SnapshotListener {
                 parts.add("no longer in the source (kept, NULL from now on) " + String.join(", ", e.missing()));
             }
             return "schema change: " + String.join("; ", parts);
+        } else if (event instanceof SnapshotEvent.LedgerRepaired e) {
+            return "ledger repaired: the history carries " + e.sequences().size() + " batches the ledger lost ("
+                    + e.sequences().stream().map(SequenceText::of).collect(Collectors.joining(", "))
+                    + "); replaying from " + SequenceText.of(e.sequences().get(0));
+        } else if (event instanceof SnapshotEvent.RowsAddedToAppliedBatch e) {
+            return "warning: batch " + SequenceText.of(e.sequence()) + ": the source holds " + rows(e.sourceRows())
+                    + ", " + e.appliedRows() + " were applied; the " + rows(e.sourceRows() - e.appliedRows())
+                    + " added since are not in the history (replay --from " + SequenceText.of(e.sequence())
+                    + " applies them)";
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             return "timeline check failed for " + e.keys() + " keys, e.g. " + e.examples();
         }

@@ -2,13 +2,14 @@ package dev.itersnap.cli;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.Secrets;
 import picocli.CommandLine;
 
 import java.io.PrintWriter;
 
 /**
  * Turns a failed command into one line on stderr ({@code itersnap: <what went wrong>}) and its exit code; the stack
- * trace only with {@code --verbose}.
+ * trace only with {@code --verbose}. Secrets (passwords, tokens) are masked in both.
  */
 final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
 
@@ -17,7 +18,9 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
         PrintWriter err = command.getErr();
         err.println("itersnap: " + describe(error));
         if (verbose(parsed)) {
-            error.printStackTrace(err);
+            java.io.StringWriter trace = new java.io.StringWriter();
+            error.printStackTrace(new PrintWriter(trace));
+            err.print(Secrets.mask(trace.toString())); // the causes' messages may quote a URL with its password
         }
         err.flush();
         return ExitCodes.of(error);
@@ -30,7 +33,7 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
                 && !message.contains(e.sqlState())) {
             message += " (SQLState " + e.sqlState() + ")";
         }
-        return message.strip().replaceAll("\\s*\\R\\s*", " ");
+        return Secrets.mask(message.strip().replaceAll("\\s*\\R\\s*", " "));
     }
 
     private static boolean verbose(CommandLine.ParseResult parsed) {

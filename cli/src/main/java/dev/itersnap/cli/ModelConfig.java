@@ -1,6 +1,8 @@
 package dev.itersnap.cli;
 
 import com.fasterxml.jackson.core.JacksonException;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -9,7 +11,14 @@ import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Strategy;
 
+import org.yaml.snakeyaml.LoaderOptions;
+
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.CoderResult;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -32,22 +41,68 @@ final class ModelConfig {
     static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
             "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout");
 
-    private static final ObjectMapper YAML = new ObjectMapper(
-            YAMLFactory.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build());
+    /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
+    static final int MAX_BYTES = 1 << 20;
+
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .loaderOptions(loaderOptions())
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(20).maxStringLength(MAX_BYTES)
+                    .maxNumberLength(100).maxDocumentLength(MAX_BYTES).build())
+            .build());
     private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
 
     private ModelConfig() {
     }
 
-    /** Reads and validates the model file. */
+    /** Limits of the YAML parser: no alias bombs, no deep nesting, nothing longer than a model file may be. */
+    private static LoaderOptions loaderOptions() {
+        LoaderOptions o = new LoaderOptions();
+        o.setMaxAliasesForCollections(20);
+        o.setNestingDepthLimit(20);
+        o.setCodePointLimit(MAX_BYTES);
+        o.setAllowRecursiveKeys(false);
+        return o;
+    }
+
+    /**
+     * Reads and validates the model file: at most {@link #MAX_BYTES} bytes (checked before reading), UTF-8 text (a
+     * binary file or another encoding is refused saying so), one YAML document.
+     */
     static ModelSettings load(Path file) {
         try {
-            return parse(Files.readString(file), file.toString());
+            long size = Files.size(file);
+            if (size > MAX_BYTES) {
+                throw new ConfigException("model file " + file + " is " + size + " bytes; a model file is at most "
+                        + MAX_BYTES + " bytes (1 MiB)");
+            }
+            return parse(text(Files.readAllBytes(file), file.toString()), file.toString());
         } catch (NoSuchFileException e) {
             throw new ConfigException("cannot read model file " + file + ": no such file", e);
         } catch (IOException e) {
             throw new ConfigException("cannot read model file " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The bytes of a model file as text: refused when binary (a NUL byte) or not UTF-8; a byte order mark dropped. */
+    static String text(byte[] bytes, String origin) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 0) {
+                throw new ConfigException("model file " + origin + " is a binary file (a NUL byte at offset " + i
+                        + "), not YAML text");
+            }
+        }
+        ByteBuffer in = ByteBuffer.wrap(bytes);
+        CharBuffer out = CharBuffer.allocate(bytes.length);
+        CoderResult r = StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                .onUnmappableCharacter(CodingErrorAction.REPORT).decode(in, out, true);
+        if (r.isError()) {
+            throw new ConfigException("model file " + origin + " is not UTF-8 text (byte 0x"
+                    + String.format("%02X", bytes[in.position()] & 0xFF) + " at offset " + in.position()
+                    + "); save it as UTF-8");
+        }
+        String text = out.flip().toString();
+        return text.startsWith("\uFEFF") ? text.substring(1) : text;
     }
 
     /** Parses YAML text; {@code origin} names it in error messages. */
@@ -116,12 +171,21 @@ final class ModelConfig {
     }
 
     private static Map<String, JsonNode> read(String yaml, String origin) {
+        if (yaml.length() > MAX_BYTES) {
+            throw new ConfigException(origin + " is longer than a model file may be (" + MAX_BYTES + " characters)");
+        }
         JsonNode root;
-        try {
-            root = YAML.readTree(yaml);
+        try (JsonParser parser = YAML.createParser(yaml)) {
+            root = YAML.readTree(parser);
+            if (parser.nextToken() != null) {
+                throw new ConfigException(origin + " holds more than one YAML document (a second one starts at line "
+                        + parser.currentLocation().getLineNr() + "); a model file is one document");
+            }
         } catch (JacksonException e) {
             String where = e.getLocation() == null ? "" : " (line " + e.getLocation().getLineNr() + ")";
             throw new ConfigException(origin + " is not valid YAML" + where + ": " + e.getOriginalMessage(), e);
+        } catch (IOException e) {
+            throw new ConfigException(origin + " cannot be read: " + e.getMessage(), e);
         }
         if (root == null || root.isMissingNode() || root.isNull()) {
             throw new ConfigException(origin + " is empty; expected the model's settings: " + String.join(", ", KEYS));

@@ -47,6 +47,16 @@ final class ModelInspection {
         } catch (SQLException e) {
             throw new ConfigException(model + "cannot read the source query: " + firstLine(e.getMessage()), e);
         }
+        for (int i = 0; i < source.size(); i++) {
+            for (int j = i + 1; j < source.size(); j++) {
+                if (source.get(i).name().equalsIgnoreCase(source.get(j).name())) {
+                    throw new ConfigException(model + "source columns '" + source.get(i).name() + "' and '"
+                            + source.get(j).name() + "' differ only by case; settings, the history and the column "
+                            + "registry match column names case-insensitively, so alias one of them in the source "
+                            + "query");
+                }
+            }
+        }
         List<String> keys = new ArrayList<>();
         for (String k : s.uniqueKey()) {
             keys.add(find(source, "unique_key", k, s));

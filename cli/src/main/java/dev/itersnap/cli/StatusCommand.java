@@ -56,6 +56,10 @@ public final class StatusCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws SQLException {
+        if (runs < 0) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--runs' expected a number "
+                    + "of runs of zero or more, got " + runs);
+        }
         ModelSettings settings = model.load();
         Status s;
         try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {

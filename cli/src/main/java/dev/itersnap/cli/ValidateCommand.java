@@ -17,8 +17,9 @@ import java.util.concurrent.Callable;
 @Command(name = "validate", mixinStandardHelpOptions = true,
         description = {"Checks a model's settings and its source query; writes nothing.",
                 "The source runs (SELECT * FROM (source) s WHERE 1 = 0), unique_key, updated_at, sequence_by and "
-                + "check_cols exist, sequence_by is a DATE, TIMESTAMP, integer, decimal or string column, and "
-                + "delete_when parses.",
+                + "check_cols exist, sequence_by is a DATE, TIMESTAMP, integer, decimal or string column, "
+                + "delete_when parses, every column type can be carried into the history exactly, no two columns "
+                + "differ only by case, and every identifier fits the database's limit.",
                 "Prints \"valid\" and the resolved columns, or exits 2 with one line naming the problem."})
 public final class ValidateCommand implements Callable<Integer> {
     @Spec
@@ -37,6 +38,8 @@ public final class ValidateCommand implements Callable<Integer> {
         try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
             c.setReadOnly(true);
             m = ModelInspection.of(settings, new Sql(c));
+            // what a run checks before it writes: every type carried exactly, identifiers within the limit
+            connection.snapshots(dataSource, event -> { }).validate(settings);
         }
         PrintWriter out = spec.commandLine().getOut();
         out.println("valid: model " + settings.name() + " -> " + settings.target());

@@ -23,6 +23,11 @@ public final class RawTable {
         return name;
     }
 
+    /** The fixture whose database holds the table. */
+    public SnapshotFixture fixture() {
+        return fixture;
+    }
+
     /** The current columns, in order. */
     public List<String> columns() {
         return Collections.unmodifiableList(columns);

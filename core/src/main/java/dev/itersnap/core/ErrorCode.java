@@ -19,6 +19,12 @@ public enum ErrorCode {
      * run; nothing was written. Rebuild with {@code replayFrom}, or run with {@link LogicChange#ACCEPT}.
      */
     LOGIC_CHANGE,
+    /**
+     * The history table and the metadata do not belong together: the target is owned by another model, by this model
+     * under another metadata schema, or by no model (no ledger holds it), or the model's own history is missing while
+     * its ledger records batches. Nothing was written; the message names the owner and the ways forward.
+     */
+    TARGET_NOT_OWNED,
     /** The database rejected a statement; the exception carries the step, the statement and the SQLState. */
     DATABASE_ERROR
 }

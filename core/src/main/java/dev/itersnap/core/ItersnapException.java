@@ -4,7 +4,8 @@ import java.sql.SQLException;
 
 /**
  * The one exception itersnap throws. Unchecked; {@link #code()} says what kind of failure it is. Database failures
- * keep the step of the run, the statement and the SQLState.
+ * keep the step of the run, the statement and the SQLState. Secrets in the message (a password or token of a JDBC URL
+ * a driver quoted) are masked ({@link Secrets}).
  */
 public class ItersnapException extends RuntimeException {
     private final ErrorCode code;
@@ -21,7 +22,7 @@ public class ItersnapException extends RuntimeException {
     }
 
     public ItersnapException(ErrorCode code, String message, String step, String sql, Throwable cause) {
-        super(message, cause);
+        super(Secrets.mask(message), cause); // messages reach logs, events and the run log: no secret in them
         this.code = code;
         this.step = step;
         this.sql = sql;

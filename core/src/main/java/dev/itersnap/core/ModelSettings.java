@@ -15,6 +15,8 @@ import java.util.Objects;
 public final class ModelSettings {
     /** Default of {@code lock_timeout}. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMinutes(10);
+    /** The longest model name (the metadata tables' model column holds 128 characters). */
+    public static final int MAX_NAME_LENGTH = 128;
     /** Default of {@code metadata_schema}. */
     public static final String DEFAULT_METADATA_SCHEMA = "itersnap_metadata";
 
@@ -73,8 +75,10 @@ public final class ModelSettings {
     public Duration lockTimeout() { return lockTimeout; }
 
     /**
-     * The settings that decide what the history contains, one per line in a fixed order: the model's logic.
-     * {@code lock_timeout} and {@code metadata_schema} are not part of it.
+     * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
+     * fixed order: the model's logic. {@code target} and {@code metadata_schema} are part of it (in lower case, as
+     * unquoted identifiers are case-insensitive); {@code lock_timeout} is not. A key that an older fingerprint lacks
+     * is not a change.
      */
     public String logic() {
         return "source: " + source.replaceAll("\\s+", " ") + "\n"
@@ -85,7 +89,9 @@ public final class ModelSettings {
                 + "check_cols: " + (checkCols == null ? "all" : checkCols) + "\n"
                 + "hard_deletes: " + hardDeletes.name().toLowerCase(Locale.ROOT) + "\n"
                 + "delete_when: " + (deleteWhen == null ? "" : deleteWhen) + "\n"
-                + "column_names: " + columnNames.asMap() + "\n";
+                + "column_names: " + columnNames.asMap() + "\n"
+                + "target: " + target.toString().toLowerCase(Locale.ROOT) + "\n"
+                + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n";
     }
 
     @Override
@@ -94,6 +100,31 @@ public final class ModelSettings {
                 + updatedAt + ", sequence_by=" + sequenceBy + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
                 + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
                 + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen + "]";
+    }
+
+    /** The first word of SQL text in upper case, after comments; "(" for a parenthesised query. */
+    private static String firstWord(String sql) {
+        String s = sql;
+        while (true) {
+            s = s.stripLeading();
+            if (s.startsWith("--")) {
+                int nl = s.indexOf('\n');
+                s = nl < 0 ? "" : s.substring(nl + 1);
+            } else if (s.startsWith("/*")) {
+                int end = s.indexOf("*/");
+                s = end < 0 ? "" : s.substring(end + 2);
+            } else {
+                break;
+            }
+        }
+        if (s.startsWith("(")) {
+            return "(";
+        }
+        int i = 0;
+        while (i < s.length() && Character.isLetter(s.charAt(i))) {
+            i++;
+        }
+        return s.substring(0, i).toUpperCase(Locale.ROOT);
     }
 
     /** Collects settings; {@link #build()} validates them all. Not thread-safe; the result is. */
@@ -151,6 +182,10 @@ public final class ModelSettings {
         public ModelSettings build() {
             // model names are identifiers, so case-insensitive: 'Customers' and 'customers' are one model
             name = Settings.identifier("name", name).toLowerCase(Locale.ROOT);
+            if (name.length() > MAX_NAME_LENGTH) {
+                throw Settings.invalid("name", "is " + name.length() + " characters long; a model name has at most "
+                        + MAX_NAME_LENGTH + " (the metadata tables store it)");
+            }
             target = TableName.parse("target", targetText);
             if (source == null || source.isBlank()) {
                 throw Settings.invalid("source", "is required (a SELECT over the raw batches)");
@@ -161,6 +196,11 @@ public final class ModelSettings {
             }
             if (source.contains(";")) {
                 throw Settings.invalid("source", "must be a single SELECT without ';'");
+            }
+            String first = firstWord(source);
+            if (!List.of("SELECT", "WITH", "VALUES", "TABLE", "(").contains(first)) {
+                throw Settings.invalid("source", "must be a query (SELECT, WITH ... SELECT, VALUES or TABLE), got a "
+                        + "statement starting with '" + first + "'");
             }
             uniqueKey = Settings.identifiers("unique_key", uniqueKey);
             Settings.identifier("updated_at", updatedAt);

@@ -37,6 +37,13 @@ final class Slf4jListener implements SnapshotListener {
             LOG.warn("[{}] batch {}: rows set aside in the error log: {}", e.model(), e.sequence(), e.reasons());
         } else if (event instanceof SnapshotEvent.SchemaChange e) {
             LOG.warn("[{}] schema change: added {}, missing from source {}", e.model(), e.added(), e.missing());
+        } else if (event instanceof SnapshotEvent.LedgerRepaired e) {
+            LOG.warn("[{}] the ledger lost the entries of batches {} that the history carries; replaying from {}",
+                    e.model(), e.sequences(), e.sequences().get(0));
+        } else if (event instanceof SnapshotEvent.RowsAddedToAppliedBatch e) {
+            LOG.warn("[{}] batch {}: the source holds {} rows, {} were applied; the {} rows added since are not in the "
+                    + "history: replay from {} to apply them", e.model(), e.sequence(), e.sourceRows(), e.appliedRows(),
+                    e.sourceRows() - e.appliedRows(), e.sequence());
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             LOG.error("[{}] timeline check failed for {} keys, e.g. {}", e.model(), e.keys(), e.examples());
         }

@@ -47,4 +47,18 @@ public sealed interface SnapshotEvent {
 
     /** The timeline check after the run found keys breaking the SCD2 invariants. */
     record TimelineViolation(String model, String runId, long keys, List<String> examples) implements SnapshotEvent { }
+
+    /**
+     * The history carries batches whose ledger entries were lost (deleted by hand): the history is replayed from the
+     * first of them, never applied over. {@code sequences} are the lost batches.
+     */
+    record LedgerRepaired(String model, String runId, List<Object> sequences) implements SnapshotEvent { }
+
+    /**
+     * The source holds more rows of an applied batch than were applied ({@code sourceRows} against
+     * {@code appliedRows}, the ledger's count): rows added after the batch was applied, which a run does not apply by
+     * itself. {@code replay --from} the batch ({@code IterativeSnapshot.replayFrom}) applies them.
+     */
+    record RowsAddedToAppliedBatch(String model, String runId, Object sequence, long sourceRows, long appliedRows)
+            implements SnapshotEvent { }
 }

@@ -24,6 +24,10 @@ public record TableName(List<String> parts) {
             throw Settings.invalid(setting, "expected table, schema.table or catalog.schema.table, got '" + value + "'");
         }
         for (String part : split) {
+            if (part.isBlank()) {
+                throw Settings.invalid(setting, "expected table, schema.table or catalog.schema.table, got '" + value
+                        + "', which has an empty part");
+            }
             Settings.identifier(setting, part);
         }
         return new TableName(List.of(split));

@@ -153,6 +153,20 @@ final class Jdbc {
         return own != null ? own : folding(c);
     }
 
+    /** The comment of a table (JDBC metadata's REMARKS), or null. */
+    String tableComment(TableName table) throws SQLException {
+        String schema = table.schema() != null ? table.schema() : connection.getSchema();
+        String catalog = table.parts().size() == 3 ? table.parts().get(0) : null;
+        try (ResultSet rs = connection.getMetaData().getTables(catalog, schema, table.table(), null)) {
+            while (rs.next()) { // '_' is a pattern character: only the exact name counts
+                if (table.table().equals(rs.getString("TABLE_NAME"))) {
+                    return rs.getString("REMARKS");
+                }
+            }
+            return null;
+        }
+    }
+
     /** How the database folds unquoted identifiers, as JDBC metadata reports. */
     static UnaryOperator<String> folding(Connection c) throws SQLException {
         DatabaseMetaData md = c.getMetaData();

@@ -26,8 +26,15 @@ import java.util.stream.Collectors;
  * command-line tool's reading commands. Values are always bound. Not thread-safe: one per run or command.
  */
 public final class MetadataStore {
-    /** One applied batch. */
-    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, BatchResult counts) {
+    /**
+     * One applied batch with its counts. {@code lost} marks a batch the history carries but the ledger lost
+     * (tampering): it is replayed, never applied over; it has no counts.
+     */
+    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, boolean lost, BatchResult counts) {
+        /** The rows the source held for the batch when it was applied (0 for a lost entry). */
+        long sourceRows() {
+            return counts == null ? 0 : counts.sourceRows();
+        }
     }
 
     /** One known source column and the batch that introduced it (null: there from the first batch). */
@@ -117,7 +124,7 @@ public final class MetadataStore {
                     boolean reproduced = rs.getBoolean(4);
                     BatchResult counts = new BatchResult(s.value(), rs.getLong(5), rs.getLong(7), rs.getLong(8),
                             rs.getLong(9), rs.getLong(10), reproduced, rs.getLong(6));
-                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, counts));
+                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, false, counts));
                     return null;
                 });
         return out;
@@ -140,6 +147,14 @@ public final class MetadataStore {
             return List.of();
         }
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
+    }
+
+    /** The model's ledger entries and the versions they inserted: {count, sum of inserted}. */
+    long[] ledgerSize() {
+        MetadataSchema.Ledger l = schema.ledger();
+        return jdbc.query(Statement.builder("check owner").sql("SELECT COUNT(*), SUM(" + q(l.inserted()) + ") FROM "
+                + name(l.spec().name()) + " WHERE " + q(l.model()) + " = ").bind(model).build(),
+                rs -> new long[] {rs.getLong(1), rs.getLong(2)}).get(0);
     }
 
     /**
@@ -195,6 +210,45 @@ public final class MetadataStore {
                 b.sql(i == 0 ? "" : ", ").bind(chunk.get(i).text());
             }
             jdbc.update(b.sql(")").build());
+        }
+    }
+
+    // ---------------------------------------------------------------- owners of history tables
+
+    /** The model of this metadata schema that owns history table {@code target} (folded, dot-joined), or null. */
+    String ownerOf(String target) {
+        MetadataSchema.Targets t = schema.targets();
+        List<String> s = jdbc.queryFirst(Statement.builder("check owner").sql("SELECT " + q(t.model()) + " FROM "
+                + name(t.spec().name()) + " WHERE " + q(t.target()) + " = ").bind(target).build(),
+                rs -> rs.getString(1));
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    /** The history table this model owns in this metadata schema (folded, dot-joined), or null. */
+    String targetOf() {
+        MetadataSchema.Targets t = schema.targets();
+        List<String> s = jdbc.queryFirst(select("check owner", t.spec(), List.of(t.target()), t.model()),
+                rs -> rs.getString(1));
+        return s.isEmpty() ? null : s.get(0);
+    }
+
+    /** Records that this model owns {@code target} (and no other table). */
+    void own(String target, String runId) {
+        MetadataSchema.Targets t = schema.targets();
+        jdbc.update(Statement.builder("register owner").sql("DELETE FROM " + name(t.spec().name()) + " WHERE "
+                + q(t.model()) + " = ").bind(model).build());
+        jdbc.update(insert("register owner", t.spec(), values(t.target(), target, t.model(), model,
+                t.registeredAt(), LocalDateTime.now(), t.runId(), runId)));
+    }
+
+    /**
+     * Forgets everything this metadata schema records about the model's batches (ledger, error log, column
+     * registry): the model starts over, as on its first run (a full refresh into a new or empty history table).
+     */
+    void forgetAll() {
+        for (TableSpec table : List.of(schema.ledger().spec(), schema.errors().spec(), schema.columns().spec())) {
+            jdbc.update(Statement.builder("start over").sql("DELETE FROM " + name(table.name()) + " WHERE "
+                    + q(schema.ledger().model()) + " = ").bind(model).build());
         }
     }
 
@@ -281,7 +335,7 @@ public final class MetadataStore {
                 .sql(" ORDER BY " + q(r.startedAt()) + " DESC").build();
         Jdbc.Row<RunRow> row = rs -> new RunRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getObject(4),
                 rs.getObject(5), intOrNull(rs, 6), booleanOrNull(rs, 7),
-                rs.getString(8), rs.getString(9), rs.getString(10));
+                rs.getString(8), dev.itersnap.core.Secrets.mask(rs.getString(9)), rs.getString(10));
         return limit > 0 ? jdbc.query(s, row).stream().limit(limit).toList() : jdbc.query(s, row);
     }
 

@@ -52,6 +52,23 @@ final class ModelResolver {
                 throw invalid(s, "source column '" + col.name() + "' uses the reserved prefix itersnap_; rename it");
             }
         }
+        for (SourceColumn col : source) {
+            try {
+                d.columnType(col);
+            } catch (IllegalArgumentException e) {
+                throw invalid(s, "source column '" + col.name() + "' has type " + col.typeName() + ", which the "
+                        + "history cannot carry exactly (" + e.getMessage() + "); cast it in the source query");
+            }
+        }
+        for (int i = 0; i < source.size(); i++) {
+            for (int j = i + 1; j < source.size(); j++) {
+                if (source.get(i).name().equalsIgnoreCase(source.get(j).name())) {
+                    throw invalid(s, "source columns '" + source.get(i).name() + "' and '" + source.get(j).name()
+                            + "' differ only by case; settings, the history and the column registry match column "
+                            + "names case-insensitively, so alias one of them in the source query");
+                }
+            }
+        }
         List<String> keys = new ArrayList<>();
         for (String k : s.uniqueKey()) {
             keys.add(find(source, "unique_key", k, s));
@@ -89,6 +106,16 @@ final class ModelResolver {
         }
         refuseCollations(source, keys, sequenceBy, tracked, s);
         ColumnNames meta = foldMeta(s.columnNames(), fold);
+        int limit = d.capabilities().maxIdentifierLength();
+        if (limit > 0) {
+            for (String part : s.target().parts()) {
+                tooLong("target", part, limit, d, s);
+            }
+            tooLong("metadata_schema", s.metadataSchema(), limit, d, s);
+            for (String mc : meta.asMap().values()) {
+                tooLong("column_names", mc, limit, d, s);
+            }
+        }
         for (SourceColumn col : source) {
             for (String mc : meta.asMap().values()) {
                 if (mc.equalsIgnoreCase(col.name())) {
@@ -98,7 +125,16 @@ final class ModelResolver {
             }
         }
         return ResolvedModel.builder(s, fold).sourceColumns(source).keys(keys).updatedAt(updatedAt)
-                .sequenceBy(sequenceBy).tracked(tracked).meta(meta).build();
+                .sequenceBy(sequenceBy).tracked(tracked).meta(meta).maxIdentifierLength(limit).build();
+    }
+
+    /** Refuses an identifier from a setting that the database would cut or reject. */
+    private static void tooLong(String setting, String identifier, int limit, Dialect d, ModelSettings s) {
+        if (identifier.length() > limit) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + s.name() + "': setting '" + setting
+                    + "' names '" + identifier + "', " + identifier.length() + " characters long; " + d.name()
+                    + " identifiers have at most " + limit);
+        }
     }
 
     /** Adds the columns of the history and the archive (null when missing) to a model from {@link #resolveSource}. */

@@ -15,6 +15,10 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 
 /**
@@ -47,6 +51,16 @@ public final class SnapshotEngine {
 
     public RunResult replayFrom(Object sequence) {
         return execute(SnapshotRun.Operation.REPLAY, sequence);
+    }
+
+    /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */
+    public void validate() {
+        try (Connection c = dataSource.getConnection()) {
+            ModelResolver.resolveSource(new Jdbc(c, settings.name()), dialect, settings);
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
+                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
+        }
     }
 
     private RunResult execute(SnapshotRun.Operation operation, Object replayFrom) {
@@ -112,22 +126,43 @@ public final class SnapshotEngine {
         if (last == null || last[2].equals(now)) {
             return;
         }
-        java.util.List<String> before = java.util.List.of(last[2].split("\n"));
-        java.util.List<String> changes = new java.util.ArrayList<>();
-        String[] after = now.split("\n");
-        for (int i = 0; i < after.length; i++) {
-            String old = i < before.size() ? before.get(i) : "";
-            if (!old.equals(after[i])) {
-                String key = after[i].substring(0, after[i].indexOf(':'));
-                changes.add(key + " was '" + old.substring(old.indexOf(':') + 1).strip() + "', now '"
-                        + after[i].substring(after[i].indexOf(':') + 1).strip() + "'");
+        Map<String, String> before = logicLines(last[2]);
+        List<String> changes = new ArrayList<>();
+        String targetWas = null;
+        for (Map.Entry<String, String> e : logicLines(now).entrySet()) {
+            String old = before.get(e.getKey());
+            if (old != null && !old.equals(e.getValue())) { // a key the old fingerprint lacks is no change
+                changes.add(e.getKey() + " was '" + old + "', now '" + e.getValue() + "'");
+                if (e.getKey().equals("target")) {
+                    targetWas = old;
+                }
             }
         }
+        if (changes.isEmpty()) {
+            return;
+        }
+        String ways = targetWas != null
+                ? "The history of this model is " + targetWas + ". Either set target back to it, or build the new "
+                        + "table from the batches the source holds (full-refresh --yes, IterativeSnapshot.fullRefresh; "
+                        + targetWas + " is left as it is)"
+                : "Either rebuild with the new logic from a batch on (replay --from SEQ, IterativeSnapshot.replayFrom), "
+                        + "or keep the history and use the new logic from now on (run --accept-logic-change, "
+                        + "LogicChange.ACCEPT)";
         throw new ItersnapException(ErrorCode.LOGIC_CHANGE, "model '" + settings.name() + "': its logic changed "
                 + "since the last successful run (" + last[0] + " at " + last[1] + "): " + String.join("; ", changes)
-                + ". Nothing was written. Either rebuild with the new logic from a batch on (replay --from SEQ, "
-                + "IterativeSnapshot.replayFrom), or keep the history and use the new logic from now on "
-                + "(run --accept-logic-change, LogicChange.ACCEPT)");
+                + ". Nothing was written. " + ways);
+    }
+
+    /** A logic fingerprint's lines by key. */
+    private static Map<String, String> logicLines(String logic) {
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String line : logic.split("\n")) {
+            int colon = line.indexOf(':');
+            if (colon > 0) {
+                out.put(line.substring(0, colon), line.substring(colon + 1).strip());
+            }
+        }
+        return out;
     }
 
     /**

@@ -47,8 +47,8 @@ final class SnapshotRun {
         }
     }
 
-    /** The sequences in the source, and whether some rows have none. */
-    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence) {
+    /** The sequences in the source with their rows (when the dialect counts them), and whether some rows have none. */
+    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows) {
     }
 
     private final Jdbc jdbc;
@@ -98,17 +98,20 @@ final class SnapshotRun {
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
         resolve();
+        own();
         recover();
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m.sequenceType());
+        Seq lostFrom = checkLedger(applied);
         Discovery source = discover();
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
-        boolean late = detect(fresh, applied, source);
+        boolean late = detect(fresh, applied, source, lostFrom);
         TreeSet<Seq> batches = new TreeSet<>(fresh);
         if (replayPoint != null) {
             batches.addAll(applied.tailMap(replayPoint, true).keySet());
         }
+        warnAboutGrownBatches(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
@@ -154,7 +157,146 @@ final class SnapshotRun {
                     + "'updated_at' column '" + m.updatedAt() + "' has type " + m.updatedAtColumn().typeName()
                     + ", which is not a DATE, TIMESTAMP, number or string type");
         }
+        if (targetColumns != null) {
+            SourceColumn history = column(targetColumns, m.sequenceBy());
+            if (history != null && history.valueType() != m.sequenceType()) {
+                // the ledger holds the batches as values of the old type: they would not compare with the new ones
+                throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
+                        + "': sequence_by column '" + m.sequenceBy() + "' changed type from "
+                        + dialect.columnType(history) + " (history) to " + dialect.columnType(m.sequenceColumn())
+                        + " (source), another kind of value than the batches the ledger holds; nothing was written. "
+                        + "Cast it back in the source query (CAST(" + m.sequenceBy() + " AS "
+                        + dialect.columnType(history) + ")), or build a new table with the new type (full-refresh "
+                        + "--yes with a new target). A wider type of the same kind (INT to BIGINT, a longer "
+                        + "VARCHAR) is applied like any widening");
+            }
+        }
         tables = new ModelTables(dialect, m);
+    }
+
+    /**
+     * Step 1b: the history table and this metadata schema must belong together, checked before anything is written.
+     * A target owned by another model (the owners table here, or the comment the table carries), by this model under
+     * another metadata schema, or by no model (history that no ledger here records) is refused; so is a run whose
+     * model owns another table, and a missing or emptied history whose ledger records inserted rows. A full refresh
+     * into a new or empty table starts the model over there. A target that no row records yet is registered.
+     */
+    private void own() {
+        if (targetColumns != null) {
+            requireBookkeeping(); // not a history table at all: a setting points at the wrong table
+        }
+        String key = m.target().toString();
+        String schemaName = m.metadataSchema();
+        boolean exists = targetColumns != null;
+        String rowOwner = store.ownerOf(key);
+        if (rowOwner != null && !rowOwner.equals(settings.name())) {
+            throw notOwned("target " + key + " belongs to model '" + rowOwner + "' (metadata schema " + schemaName
+                    + "); two models cannot share a history table. Point target at a table of its own (a new one is "
+                    + "built by the next run, or by full-refresh --yes)");
+        }
+        String[] mark;
+        try {
+            mark = exists ? ModelTables.parseOwnerComment(jdbc.tableComment(m.target())) : null;
+        } catch (SQLException e) {
+            throw jdbc.failure("check owner", null, e);
+        }
+        if (mark != null && !(mark[0].equals(settings.name()) && mark[1].equalsIgnoreCase(schemaName))) {
+            throw notOwned(mark[0].equals(settings.name())
+                    ? "target " + key + " is the history of this model under metadata schema " + mark[1] + ", not "
+                            + schemaName + ", whose ledger does not hold it. Set metadata_schema back to " + mark[1]
+                            + ", or point target at a new table and run full-refresh --yes (it rebuilds from the "
+                            + "batches the source holds)"
+                    : "target " + key + " belongs to model '" + mark[0] + "' (metadata schema " + mark[1] + "); two "
+                            + "models cannot share a history table. Point target at a table of its own (a new one is "
+                            + "built by the next run, or by full-refresh --yes)");
+        }
+        String mine = store.targetOf();
+        boolean hasRows = exists && !jdbc.queryFirst(tables.anyHistoryRow(), rs -> 1).isEmpty();
+        long[] ledger = store.ledgerSize();
+        if (mine != null && !mine.equals(key)) {
+            if (operation == Operation.FULL_REFRESH && !hasRows) {
+                startOver(key, exists);
+                return;
+            }
+            throw notOwned("the history of this model is " + mine + " (metadata schema " + schemaName + "); its target"
+                    + " is now " + key + ", which it does not own. Set target back to " + mine + ", or build " + key
+                    + " from the batches the source holds with full-refresh --yes (" + mine + " is left as it is)");
+        }
+        if (!hasRows && ledger[1] > 0) {
+            if (operation == Operation.FULL_REFRESH) {
+                startOver(key, exists);
+                return;
+            }
+            throw notOwned("target " + key + " is " + (exists ? "empty" : "missing") + ", but the ledger in metadata "
+                    + "schema " + schemaName + " records " + ledger[0] + " applied batches that inserted " + ledger[1]
+                    + " versions into it. Nothing was written. full-refresh --yes rebuilds it from the batches the "
+                    + "source holds (batches no longer in the source are lost with the old table)");
+        }
+        if (hasRows && ledger[0] == 0 && mine == null) {
+            throw notOwned(mark != null
+                    ? "target " + key + " was built by this model in metadata schema " + schemaName + ", whose ledger "
+                            + "no longer holds it (the metadata was dropped or recreated); applying batches over it "
+                            + "would apply them twice. Point target at a new table and run full-refresh --yes (it "
+                            + "rebuilds from the batches the source holds), or drop " + key + " if its history is not "
+                            + "needed"
+                    : "target " + key + " holds history that no ledger in metadata schema " + schemaName + " records "
+                            + "(built by another model, under another metadata_schema, or before its metadata was "
+                            + "dropped); applying batches over it would apply them twice. Point target at a new table "
+                            + "and run full-refresh --yes (it rebuilds from the batches the source holds), or drop "
+                            + key + " if its history is not needed");
+        }
+        if (mine == null) {
+            store.own(key, runId);
+            if (exists && mark == null) {
+                jdbc.update(tables.markOwner()); // a history built before owners were recorded
+            }
+            jdbc.commit("register owner");
+        }
+    }
+
+    /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
+    private void startOver(String key, boolean exists) {
+        store.forgetAll();
+        if (archiveColumns != null) {
+            jdbc.update(tables.clear(m.archive()));
+        }
+        if (pendingColumns != null) {
+            jdbc.update(tables.clear(m.pending()));
+        }
+        store.own(key, runId);
+        if (exists) {
+            jdbc.update(tables.markOwner());
+        }
+        jdbc.commit("start over");
+    }
+
+    private ItersnapException notOwned(String message) {
+        return new ItersnapException(ErrorCode.TARGET_NOT_OWNED, "model '" + settings.name() + "': " + message);
+    }
+
+    /**
+     * Step 2b: every sequence the history records (opened or closed a version) must be in the ledger. One that is
+     * not was applied and its ledger entry lost (a row deleted by hand): applying it again from the source would
+     * apply it twice, so it joins the applied batches as a lost one and the history is replayed from the first lost
+     * batch (a lost batch the source no longer holds is reproduced from the history). Returns that batch, or null.
+     */
+    private Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied) {
+        if (targetColumns == null) {
+            return null;
+        }
+        TreeSet<Seq> lost = new TreeSet<>();
+        jdbc.query(tables.historySequences(), rs -> lost.add(new Seq(m.sequenceType(),
+                m.sequenceType().read(rs, 1))));
+        lost.removeAll(applied.keySet());
+        if (lost.isEmpty()) {
+            return null;
+        }
+        for (Seq s : lost) {
+            applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null));
+        }
+        listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
+                lost.stream().map(Seq::value).toList()));
+        return lost.first();
     }
 
     /**
@@ -228,25 +370,50 @@ final class SnapshotRun {
             pendingUsed = !pending.isEmpty();
         }
         TreeSet<Seq> seqs = new TreeSet<>();
+        Map<Seq, Long> rows = new java.util.HashMap<>();
         boolean[] nulls = {false};
         jdbc.query(dialect.discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
             } else {
-                seqs.add(new Seq(m.sequenceType(), v));
+                Seq s = new Seq(m.sequenceType(), v);
+                seqs.add(s);
+                if (rs.getMetaData().getColumnCount() > 1) {
+                    rows.put(s, rs.getLong(2));
+                }
             }
             return null;
         });
-        return new Discovery(seqs, nulls[0]);
+        return new Discovery(seqs, nulls[0], rows);
+    }
+
+    /**
+     * Rows added to a batch after it was applied (a late file committed in two parts with a run in between) are not
+     * applied by later runs, which see the batch as applied: each applied batch that this run does not apply again
+     * and whose rows in the source outnumber those the ledger recorded is reported, so that nothing is dropped
+     * silently. A {@code replay --from} the batch applies them.
+     */
+    private void warnAboutGrownBatches(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source,
+                                       TreeSet<Seq> batches) {
+        for (MetadataStore.Entry e : applied.values()) {
+            Long now = source.rows().get(e.sequence());
+            if (now != null && !e.lost() && !e.reproduced() && now > e.sourceRows()
+                    && !batches.contains(e.sequence())) {
+                listener.onEvent(new SnapshotEvent.RowsAddedToAppliedBatch(settings.name(), runId,
+                        e.sequence().value(), now, e.sourceRows()));
+            }
+        }
     }
 
     /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */
-    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        Seq point = null;
+    private boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source,
+                           Seq lostFrom) {
+        Seq point = lostFrom;
         if (operation == Operation.REPLAY) {
             try {
-                point = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+                Seq asked = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+                point = point == null || asked.compareTo(point) < 0 ? asked : point;
             } catch (IllegalArgumentException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot replay"
                         + " from " + replayFrom + ": " + e.getMessage() + " (sequence_by '" + m.sequenceBy()
@@ -254,7 +421,8 @@ final class SnapshotRun {
             }
         }
         if (operation == Operation.FULL_REFRESH && !applied.isEmpty() && !source.sequences().isEmpty()) {
-            point = source.sequences().first();
+            Seq first = source.sequences().first();
+            point = point == null || first.compareTo(point) < 0 ? first : point;
         }
         boolean late = false;
         if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
@@ -281,6 +449,7 @@ final class SnapshotRun {
         List<String> missing = new ArrayList<>();
         if (targetColumns == null) {
             dialect.createTable(tables.history()).forEach(s -> jdbc.update(s.inStep("create history table")));
+            jdbc.update(tables.markOwner());
         } else {
             requireBookkeeping();
             for (SourceColumn src : m.sourceColumns()) {
@@ -432,7 +601,7 @@ final class SnapshotRun {
                 }
             });
             MetadataStore.Entry entry = applied.get(s);
-            boolean fullPicture = full && entry != null && entry.deletionTime() != null;
+            boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
             jdbc.update(dialect.stageReproduced(m, s.value(), notYet, fullPicture));
         }
         if (!transactional && replayPoint != null) {

@@ -179,11 +179,21 @@ public abstract class AbstractSqlDialect implements Dialect {
         return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
     }
 
-    /** dbt_scd_id from key, updated_at and the batch's sequence text ({@code seqTextExpr}), plus a marker. */
+    /**
+     * dbt_scd_id from key, updated_at and the batch's sequence text ({@code seqTextExpr}), plus a marker. The parts
+     * are joined with {@code |}; the parts of a composite key escape {@code \} and {@code |} first, so that {@code ('a|b', 'c')} and
+     * {@code ('a', 'b|c')} get different ids (a single key cannot collide that way: the parts after it are times
+     * and sequences, which hold no {@code |}; its ids stay those of earlier versions).
+     */
     protected String scdId(ResolvedModel m, String alias, String updatedAtExpr, String seqTextExpr, String marker) {
         List<String> parts = new ArrayList<>();
         for (String k : m.keys()) {
-            parts.add("COALESCE(" + toText(col(alias, k)) + ", '')");
+            String text = "COALESCE(" + toText(col(alias, k)) + ", '')";
+            if (m.keys().size() > 1) {
+                text = "REPLACE(REPLACE(" + text + ", " + stringLiteral("\\") + ", " + stringLiteral("\\\\") + "), "
+                        + stringLiteral("|") + ", " + stringLiteral("\\|") + ")";
+            }
+            parts.add(text);
             parts.add("'|'");
         }
         parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
@@ -320,13 +330,25 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     @Override
     public Statement discoverSequences(ResolvedModel m) {
-        return Statement.of("discover", "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m)
-                + " s");
+        return Statement.of("discover", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*) FROM " + sourceRelation(m)
+                + " s GROUP BY " + col("s", m.sequenceBy()));
     }
 
-    /** An expression usable in PARTITION BY for a column of this type (e.g. text for types without equality). */
+    /**
+     * An expression of a column's value that compares by identity, used in PARTITION BY (exact copies, duplicate
+     * keys) and in the change comparison of tracked columns: the expression itself for types whose equality is
+     * identity; the value's text for types without an equality operator, or whose {@code =} holds for values that
+     * differ (PostgreSQL's json, xml, point; boxes and circles that compare by area; intervals where '1 day' equals
+     * '24 hours').
+     */
     protected String partitionable(SourceColumn column, String expression) {
         return expression;
+    }
+
+    /** {@link #partitionable} of a source column by name (itself for a column the source lacks). */
+    String comparable(ResolvedModel m, String column, String expression) {
+        SourceColumn c = m.sourceColumn(column);
+        return c == null ? expression : partitionable(c, expression);
     }
 
     /**

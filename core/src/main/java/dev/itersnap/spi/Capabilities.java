@@ -7,23 +7,25 @@ package dev.itersnap.spi;
  */
 public final class Capabilities {
     /**
-     * Transactional DML, primary keys, indexes and INSERT row counts; no {@code CREATE OR REPLACE TABLE}.
+     * Transactional DML, primary keys, indexes and INSERT row counts; no {@code CREATE OR REPLACE TABLE}; no known identifier limit.
      */
-    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, false);
+    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, false, 0);
 
     private final boolean transactionalDml;
     private final boolean primaryKeys;
     private final boolean indexes;
     private final boolean insertRowCounts;
     private final boolean createOrReplaceTable;
+    private final int maxIdentifierLength;
 
     private Capabilities(boolean transactionalDml, boolean primaryKeys, boolean indexes, boolean insertRowCounts,
-                         boolean createOrReplaceTable) {
+                         boolean createOrReplaceTable, int maxIdentifierLength) {
         this.transactionalDml = transactionalDml;
         this.primaryKeys = primaryKeys;
         this.indexes = indexes;
         this.insertRowCounts = insertRowCounts;
         this.createOrReplaceTable = createOrReplaceTable;
+        this.maxIdentifierLength = maxIdentifierLength;
     }
 
     /**
@@ -57,29 +59,44 @@ public final class Capabilities {
         return createOrReplaceTable;
     }
 
+    /**
+     * The longest identifier (table, schema, column, index name) the database accepts, in characters of the plain
+     * ASCII identifiers itersnap uses; 0 when unknown. Settings naming longer ones are refused before anything is
+     * written, and derived names (scratch, archive, pending tables, indexes) that would be longer are shortened with a
+     * hash so that they fit.
+     */
+    public int maxIdentifierLength() {
+        return maxIdentifierLength;
+    }
+
+    public Capabilities maxIdentifierLength(int value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, createOrReplaceTable, value);
+    }
+
     public Capabilities transactionalDml(boolean value) {
-        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, createOrReplaceTable);
+        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities primaryKeys(boolean value) {
-        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, createOrReplaceTable);
+        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities indexes(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, createOrReplaceTable);
+        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities insertRowCounts(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, value, createOrReplaceTable);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, value, createOrReplaceTable, maxIdentifierLength);
     }
 
     public Capabilities createOrReplaceTable(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value, maxIdentifierLength);
     }
 
     @Override
     public String toString() {
         return "Capabilities[transactionalDml=" + transactionalDml + ", primaryKeys=" + primaryKeys + ", indexes="
-                + indexes + ", insertRowCounts=" + insertRowCounts + ", createOrReplaceTable=" + createOrReplaceTable + "]";
+                + indexes + ", insertRowCounts=" + insertRowCounts + ", createOrReplaceTable=" + createOrReplaceTable
+                + ", maxIdentifierLength=" + maxIdentifierLength + "]";
     }
 }

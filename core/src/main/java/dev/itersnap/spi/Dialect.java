@@ -103,7 +103,11 @@ public interface Dialect {
 
     // ---------------------------------------------------------------- the steps of a run
 
-    /** Discover: the distinct sequences in the source, NULL included when some rows have none. */
+    /**
+     * Discover: the distinct sequences in the source, NULL included when some rows have none, each with its number
+     * of rows in a second column (the engine compares it with the rows the ledger recorded for an applied batch, to
+     * warn about rows added to a batch after it was applied; a statement with one column skips that check).
+     */
     Statement discoverSequences(ResolvedModel m);
 
     /**

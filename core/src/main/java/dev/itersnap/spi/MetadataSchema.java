@@ -23,6 +23,7 @@ public final class MetadataSchema {
     private final Columns columns;
     private final Lock lock;
     private final Lease lease;
+    private final Targets targets;
 
     /**
      * The ledger: one row per applied batch of each model.
@@ -47,6 +48,13 @@ public final class MetadataSchema {
 
     /** The column registry: each source column of a model and the batch that introduced it. */
     public record Columns(TableSpec spec, String model, String column, String introduced, String inSource) {
+    }
+
+    /**
+     * The owners of history tables: one row per history table (its folded, dot-joined name) with the model of this
+     * metadata schema that built it. A run refuses a target another model owns, and a model owns one target.
+     */
+    public record Targets(TableSpec spec, String target, String model, String registeredAt, String runId) {
     }
 
     /** The lock table: one row per model, locked by a run (for databases whose model lock is a row lock). */
@@ -105,6 +113,11 @@ public final class MetadataSchema {
                 .column(f("expires_at"), ColumnType.timestamp()).column(f("fence"), ColumnType.bigint())
                 .primaryKey(model).build(),
                 model, f("owner"), f("expires_at"), f("fence"));
+        targets = new Targets(TableSpec.builder(table("itersnap_targets"), Creation.IF_NOT_EXISTS)
+                .notNull(f("target_name"), ColumnType.text(512)).notNull(model, ColumnType.text(128))
+                .notNull(f("registered_at"), ColumnType.timestamp()).column(runId, ColumnType.text(36))
+                .primaryKey(f("target_name")).build(),
+                f("target_name"), model, f("registered_at"), runId);
     }
 
     /** The schema's name, folded: {@code schema} or {@code catalog.schema}. */
@@ -136,9 +149,16 @@ public final class MetadataSchema {
         return lease;
     }
 
-    /** The tables the engine creates before a run: ledger (with the schema), run log, error log, column registry. */
+    public Targets targets() {
+        return targets;
+    }
+
+    /**
+     * The tables the engine creates before a run: ledger (with the schema), run log, error log, column registry,
+     * owners of history tables.
+     */
     public List<TableSpec> engineTables() {
-        return List.of(ledger.spec(), runs.spec(), errors.spec(), columns.spec());
+        return List.of(ledger.spec(), runs.spec(), errors.spec(), columns.spec(), targets.spec());
     }
 
     private String f(String name) {

@@ -119,8 +119,8 @@ public final class ModelTables {
         List<String> key = new ArrayList<>(m.keys());
         key.add(n.validTo());
         String base = m.target().table();
-        return b.index(m.id(base + "_itersnap_key"), key).index(m.id(base + "_itersnap_opened"), List.of(n.openedSeq()))
-                .index(m.id(base + "_itersnap_closed"), List.of(n.closedSeq())).build();
+        return b.index(m.fit(base + "_itersnap_key"), key).index(m.fit(base + "_itersnap_opened"),
+                List.of(n.openedSeq())).index(m.fit(base + "_itersnap_closed"), List.of(n.closedSeq())).build();
     }
 
     /**
@@ -131,7 +131,7 @@ public final class ModelTables {
     public TableSpec archive() {
         TableSpec.Builder b = sourceColumns(TableSpec.builder(m.archive(), Creation.IF_NOT_EXISTS).widenable());
         return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
-                .index(m.id(m.archive().table() + "_ix"), sequenceAndKey()).build();
+                .index(m.fit(m.archive().table() + "_ix"), sequenceAndKey()).build();
     }
 
     /**
@@ -154,7 +154,7 @@ public final class ModelTables {
         List<String> keyAndSequence = new ArrayList<>(m.keys());
         keyAndSequence.add(m.sequenceBy());
         return b.column(m.id(DEL), ColumnType.bool()).column(m.id(REJECT), ColumnType.text(32))
-                .column(m.id(REPRO), ColumnType.bool()).index(m.id(m.stage().table() + "_ix"), keyAndSequence)
+                .column(m.id(REPRO), ColumnType.bool()).index(m.fit(m.stage().table() + "_ix"), keyAndSequence)
                 .build();
     }
 
@@ -166,7 +166,7 @@ public final class ModelTables {
         TableSpec.Builder b = TableSpec.builder(m.keysTable(), Creation.SCRATCH);
         m.keys().forEach(k -> b.column(k, ColumnType.like(m.sourceColumn(k))));
         b.column(m.id(FROM_IDX), ColumnType.integer());
-        return b.index(m.id(m.keysTable().table() + "_ix"), m.keys()).build();
+        return b.index(m.fit(m.keysTable().table() + "_ix"), m.keys()).build();
     }
 
     /** The run's batches in business order, with their position, canonical text and deletion time. */
@@ -189,7 +189,7 @@ public final class ModelTables {
                 .column(m.id(ISTATE), ColumnType.text(8)).column(m.id(IVF), upd).column(m.id(IUPD), upd)
                 .column(m.id(IEND), upd).column(m.id(LB), ColumnType.bool()).column(m.id(LA), ColumnType.bool())
                 .column(m.id(PU), ColumnType.integer()).column(m.id(CUPD), upd).column(m.id(ADEL), ColumnType.integer())
-                .index(m.id(m.events().table() + "_ix"), keyAndIdx()).build();
+                .index(m.fit(m.events().table() + "_ix"), keyAndIdx()).build();
     }
 
     /** What the run does, per key and batch: each event classified, and the key's deletions by absence. */
@@ -199,7 +199,7 @@ public final class ModelTables {
         return b.column(m.id(IDX), ColumnType.integer()).column(m.id(ACTION), ColumnType.text(8))
                 .column(m.id(T), upd).column(m.id(TT), upd).column(m.id(REG), ColumnType.bool())
                 .column(m.id(NIDX), ColumnType.integer()).column(m.id(OIDX), ColumnType.integer())
-                .index(m.id(m.work().table() + "_ix"), keyAndIdx()).build();
+                .index(m.fit(m.work().table() + "_ix"), keyAndIdx()).build();
     }
 
     private TableSpec.Builder dataColumns(TableSpec.Builder b) {
@@ -236,6 +236,45 @@ public final class ModelTables {
     public Statement historySequences(String column) {
         return Statement.of("recover", "SELECT DISTINCT " + q(column) + " FROM " + name(m.target()) + " WHERE "
                 + q(column) + " IS NOT NULL");
+    }
+
+    /** The comment a history table carries naming its owner: the model and the metadata schema. */
+    public String ownerComment() {
+        return "itersnap history of model " + m.name() + " with metadata in " + m.metadataSchema();
+    }
+
+    /** Reads {@link #ownerComment()}: model and metadata schema, or null when {@code comment} is not one. */
+    public static String[] parseOwnerComment(String comment) {
+        if (comment == null) {
+            return null;
+        }
+        java.util.regex.Matcher mt = java.util.regex.Pattern.compile(
+                "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([A-Za-z0-9_]+)").matcher(comment);
+        return mt.find() ? new String[] {mt.group(1), mt.group(2)} : null;
+    }
+
+    /**
+     * Marks the history table with its owner ({@link #ownerComment()}) as a table comment, which every database
+     * keeps with the table, also when the metadata schema is dropped or another one is used. Names only (validated
+     * identifiers), no value from data.
+     */
+    public Statement markOwner() {
+        return Statement.of("register owner", "COMMENT ON TABLE " + name(m.target()) + " IS '" + ownerComment()
+                + "'");
+    }
+
+    /** One row of the history table, if it has any. */
+    public Statement anyHistoryRow() {
+        return Statement.of("check owner", "SELECT 1 FROM " + name(m.target()));
+    }
+
+    /** The distinct non-NULL sequences the history records (opened or closed a version). */
+    public Statement historySequences() {
+        String opened = q(m.meta().openedSeq());
+        String closed = q(m.meta().closedSeq());
+        return Statement.of("check ledger", "SELECT " + opened + " FROM " + name(m.target()) + " WHERE " + opened
+                + " IS NOT NULL UNION SELECT " + closed + " FROM " + name(m.target()) + " WHERE " + closed
+                + " IS NOT NULL");
     }
 
     /** The distinct sequences of the archive. */

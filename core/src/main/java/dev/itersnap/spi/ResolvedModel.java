@@ -29,6 +29,7 @@ public final class ResolvedModel {
     private final String sequenceBy;
     private final List<String> tracked;
     private final ColumnNames meta;
+    private final int maxIdentifierLength;
 
     private ResolvedModel(Builder b) {
         this.settings = Objects.requireNonNull(b.settings, "settings");
@@ -43,6 +44,7 @@ public final class ResolvedModel {
         this.sequenceBy = Objects.requireNonNull(b.sequenceBy, "sequenceBy");
         this.tracked = List.copyOf(b.tracked);
         this.meta = b.meta != null ? b.meta : foldAll(ColumnNames.DEFAULTS, fold);
+        this.maxIdentifierLength = b.maxIdentifierLength;
         if (sourceColumn(updatedAt) == null || sourceColumn(sequenceBy) == null) {
             throw new IllegalArgumentException("updated_at and sequence_by must be source columns");
         }
@@ -68,6 +70,7 @@ public final class ResolvedModel {
         b.sequenceBy = sequenceBy;
         b.tracked = tracked;
         b.meta = meta;
+        b.maxIdentifierLength = maxIdentifierLength;
         return b;
     }
 
@@ -137,7 +140,32 @@ public final class ResolvedModel {
     }
 
     private TableName modelTable(String prefix) {
-        return metadata.tableNamed(fold.apply(prefix + name()));
+        return metadata.tableNamed(fit(prefix + name()));
+    }
+
+    /** The longest identifier the database accepts (0: unknown); see {@link Capabilities#maxIdentifierLength()}. */
+    public int maxIdentifierLength() {
+        return maxIdentifierLength;
+    }
+
+    /**
+     * A derived identifier (a working table, an index), folded, that fits the database's limit: as it is when it
+     * fits, otherwise cut and ended with {@code _} and 8 hex digits of its SHA-256, so that two long names that share
+     * a beginning stay two names. Stable: the same name always gives the same identifier.
+     */
+    public String fit(String name) {
+        String folded = fold.apply(name);
+        if (maxIdentifierLength <= 0 || folded.length() <= maxIdentifierLength) {
+            return folded;
+        }
+        try {
+            byte[] h = java.security.MessageDigest.getInstance("SHA-256")
+                    .digest(folded.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            String hash = fold.apply(java.util.HexFormat.of().formatHex(h, 0, 4));
+            return folded.substring(0, maxIdentifierLength - 9) + fold.apply("_") + hash;
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     /** Folds an internal identifier (column of a metadata or scratch table). */
@@ -255,6 +283,7 @@ public final class ResolvedModel {
         private String sequenceBy;
         private List<String> tracked = List.of();
         private ColumnNames meta;
+        private int maxIdentifierLength;
 
         private Builder(ModelSettings settings, UnaryOperator<String> fold) {
             this.settings = settings;
@@ -301,6 +330,12 @@ public final class ResolvedModel {
         /** The meta column names, already folded (default: the settings' column_names, folded). */
         public Builder meta(ColumnNames names) {
             this.meta = names;
+            return this;
+        }
+
+        /** The database's identifier limit (default 0: unknown), which derived names are made to fit. */
+        public Builder maxIdentifierLength(int length) {
+            this.maxIdentifierLength = length;
             return this;
         }
 

@@ -208,7 +208,8 @@ final class SetBasedApply {
         if (when == null) {
             return null;
         }
-        String distinct = d.isDistinct(c(a, column), c(b, column));
+        String distinct = d.isDistinct(d.comparable(m, column, c(a, column)),
+                d.comparable(m, column, c(b, column)));
         return when.isEmpty() ? distinct : "(" + when + " AND " + distinct + ")";
     }
 
@@ -316,7 +317,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
             if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
-                parts.add("NOT " + d.isDistinct(c(h, column), c(s, column)));
+                parts.add("NOT " + d.isDistinct(d.comparable(m, column, c(h, column)),
+                        d.comparable(m, column, c(s, column))));
             }
         }
         return parts.isEmpty() ? "1 = 1" : String.join(" AND ", parts);

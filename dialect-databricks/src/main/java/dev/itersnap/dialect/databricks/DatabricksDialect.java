@@ -37,7 +37,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             e -> "unix_millis(" + e + ")");
 
     private static final Capabilities DELTA = Capabilities.STANDARD.transactionalDml(false).primaryKeys(false)
-            .indexes(false).insertRowCounts(false).createOrReplaceTable(true);
+            .indexes(false).insertRowCounts(false).createOrReplaceTable(true).maxIdentifierLength(255);
 
     @Override
     public String name() {
@@ -118,11 +118,17 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /**
      * Spark SQL's name for the type the JDBC metadata describes: strings of any length are {@code STRING}, a
-     * timestamp without time zone (Spark {@code TIMESTAMP_NTZ}) keeps that name, other types keep the database's name.
+     * timestamp without time zone (Spark {@code TIMESTAMP_NTZ}) keeps that name, other types keep the database's name
+     * (ARRAY, MAP, STRUCT with their element types, VARIANT).
+     *
+     * @throws IllegalArgumentException for intervals, which Delta tables cannot store
      */
     @Override
     public String columnType(SourceColumn c) {
         String name = c.typeName() == null ? "" : c.typeName().toUpperCase(Locale.ROOT);
+        if (name.startsWith("INTERVAL")) {
+            throw new IllegalArgumentException("Delta tables cannot store intervals");
+        }
         switch (c.jdbcType()) {
             case Types.CHAR: case Types.VARCHAR: case Types.NCHAR: case Types.NVARCHAR: case Types.LONGVARCHAR:
             case Types.LONGNVARCHAR: case Types.CLOB: case Types.NCLOB:
@@ -143,8 +149,18 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             case Types.TIMESTAMP_WITH_TIMEZONE: return "TIMESTAMP";
             case Types.BINARY: case Types.VARBINARY: case Types.LONGVARBINARY: case Types.BLOB: return "BINARY";
             default:
-                return name;
+                return c.typeName() == null ? name : c.typeName(); // STRUCT field names keep their case
         }
+    }
+
+    /**
+     * Maps and variants have no equality in Spark SQL (not in comparisons, not in PARTITION BY), nor do arrays and
+     * structs holding them: they are compared as their JSON text.
+     */
+    @Override
+    protected String partitionable(SourceColumn column, String expression) {
+        String t = column.typeName() == null ? "" : column.typeName().toUpperCase(Locale.ROOT);
+        return t.contains("MAP<") || t.contains("VARIANT") ? "to_json(" + expression + ")" : expression;
     }
 
     /**

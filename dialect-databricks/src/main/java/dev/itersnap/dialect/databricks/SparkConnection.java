@@ -162,17 +162,23 @@ final class SparkConnection implements InvocationHandler {
     }
 
     /**
-     * One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS) when the table exists, else none: looked up
-     * in {@code catalog}, or in the data source's current catalog when it is null (never in any catalog).
+     * One row (TABLE_CAT, TABLE_SCHEM, TABLE_NAME, TABLE_TYPE, REMARKS: the table's comment) when the table exists,
+     * else none: looked up in {@code catalog}, or in the data source's current catalog when it is null (never in any
+     * catalog).
      */
     private ResultSet tables(String catalog, String schema, String table) throws SQLException {
         checkOpen();
         String c = catalog != null ? catalog : scope.catalog();
         String s = schema != null ? schema : scope.schema();
         String qualified = quote(c) + "." + quote(s) + "." + quote(table);
+        String[] comment = new String[1];
         boolean exists = scope.within(spark -> {
             try {
-                return spark.catalog().tableExists(qualified);
+                boolean found = spark.catalog().tableExists(qualified);
+                if (found) {
+                    comment[0] = spark.catalog().getTable(qualified).description();
+                }
+                return found;
             } catch (Exception e) { // AnalysisException is a checked exception to Java
                 throw SparkSql.translate(e);
             }
@@ -183,7 +189,7 @@ final class SparkConnection implements InvocationHandler {
         }
         List<Object[]> rows = new ArrayList<>();
         if (exists) {
-            rows.add(new Object[] {c, s, table, "TABLE", null});
+            rows.add(new Object[] {c, s, table, "TABLE", comment[0]});
         }
         return SparkResultSet.of(new SparkResultSet.Table(columns, rows), null, zone());
     }

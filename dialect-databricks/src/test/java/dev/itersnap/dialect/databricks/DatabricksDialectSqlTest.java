@@ -183,7 +183,7 @@ class DatabricksDialectSqlTest {
         m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
         assertThat(metadata).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
                 .doesNotContain("VARCHAR").doesNotContain("itersnap_lock"))
-                .filteredOn(sql -> sql.startsWith("CREATE TABLE")).hasSize(4)
+                .filteredOn(sql -> sql.startsWith("CREATE TABLE")).hasSize(5)
                 .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA TBLPROPERTIES ("
                         + "'delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')"));
         // the lease: two first acquisitions must conflict (no row-level concurrency there)

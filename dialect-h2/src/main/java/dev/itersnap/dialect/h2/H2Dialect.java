@@ -40,7 +40,7 @@ public final class H2Dialect extends AbstractSqlDialect {
 
     @Override
     public Capabilities capabilities() {
-        return Capabilities.STANDARD.transactionalDml(transactionalDml);
+        return Capabilities.STANDARD.transactionalDml(transactionalDml).maxIdentifierLength(256);
     }
 
     @Override
@@ -84,9 +84,35 @@ public final class H2Dialect extends AbstractSqlDialect {
         return "CASE WHEN " + e + " IS NULL THEN NULL ELSE " + e + " END";
     }
 
+    /**
+     * The DDL type of a described column, exactly: lengths, precision, scale and fractional seconds kept (DECFLOAT
+     * stays DECFLOAT, a TIME keeps its fraction, an INTERVAL its leading precision, an ARRAY its cardinality); types
+     * JDBC reports by a name H2 also parses (UUID, JSON, ENUM with its values, ROW, ...) keep that name.
+     *
+     * @throws IllegalArgumentException for JAVA_OBJECT, which the history cannot carry (the run and validate refuse it)
+     */
     @Override
     public String columnType(SourceColumn c) {
         String name = c.typeName().toUpperCase(Locale.ROOT);
+        if (name.startsWith("ENUM(") || name.startsWith("ROW(")) {
+            return c.typeName(); // the values and field names as H2 reports them
+        }
+        if (name.endsWith(" ARRAY")) {
+            return c.typeName() + (c.precision() > 0 && c.precision() < 65536 ? "[" + c.precision() + "]" : "");
+        }
+        if (name.startsWith("INTERVAL ")) {
+            return interval(name, c.precision(), c.scale());
+        }
+        switch (name) {
+            case "DECFLOAT": // JDBC reports precision 1 for computed values: those get the largest precision
+                return c.precision() > 1 && c.precision() < 100_000 ? "DECFLOAT(" + c.precision() + ")" : "DECFLOAT";
+            case "UUID": case "JSON": case "GEOMETRY": return name;
+            case "JAVA_OBJECT":
+                throw new IllegalArgumentException("a serialized Java object has no text form, which the error log "
+                        + "and version ids need");
+            case "TIME": return "TIME(" + c.scale() + ")";
+            default: break;
+        }
         switch (c.jdbcType()) {
             case Types.CHAR: case Types.VARCHAR: case Types.NCHAR: case Types.NVARCHAR:
                 return c.precision() > 0 && c.precision() <= 1_000_000 ? name + "(" + c.precision() + ")" : name;
@@ -100,6 +126,16 @@ public final class H2Dialect extends AbstractSqlDialect {
             default:
                 return name;
         }
+    }
+
+    /** {@code INTERVAL DAY TO SECOND} with precision p and scale s as {@code INTERVAL DAY(p) TO SECOND(s)}. */
+    private static String interval(String name, int precision, int scale) {
+        String[] parts = name.substring("INTERVAL ".length()).split(" TO ");
+        String lead = parts[0] + (parts[0].equals("SECOND") ? "(" + precision + ", " + scale + ")" : "(" + precision + ")");
+        if (parts.length == 1) {
+            return "INTERVAL " + lead;
+        }
+        return "INTERVAL " + lead + " TO " + parts[1] + (parts[1].equals("SECOND") ? "(" + scale + ")" : "");
     }
 
     @Override

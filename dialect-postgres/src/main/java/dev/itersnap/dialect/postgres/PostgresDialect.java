@@ -24,9 +24,18 @@ import java.util.function.Supplier;
  */
 public final class PostgresDialect extends AbstractSqlDialect {
 
+    /** Identifiers have at most 63 bytes (NAMEDATALEN - 1); longer ones are cut silently by the server. */
+    private static final dev.itersnap.spi.Capabilities CAPABILITIES =
+            dev.itersnap.spi.Capabilities.STANDARD.maxIdentifierLength(63);
+
     @Override
     public String name() {
         return "postgres";
+    }
+
+    @Override
+    public dev.itersnap.spi.Capabilities capabilities() {
+        return CAPABILITIES;
     }
 
     @Override
@@ -80,11 +89,23 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return m.sequenceType() == ValueType.STRING ? new String[] {"", " COLLATE \"C\""} : super.orderedAround(m);
     }
 
-    /** {@code json} and {@code xml} have no equality operator; their text does. */
+    /**
+     * Types whose {@code =} is identity of the value (arrays of them too, {@code _int4} ...). Every other type is
+     * compared as its text: those without an equality operator (json, xml, point, line, path, polygon, ...), those
+     * whose {@code =} holds for different values (box and circle compare areas, interval takes '1 day' for
+     * '24 hours'), and types this list does not know (enums, domains over them, extension types).
+     */
+    private static final java.util.Set<String> IDENTITY_EQUALITY = java.util.Set.of("int2", "int4", "int8",
+            "numeric", "float4", "float8", "money", "varchar", "bpchar", "text", "name", "char", "bool", "date",
+            "time", "timetz", "timestamp", "timestamptz", "bytea", "uuid", "jsonb", "inet", "cidr", "macaddr",
+            "macaddr8", "bit", "varbit", "tsvector", "tsquery", "oid", "pg_lsn", "int4range", "int8range", "numrange",
+            "daterange", "tsrange", "tstzrange");
+
     @Override
     protected String partitionable(SourceColumn column, String expression) {
         String t = column.typeName().toLowerCase(Locale.ROOT);
-        return t.equals("json") || t.equals("xml") ? "CAST(" + expression + " AS TEXT)" : expression;
+        String base = t.startsWith("_") ? t.substring(1) : t;
+        return IDENTITY_EQUALITY.contains(base) ? expression : "CAST(" + expression + " AS TEXT)";
     }
 
     /**
@@ -102,7 +123,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * reading every row (PostgreSQL has no skip scan for DISTINCT). Otherwise, and for any other source, the plain
      * {@code SELECT DISTINCT}. The query checks the catalog itself; a one-time filter runs only one of the two forms.
      * The recursion compares with the column's own collation, so any total order the index has enumerates every
-     * value once (the same values DISTINCT gives); a NULL sequence is reported by its own probe.
+     * value once (the same values DISTINCT gives); a NULL sequence is reported by its own probe. Each sequence comes
+     * with its number of rows.
      */
     @Override
     public Statement discoverSequences(ResolvedModel m) {
@@ -123,9 +145,11 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 + "SELECT (SELECT " + seq + " FROM " + rel + " s WHERE " + seq + " > r.v ORDER BY " + seq
                 + " LIMIT 1) FROM itersnap_seq r WHERE r.v IS NOT NULL)";
         String gate = "(SELECT ok FROM itersnap_gate)";
-        return Statement.of("discover", loose + " SELECT v FROM itersnap_seq WHERE v IS NOT NULL AND " + gate
-                + " UNION ALL SELECT NULL WHERE " + gate + " AND EXISTS (SELECT 1 FROM " + rel + " s WHERE " + seq
-                + " IS NULL) UNION ALL SELECT DISTINCT " + seq + " FROM " + rel + " s WHERE NOT " + gate);
+        // each sequence's rows are counted through the same index (an index-only scan where the visibility map allows)
+        return Statement.of("discover", loose + " SELECT v, (SELECT COUNT(*) FROM " + rel + " s WHERE " + seq
+                + " = r.v) FROM itersnap_seq r WHERE v IS NOT NULL AND " + gate + " UNION ALL SELECT NULL, COUNT(*) FROM "
+                + rel + " s WHERE " + seq + " IS NULL AND " + gate + " HAVING COUNT(*) > 0 UNION ALL SELECT " + seq
+                + ", COUNT(*) FROM " + rel + " s WHERE NOT " + gate + " GROUP BY " + seq);
     }
 
     /**
@@ -160,6 +184,16 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 return "timestamp(" + Math.min(6, Math.max(0, c.scale())) + ")";
             case "timestamptz":
                 return "timestamptz(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "time":
+                return "time(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "timetz":
+                return "timetz(" + Math.min(6, Math.max(0, c.scale())) + ")";
+            case "bit":
+                return c.precision() > 0 && c.precision() < 83_886_080 ? "bit(" + c.precision() + ")" : "bit";
+            case "varbit":
+                return c.precision() > 0 && c.precision() < 83_886_080 ? "varbit(" + c.precision() + ")" : "varbit";
+            case "char":
+                return "\"char\""; // the one-byte internal type, not char(1)
             case "int2": return "smallint";
             case "int4": return "integer";
             case "int8": return "bigint";

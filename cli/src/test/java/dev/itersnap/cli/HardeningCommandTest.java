@@ -1,0 +1,205 @@
+package dev.itersnap.cli;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The command as a careless or hostile user meets it (issue 14): no secret of a JDBC URL in any output, model files
+ * that are too large, binary, not UTF-8 or hold two documents, and the messages of odd settings and options.
+ */
+class HardeningCommandTest {
+    private static final String MODEL = """
+            name: customers
+            target: customers_history
+            source: SELECT * FROM raw_customers
+            unique_key: customer_id
+            updated_at: updated_at
+            sequence_by: file_date
+            """;
+
+    @TempDir
+    Path dir;
+
+    private Path model(String yaml) throws Exception {
+        return Files.writeString(dir.resolve("model.yml"), yaml);
+    }
+
+    private Execution run(String url, String yaml, String... extra) throws Exception {
+        java.util.List<String> args = new java.util.ArrayList<>(java.util.List.of("run", "--jdbc-url", url,
+                "--config", model(yaml).toString()));
+        args.addAll(java.util.List.of(extra));
+        return Execution.of(args.toArray(String[]::new));
+    }
+
+    // ---------------------------------------------------------------- secrets
+
+    @Test
+    void aPostgresUrlThatCannotConnectNeverShowsItsPassword() throws Exception {
+        for (String verbose : new String[] {"--json", "--verbose"}) {
+            Execution e = run("jdbc:postgresql://127.0.0.1:1/warehouse?user=etl&password=hunter2&ssl=false", MODEL,
+                    verbose);
+
+            assertThat(e.exitCode()).isEqualTo(ExitCodes.DATABASE);
+            assertThat(e.errLines().get(0)).startsWith("itersnap: cannot connect to jdbc:postgresql://127.0.0.1:1/"
+                    + "warehouse?user=etl&password=***&ssl=false: ");
+            assertThat(e.err() + e.out()).doesNotContain("hunter2");
+        }
+    }
+
+    @Test
+    void aUrlWithUserInformationOrNoDriverNeverShowsItsSecret() throws Exception {
+        Execution noDriver = run("jdbc:mysql://etl:hunter2@localhost:3306/warehouse?sessionToken=abc123", MODEL);
+        assertThat(noDriver.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(noDriver.errLines()).singleElement().asString()
+                .contains("jdbc:mysql://etl:***@localhost:3306/warehouse?sessionToken=***")
+                .doesNotContain("hunter2").doesNotContain("abc123");
+    }
+
+    @Test
+    void aDatabricksTokenIsMasked() throws Exception {
+        Execution e = run("jdbc:databricks://127.0.0.1:1/default;transportMode=http;ssl=0;httpPath=/sql/1.0/w/1;"
+                + "AuthMech=3;UID=token;PWD=dapi0123456789abcdef", MODEL);
+
+        assertThat(e.exitCode()).isIn(ExitCodes.DATABASE, ExitCodes.CONFIGURATION);
+        assertThat(e.err()).contains("PWD=***").doesNotContain("dapi0123456789abcdef");
+    }
+
+    // ---------------------------------------------------------------- model files
+
+    @Test
+    void aModelFileLargerThanOneMebibyteIsRefusedBeforeItIsRead() throws Exception {
+        Path big = dir.resolve("big.yml");
+        Files.writeString(big, "name: \"" + "x".repeat(ModelConfig.MAX_BYTES) + "\"\n");
+        long start = System.nanoTime();
+
+        Execution e = Execution.of("run", "--jdbc-url", "jdbc:h2:mem:unused", "--config", big.toString());
+
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).singleElement().asString().contains("bytes; a model file is at most 1048576 bytes");
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5_000);
+    }
+
+    @Test
+    void aBinaryOrNonUtf8ModelFileIsRefusedSayingSo() throws Exception {
+        Path binary = Files.write(dir.resolve("model.bin"), new byte[] {(byte) 0x89, 'P', 'N', 'G', 0, 0, 1, 2});
+        Execution e = Execution.of("run", "--jdbc-url", "jdbc:h2:mem:unused", "--config", binary.toString());
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).singleElement().asString().contains("is a binary file").doesNotContain("Input length");
+
+        Path latin1 = Files.write(dir.resolve("latin1.yml"), (MODEL + "delete_when: \"note = 'caf\u00e9'\"\n")
+                .getBytes(StandardCharsets.ISO_8859_1));
+        e = Execution.of("run", "--jdbc-url", "jdbc:h2:mem:unused", "--config", latin1.toString());
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).singleElement().asString().contains("is not UTF-8 text (byte 0xE9 at offset")
+                .doesNotContain("Input length");
+    }
+
+    @Test
+    void aSecondYamlDocumentIsRefused() throws Exception {
+        Execution e = run("jdbc:h2:mem:unused", MODEL + "---\nname: orders\n");
+
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).singleElement().asString().contains("more than one YAML document");
+    }
+
+    @Test
+    void anAliasBombIsRefusedQuickly() throws Exception {
+        StringBuilder yaml = new StringBuilder("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
+        for (char c = 'b'; c <= 'z'; c++) {
+            char p = (char) (c - 1);
+            yaml.append(c).append(": &").append(c).append(" [*").append(p).append(", *").append(p).append(", *")
+                    .append(p).append(", *").append(p).append(", *").append(p).append("]\n");
+        }
+        yaml.append(MODEL.replace("name: customers", "name: *z"));
+        long start = System.nanoTime();
+
+        Execution e = run("jdbc:h2:mem:unused", yaml.toString());
+
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).singleElement();
+        assertThat((System.nanoTime() - start) / 1_000_000).as("ms").isLessThan(5_000);
+    }
+
+    // ---------------------------------------------------------------- messages
+
+    @Test
+    void aTargetWithAnEmptyPartSaysSo() throws Exception {
+        Execution e = run("jdbc:h2:mem:unused", MODEL.replace("target: customers_history", "target: raw..x"));
+
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).containsExactly("itersnap: setting 'target' expected table, schema.table or "
+                + "catalog.schema.table, got 'raw..x', which has an empty part");
+    }
+
+    @Test
+    void aSourceThatIsNotAQuerySaysSo() throws Exception {
+        Execution e = run("jdbc:h2:mem:unused", MODEL.replace("SELECT * FROM raw_customers", "DELETE FROM raw_customers"));
+
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).containsExactly("itersnap: setting 'source' must be a query (SELECT, WITH ... SELECT, "
+                + "VALUES or TABLE), got a statement starting with 'DELETE'");
+    }
+
+    @Test
+    void statusRefusesAnUnknownDialectAndANegativeRunCount() throws Exception {
+        H2Model db = new H2Model(dir.resolve("db"));
+
+        Execution dialect = db.cli("status", "--dialect", "nosuch");
+        assertThat(dialect.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(dialect.errLines()).singleElement().asString().contains("no dialect named 'nosuch'");
+
+        Execution runs = db.cli("status", "--runs", "-1");
+        assertThat(runs.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(runs.err()).contains("'--runs'").contains("-1");
+    }
+
+    @Test
+    void columnsThatDifferOnlyByCaseAreRefusedNamingBoth() throws Exception {
+        H2Model db = new H2Model(dir.resolve("db"));
+        db.execute("CREATE TABLE raw_cased (customer_id INT, \"lower\" VARCHAR(10), \"LOWER\" VARCHAR(10), "
+                + "updated_at TIMESTAMP, file_date DATE)");
+        Path config = Files.writeString(dir.resolve("cased.yml"), MODEL.replace("raw_customers", "raw_cased")
+                + "check_cols: [lower]\n");
+        for (String command : new String[] {"validate", "run"}) {
+            Execution e = Execution.of(command, "--jdbc-url", db.url, "--config", config.toString());
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.errLines()).as(command).singleElement().asString()
+                    .contains("'lower' and 'LOWER' differ only by case");
+        }
+    }
+
+    @Test
+    void validateRefusesWhatARunWouldRefuseBeforeWriting() throws Exception {
+        H2Model db = new H2Model(dir.resolve("db"));
+        db.execute("CREATE TABLE raw_objects (customer_id INT, payload JAVA_OBJECT, updated_at TIMESTAMP, "
+                + "file_date DATE)");
+        Path objects = Files.writeString(dir.resolve("objects.yml"), MODEL.replace("raw_customers", "raw_objects"));
+        Path longTarget = Files.writeString(dir.resolve("long.yml"), MODEL.replace("customers_history",
+                "h".repeat(257)));
+        Path longName = Files.writeString(dir.resolve("name.yml"), MODEL.replace("name: customers",
+                "name: " + "n".repeat(129)));
+        for (String command : new String[] {"validate", "run"}) {
+            Execution e = Execution.of(command, "--jdbc-url", db.url, "--config", objects.toString());
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.errLines()).as(command).singleElement().asString()
+                    .contains("source column 'PAYLOAD' has type JAVA_OBJECT");
+
+            e = Execution.of(command, "--jdbc-url", db.url, "--config", longTarget.toString());
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.errLines()).as(command).singleElement().asString().contains("setting 'target'")
+                    .contains("at most 256");
+
+            e = Execution.of(command, "--jdbc-url", db.url, "--config", longName.toString());
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.errLines()).as(command).singleElement().asString().contains("setting 'name'")
+                    .contains("at most 128");
+        }
+        assertThat(db.rows("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'HHH%'")).isEmpty();
+    }
+}

@@ -1,0 +1,281 @@
+package dev.itersnap.conformance;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.ModelSettings;
+import org.junit.jupiter.api.Test;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+import static dev.itersnap.conformance.SnapshotFixture.date;
+import static dev.itersnap.conformance.SnapshotFixture.ts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
+
+/**
+ * Source column types (docs/semantics.md, "Types"): every type the database offers either round-trips exactly into
+ * the history, value and type, and its changes are seen (also where the database's own {@code =} is not identity,
+ * such as boxes compared by area), through a late batch's replay; or it is refused before anything is written,
+ * naming the column and the type. Plus the identifier limits and the version ids of composite keys.
+ */
+public abstract class SourceTypesTests extends ConformanceTestBase {
+
+    /**
+     * A column type with two different values as SQL expressions of that type.
+     *
+     * @param sqlType the type as the raw table declares it
+     * @param a       a value (SQL expression)
+     * @param b       another value that the history must see as a change from {@code a}
+     */
+    public record TypeCase(String sqlType, String a, String b) {
+    }
+
+    /** Every type the database offers that itersnap carries, with two values each. */
+    protected abstract List<TypeCase> roundTripTypes();
+
+    /**
+     * Types itersnap refuses, each with an expression of that type (as {@code a}, which the source query selects);
+     * empty when it carries every type.
+     */
+    protected List<TypeCase> refusedTypes() {
+        return List.of();
+    }
+
+    private static String column(int i) {
+        return "c" + i;
+    }
+
+    /** The JDBC string form of every column of a query's rows, keyed by the first column (the key). */
+    private static Map<String, List<String>> texts(DataSource ds, String sql) {
+        Map<String, List<String>> out = new LinkedHashMap<>();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            int n = rs.getMetaData().getColumnCount();
+            while (rs.next()) {
+                List<String> row = new ArrayList<>();
+                for (int i = 2; i <= n; i++) {
+                    row.add(rs.getString(i));
+                }
+                out.put(rs.getString(1), row);
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /** Type name, precision and scale of each column of a query, as JDBC describes them. */
+    private static List<String> types(DataSource ds, String sql) {
+        List<String> out = new ArrayList<>();
+        try (Connection c = ds.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            ResultSetMetaData md = rs.getMetaData();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                out.add(md.getColumnLabel(i).toLowerCase(Locale.ROOT) + " " + md.getColumnTypeName(i) + "("
+                        + md.getPrecision(i) + "," + md.getScale(i) + ")");
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException(sql + ": " + e.getMessage(), e);
+        }
+        return out;
+    }
+
+    /**
+     * Key k changes only column k between the first and the third day; key -1 goes from all NULL to the first values.
+     * The second day arrives late (the same values as the first, a later updated_at) and replays the third.
+     */
+    @Test
+    void everyTypeRoundTripsThroughALateBatchReplayAndItsChangesAreSeen() {
+        List<TypeCase> cases = roundTripTypes();
+        List<String> defs = new ArrayList<>(List.of("id INT", "updated_at TIMESTAMP", "file_date DATE"));
+        for (int i = 0; i < cases.size(); i++) {
+            defs.add(column(i) + " " + cases.get(i).sqlType());
+        }
+        RawTable raw = fixture.rawTable("raw_types", defs.toArray(String[]::new));
+        for (int k = -1; k < cases.size(); k++) {
+            insert(raw, cases, k, "2024-01-01 09:00", "2024-01-01", k == -1 ? "null" : "a");
+            insert(raw, cases, k, "2024-01-03 09:00", "2024-01-03", k == -1 ? "a" : "b" + k);
+        }
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("file_date").build();
+        fixture.run(m);
+        for (int k = -1; k < cases.size(); k++) {
+            insert(raw, cases, k, "2024-01-02 09:00", "2024-01-02", k == -1 ? "null" : "a");
+        }
+        assertThat(fixture.run(m).lateBatchFound()).isTrue();
+
+        List<String> cols = new ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            cols.add(column(i));
+        }
+        String list = String.join(", ", cols);
+        assertThat(types(fixture.dataSource(), "SELECT " + list + " FROM " + TARGET))
+                .as("the history's column types are the source's")
+                .isEqualTo(types(fixture.dataSource(), "SELECT " + list + " FROM raw_types"));
+        for (String day : List.of("2024-01-01", "2024-01-03")) {
+            String seq = "DATE '" + day + "'";
+            assertThat(texts(fixture.dataSource(), "SELECT id, " + list + " FROM " + TARGET + " WHERE dbt_opened_seq = "
+                    + seq)).as("values of the versions opened on %s, as the source holds them", day)
+                    .isEqualTo(texts(fixture.dataSource(), "SELECT id, " + list + " FROM raw_types WHERE file_date = "
+                            + seq + " AND id IN (SELECT id FROM " + TARGET + " WHERE dbt_opened_seq = " + seq + ")"));
+        }
+        for (int k = -1; k < cases.size(); k++) {
+            String expected = k == -1 ? "[" + String.join(",", cols.stream().map(c -> "\"" + c + "\"").toList()) + "]"
+                    : "[\"" + column(k) + "\"]";
+            assertThat(fixture.versions(TARGET, "id", k)).as("key %d (%s)", k, k < 0 ? "NULLs" : cases.get(k).sqlType())
+                    .extracting(SnapshotFixture.Version::validFrom, SnapshotFixture.Version::changed)
+                    .containsExactly(tuple(ts("2024-01-01 09:00"), expected), tuple(ts("2024-01-03 09:00"), null));
+        }
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
+    }
+
+    private static void insert(RawTable raw, List<TypeCase> cases, int key, String updatedAt, String day,
+                               String values) {
+        List<String> v = new ArrayList<>();
+        for (int i = 0; i < cases.size(); i++) {
+            v.add(values.equals("null") ? "NULL" : values.equals("b" + i) ? cases.get(i).b() : cases.get(i).a());
+        }
+        raw.fixture().execute("INSERT INTO " + raw.name() + " VALUES (?, ?, ?, " + String.join(", ", v) + ")", key,
+                ts(updatedAt), date(day));
+    }
+
+    /** A type itersnap cannot carry exactly is refused before anything is written, naming the column and the type. */
+    @Test
+    void aTypeThatCannotRoundTripIsRefusedNamingTheColumnAndTheType() {
+        for (TypeCase t : refusedTypes()) {
+            SnapshotFixture f = newFixture();
+            // the value comes from the source query: some types cannot even be stored in a raw table
+            RawTable raw = f.rawTable("raw_odd", "id INT", "updated_at TIMESTAMP", "file_date DATE");
+            raw.insert(1, ts("2024-01-01 09:00"), date("2024-01-01"));
+            ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source("SELECT id, updated_at, file_date, "
+                    + t.a() + " AS odd_value FROM raw_odd").uniqueKey("id").updatedAt("updated_at")
+                    .sequenceBy("file_date").build();
+
+            assertThatThrownBy(() -> f.run(m)).as(t.sqlType()).isInstanceOfSatisfying(ItersnapException.class, e -> {
+                assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.INVALID_SOURCE);
+                assertThat(e.getMessage()).containsIgnoringCase("odd_value").contains("type");
+            });
+            assertThat(f.tableExists(TARGET)).as(t.sqlType()).isFalse();
+            release(f);
+        }
+    }
+
+    /**
+     * sequence_by widened in the source (INT to BIGINT, through a view the model reads): applied like any widening,
+     * the bookkeeping columns follow, later and late batches work. Changed to another kind of value (DATE to
+     * TIMESTAMP): refused before anything is written, naming the column and both types; cast back, the model runs on.
+     */
+    @Test
+    void sequenceByWidensOrIsRefusedButNeverLeavesTheModelStuck() {
+        RawTable raw = fixture.rawTable("raw_b", "id INT", "status VARCHAR(10)", "updated_at TIMESTAMP", "batch_no INT",
+                "file_date DATE");
+        fixture.execute("CREATE VIEW src_b AS SELECT id, status, updated_at, batch_no FROM raw_b");
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM src_b").uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("batch_no").build();
+        raw.insert(1, "a", ts("2024-01-01 09:00"), 10, date("2024-01-01"));
+        raw.insert(1, "c", ts("2024-01-03 09:00"), 30, date("2024-01-03"));
+        fixture.run(m);
+        fixture.execute("DROP VIEW src_b");
+        fixture.execute("CREATE VIEW src_b AS SELECT id, status, updated_at, CAST(batch_no AS BIGINT) AS batch_no "
+                + "FROM raw_b");
+        raw.insert(1, "b", ts("2024-01-02 09:00"), 20, date("2024-01-02"));
+        raw.insert(1, "d", ts("2024-01-04 09:00"), 40, date("2024-01-04"));
+
+        assertThat(fixture.run(m).lateBatchFound()).isTrue();
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), SnapshotFixture.Version::openedSeq)
+                .containsExactly(tuple("a", 10L), tuple("b", 20L), tuple("c", 30L), tuple("d", 40L));
+        String widened = types(fixture.dataSource(), "SELECT batch_no FROM src_b").get(0).replaceFirst("^\\S+ ", "");
+        assertThat(types(fixture.dataSource(), "SELECT batch_no, dbt_opened_seq, dbt_closed_seq FROM " + TARGET))
+                .as("the column and the bookkeeping columns follow it").allSatisfy(t -> assertThat(t).endsWith(" " + widened));
+
+        ModelSettings byDate = ModelSettings.builder("by_date").target(TARGET + "_d").source("SELECT * FROM src_d")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        fixture.execute("CREATE VIEW src_d AS SELECT id, status, updated_at, file_date FROM raw_b");
+        fixture.run(byDate);
+        List<SnapshotFixture.Version> before = fixture.history(TARGET + "_d");
+        fixture.execute("DROP VIEW src_d");
+        fixture.execute("CREATE VIEW src_d AS SELECT id, status, updated_at, CAST(file_date AS TIMESTAMP) AS file_date "
+                + "FROM raw_b");
+        assertThatThrownBy(() -> fixture.run(byDate)).isInstanceOfSatisfying(ItersnapException.class, e -> {
+            assertThat(e.code()).isEqualTo(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE);
+            assertThat(e.getMessage()).containsIgnoringCase("'file_date'").containsIgnoringCase("date (history)")
+                    .containsIgnoringCase("timestamp");
+        });
+        assertThat(fixture.history(TARGET + "_d")).isEqualTo(before);
+        fixture.execute("DROP VIEW src_d");
+        fixture.execute("CREATE VIEW src_d AS SELECT id, status, updated_at, file_date FROM raw_b");
+        raw.insert(2, "e", ts("2024-01-05 09:00"), 50, date("2024-01-05"));
+        assertThat(fixture.run(byDate).batchesApplied()).as("cast back, the model runs on").isEqualTo(1);
+    }
+
+    /**
+     * Identifier limits: two model names longer than the database's identifier limit allows for derived names, sharing
+     * a long beginning, get working tables and indexes that fit and stay apart (PostgreSQL cut them to one name:
+     * "relation already exists"), through a late batch; a target or metadata schema longer than the limit is refused
+     * before anything is written, naming the setting and the limit.
+     */
+    @Test
+    void longModelNamesGetDerivedNamesThatFitAndTooLongIdentifiersAreRefused() {
+        RawTable raw = customers(fixture);
+        String shared = "model_with_a_long_name_that_says_where_its_data_comes_from_and_more_";
+        List<ModelSettings> models = new ArrayList<>();
+        for (String end : List.of("a", "b")) {
+            models.add(ModelSettings.builder(shared + end).target("snap_" + end).source(raw.selectAll())
+                    .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date")
+                    .hardDeletes(dev.itersnap.core.HardDeletes.INVALIDATE).build());
+        }
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        models.forEach(fixture::run);
+        raw.insert(1, "Silver", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        models.forEach(m -> assertThat(fixture.run(m).lateBatchFound()).isTrue());
+        assertThat(fixture.essence("snap_a")).hasSize(3).isEqualTo(fixture.essence("snap_b"));
+
+        int limit = fixture.engine(null).dialect().capabilities().maxIdentifierLength();
+        if (limit <= 0) {
+            return;
+        }
+        String tooLong = "t".repeat(limit + 1);
+        ModelSettings longTarget = ModelSettings.builder("short").target(tooLong).source(raw.selectAll())
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        ModelSettings longSchema = ModelSettings.builder("short").target("snap_short").metadataSchema(tooLong)
+                .source(raw.selectAll()).uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        for (ModelSettings m : List.of(longTarget, longSchema)) {
+            assertThatThrownBy(() -> fixture.engine(null).validate(m)).isInstanceOfSatisfying(ItersnapException.class,
+                    e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING));
+            assertThatThrownBy(() -> fixture.run(m)).isInstanceOfSatisfying(ItersnapException.class, e -> {
+                assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING);
+                assertThat(e.getMessage()).containsAnyOf("'target'", "'metadata_schema'")
+                        .contains("at most " + limit);
+            });
+        }
+        assertThat(fixture.tableExists("snap_short")).isFalse();
+    }
+
+    /**
+     * The version ids of a composite key escape the separator: {@code ('a|b', 'c')} and {@code ('a', 'b|c')} are two
+     * keys with two ids.
+     */
+    @Test
+    void compositeKeysThatJoinToTheSameTextGetDifferentVersionIds() {
+        RawTable raw = fixture.rawTable("raw_pairs", "k1 VARCHAR(10)", "k2 VARCHAR(10)", "status VARCHAR(10)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        raw.insert("a|b", "c", "x", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert("a", "b|c", "x", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert("a\\", "|c", "x", ts("2024-01-01 09:00"), date("2024-01-01"));
+        fixture.run(ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("k1", "k2")
+                .updatedAt("updated_at").sequenceBy("file_date").build());
+
+        assertThat(fixture.history(TARGET)).extracting(SnapshotFixture.Version::scdId).doesNotHaveDuplicates()
+                .hasSize(3);
+    }
+}
