@@ -126,7 +126,7 @@ final class SnapshotRun {
             }
         }
         List<BatchResult> results;
-        if (keyScoped(late, reproduced, introduced)) {
+        if (keyScoped(late, reproduced, introduced, applied, source)) {
             results = replayByKey(batches, applied, source.nullSequence(), introduced);
         } else {
             stage(first, source.nullSequence(), reproduced, introduced, applied);
@@ -684,11 +684,23 @@ final class SnapshotRun {
      * Whether a late batch is replayed key by key: only the keys the late batches change are rolled back and computed
      * again (every other key's history is already that of the batches in order). Only for a run that found late
      * batches (a deliberate replay or full refresh recomputes every key: the source may have changed), with every
-     * replayed batch still in the source and no column introduced from the replay point on.
+     * replayed batch still in the source with exactly the rows the ledger recorded for it (a batch that gained or lost
+     * rows since it was applied, or that the ledger lost, is replayed for every key) and no column introduced from the
+     * replay point on.
      */
-    private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced) {
-        return late && operation == Operation.RUN && replayPoint != null && reproduced.isEmpty() && pending.isEmpty()
-                && introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0);
+    private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
+                              TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
+        if (!late || operation != Operation.RUN || replayPoint == null || !reproduced.isEmpty() || !pending.isEmpty()
+                || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
+            return false;
+        }
+        for (MetadataStore.Entry e : applied.tailMap(replayPoint, true).values()) {
+            Long rows = source.rows().get(e.sequence());
+            if (e.lost() || e.counts() == null || rows == null || rows != e.counts().sourceRows()) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

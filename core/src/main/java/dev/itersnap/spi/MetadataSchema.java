@@ -113,7 +113,8 @@ public final class MetadataSchema {
                 .column(f("expires_at"), ColumnType.timestamp()).column(f("fence"), ColumnType.bigint())
                 .primaryKey(model).build(),
                 model, f("owner"), f("expires_at"), f("fence"));
-        targets = new Targets(TableSpec.builder(table("itersnap_targets"), Creation.IF_NOT_EXISTS)
+        // MUTEX: two models registering the same target at once must conflict (Delta has no primary key)
+        targets = new Targets(TableSpec.builder(table("itersnap_targets"), Creation.IF_NOT_EXISTS).writers(Writers.MUTEX)
                 .notNull(f("target_name"), ColumnType.text(512)).notNull(model, ColumnType.text(128))
                 .notNull(f("registered_at"), ColumnType.timestamp()).column(runId, ColumnType.text(36))
                 .primaryKey(f("target_name")).build(),
