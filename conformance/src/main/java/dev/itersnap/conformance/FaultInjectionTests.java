@@ -309,16 +309,13 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
-     * ENGINE BUG (databases without transactional DML): a first run that fails after registering some of the new
-     * history's columns (each registry insert commits on its own) leaves a partial column registry; the retry then
-     * registers the other columns as introduced by its first batch, so a later replay from an earlier, late batch
-     * treats them as new columns (untracked up to that batch, filled in place), and the status change between the
-     * two batches is lost. A retried first run must leave every column of the history tracked from the start.
+     * Regression (databases without transactional DML): a first run that fails after registering some of the new
+     * history's columns (each registry insert commits on its own) leaves a partial column registry. The retry must
+     * take every column of the history as tracked from the start (it once registered the others as introduced by its
+     * first batch, so a later replay from an earlier, late batch treated them as new columns and lost the status
+     * change between the two batches).
      */
     @Test
-    @org.junit.jupiter.api.Tag(ENGINE_BUG)
-    @org.junit.jupiter.api.Disabled("engine bug: a partial column registry after a failed first run makes its "
-            + "columns 'introduced' (non-transactional dialects); see the report of issue 16")
     void aRetriedFirstRunKeepsEveryColumnTrackedFromTheStart() {
         RawTable raw = plainCustomers();
         ModelSettings m = model(raw).build();
@@ -346,14 +343,12 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
-     * ENGINE BUG (databases without transactional DML): the pending table, "empty between runs", keeps the aged-out
-     * batches a replay saved when the run fails after saving them and before its ledger forgets them, or at the final
-     * clearing: the rerun finds every pending batch in the ledger, has nothing to apply, and returns before clearing.
+     * Regression (databases without transactional DML): a replay that fails after saving aged-out batches in the
+     * pending table and before its ledger forgets them, or at the final clearing, leaves them there; the rerun finds
+     * every pending batch in the ledger and has nothing to apply, and must still empty the pending table (it once
+     * returned before clearing it).
      */
     @Test
-    @org.junit.jupiter.api.Tag(ENGINE_BUG)
-    @org.junit.jupiter.api.Disabled("engine bug: a rerun with nothing to apply leaves pending rows of recorded "
-            + "batches (non-transactional dialects); see the report of issue 16")
     void aRerunWithNothingToApplyClearsThePendingTable() {
         ModelSettings m = agedOutBatchInReplayRange(fixture).model();
         FaultInjectingDataSource faults = new FaultInjectingDataSource(fixture.dataSource());
@@ -657,25 +652,13 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         };
     }
 
-    /**
-     * True where an open engine bug leaves rows of batches the ledger records in the pending table after a rerun
-     * with nothing to apply (see {@link #aRerunWithNothingToApplyClearsThePendingTable}); the comparison then accepts
-     * a non-empty pending table and checks everything else. Default: false. Remove the override once it is fixed.
-     */
-    protected boolean pendingLeftBehindByKnownBug() {
-        return false;
-    }
-
     private void assertOutcome(String where, Outcome expected, Outcome actual) {
         assertThat(actual.history()).as(where + ": history").isEqualTo(expected.history());
         assertThat(actual.ledger()).as(where + ": ledger").isEqualTo(expected.ledger());
         assertThat(actual.errors()).as(where + ": error log").isEqualTo(expected.errors());
         assertThat(actual.archive()).as(where + ": archive").isEqualTo(expected.archive());
         assertThat(actual.registry()).as(where + ": column registry").isEqualTo(expected.registry());
-        if (!(pendingLeftBehindByKnownBug() && expected.pending() == 0 && actual.pending() > 0)) {
-            assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)")
-                    .isEqualTo(expected.pending());
-        }
+        assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)").isEqualTo(expected.pending());
     }
 
     private static String describe(List<String> script, int k) {

@@ -199,6 +199,25 @@ public final class MetadataStore {
         deleteIn(schema.ledger().spec(), schema.ledger().model(), schema.ledger().sequence(), batches);
     }
 
+    /**
+     * Marks the error-log rows of replayed batches as logged by this run: a key-scoped replay logs again only the
+     * rows of the keys it computes again, and the others stay, as every row of a replayed batch belongs to the run
+     * that last applied the batch (like its ledger entry).
+     */
+    void relogErrors(List<Seq> batches, String runId, LocalDateTime at) {
+        MetadataSchema.Errors e = schema.errors();
+        for (int from = 0; from < batches.size(); from += FORGET_CHUNK) {
+            List<Seq> chunk = batches.subList(from, Math.min(batches.size(), from + FORGET_CHUNK));
+            Statement.Builder b = Statement.builder("log rows set aside").sql("UPDATE " + name(e.spec().name())
+                    + " SET " + q(e.runId()) + " = ").bind(runId).sql(", " + q(e.loggedAt()) + " = ").bind(at)
+                    .sql(" WHERE " + q(e.model()) + " = ").bind(model).sql(" AND " + q(e.sequence()) + " IN (");
+            for (int i = 0; i < chunk.size(); i++) {
+                b.sql(i == 0 ? "" : ", ").bind(chunk.get(i).text());
+            }
+            jdbc.update(b.sql(")").build());
+        }
+    }
+
     private void deleteIn(TableSpec table, String modelColumn, String sequenceColumn, List<Seq> seqs) {
         int per = FORGET_CHUNK;
         for (int from = 0; from < seqs.size(); from += per) {

@@ -68,6 +68,8 @@ final class SnapshotRun {
     private final Map<Seq, String> pending = new java.util.HashMap<>();
     /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
     private boolean pendingUsed;
+    /** True when the source has every column the model knows, none new, none back (set by prepare). */
+    private boolean sourceColumnsStable;
     private ModelTables tables;
     private final MetadataStore store;
     private final boolean transactional;
@@ -114,11 +116,17 @@ final class SnapshotRun {
         warnAboutGrownBatches(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
+            if (pendingUsed) {
+                // a rerun of a replay that failed after recording its batches: what the pending table kept for it
+                // is in the ledger now
+                jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
+                jdbc.commit("clear pending batches");
+            }
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
         }
         Seq first = batches.first();
         lock.verifyHeld();
-        Map<String, Seq> introduced = prepare(first);
+        Map<String, Seq> introduced = prepare(first, applied.isEmpty());
         List<Seq> reproduced = new ArrayList<>();
         for (Seq s : batches) {
             if (!source.sequences().contains(s)) {
@@ -444,7 +452,7 @@ final class SnapshotRun {
      * Creates or evolves the history table and creates the scratch tables (all DDL, before any batch transaction).
      * Returns the introduction batch of each column added after the history was created.
      */
-    private Map<String, Seq> prepare(Seq firstBatch) {
+    private Map<String, Seq> prepare(Seq firstBatch, boolean nothingApplied) {
         List<String> added = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         if (targetColumns == null) {
@@ -485,9 +493,10 @@ final class SnapshotRun {
         jdbc.commit("prepare");
         Map<String, MetadataStore.Column> registry = store.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
-        // An empty registry means the history was created by a run that stopped before registering its columns:
-        // every column the history already had is there from the start.
-        boolean adopt = registry.isEmpty();
+        // No batch in the ledger means the history was created by a run that stopped before recording a batch,
+        // perhaps after registering some of its columns: every column the history already had is there from the
+        // start.
+        boolean adopt = nothingApplied;
         for (SourceColumn src : m.sourceColumns()) {
             MetadataStore.Column known = registry.get(src.name());
             if (known == null) {
@@ -518,6 +527,8 @@ final class SnapshotRun {
             }
         }
         jdbc.commit("prepare");
+        sourceColumnsStable = added.isEmpty() && missing.isEmpty()
+                && registry.values().stream().allMatch(MetadataStore.Column::inSource);
         if (!added.isEmpty() || !missing.isEmpty()) {
             listener.onEvent(new SnapshotEvent.SchemaChange(settings.name(), runId, added, missing));
         }
@@ -685,12 +696,14 @@ final class SnapshotRun {
      * again (every other key's history is already that of the batches in order). Only for a run that found late
      * batches (a deliberate replay or full refresh recomputes every key: the source may have changed), with every
      * replayed batch still in the source with exactly the rows the ledger recorded for it (a batch that gained or lost
-     * rows since it was applied, or that the ledger lost, is replayed for every key) and no column introduced from the
-     * replay point on.
+     * rows since it was applied, or that the ledger lost, is replayed for every key), no column introduced from the
+     * replay point on, and the source's columns those the model knows (a column added, missing or back changes the
+     * replayed batches' rows of every key).
      */
     private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
                               TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
         if (!late || operation != Operation.RUN || replayPoint == null || !reproduced.isEmpty() || !pending.isEmpty()
+                || !sourceColumnsStable
                 || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
             return false;
         }
@@ -732,6 +745,10 @@ final class SnapshotRun {
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
         jdbc.updateAll(dialect.rollback(m, Rollback.keys(replayPoint.value(), setAside)));
         List<BatchResult> results = applier.applyReplay(sql, planned, applied);
+        if (setAside) {
+            store.relogErrors(replayed.stream().filter(s -> applied.get(s).counts().rejected() > 0).toList(), runId,
+                    LocalDateTime.now());
+        }
         jdbc.commit("apply batches");
         for (BatchResult r : results) {
             listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));

@@ -88,7 +88,11 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return "CAST(" + expression + " AS STRING)";
     }
 
-    /** {@code ignoreNullFields=false} keeps NULL columns in the record (to_json drops them by default). */
+    /**
+     * {@code ignoreNullFields=false} keeps NULL columns in the record (to_json drops them by default); the timestamp
+     * formats keep microseconds (to_json's default keeps milliseconds, so two set-aside rows differing below a
+     * millisecond would log the same record).
+     */
     @Override
     protected String jsonObject(List<String> names, List<String> expressions) {
         List<String> fields = new ArrayList<>();
@@ -96,7 +100,9 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             fields.add(stringLiteral(names.get(i)));
             fields.add(expressions.get(i));
         }
-        return "to_json(named_struct(" + String.join(", ", fields) + "), map('ignoreNullFields', 'false'))";
+        return "to_json(named_struct(" + String.join(", ", fields) + "), map('ignoreNullFields', 'false', "
+                + "'timestampFormat', " + stringLiteral("yyyy-MM-dd'T'HH:mm:ss.SSSSSSXXX") + ", 'timestampNTZFormat', "
+                + stringLiteral("yyyy-MM-dd'T'HH:mm:ss.SSSSSS") + "))";
     }
 
     /** A backslash starts an escape in a Spark string literal, so it is escaped like the quote. */

@@ -32,17 +32,6 @@ class SparkFaultInjectionTest extends FaultInjectionTests {
         return new SparkTestDatabase();
     }
 
-    /**
-     * Open engine bug (databases without transactional DML): a replay failing after it saved the aged-out batch and
-     * before its ledger forgets it (the first phase above) leaves that batch in the pending table, and the rerun,
-     * with nothing to apply, does not clear it ({@code FaultInjectionTests.aRerunWithNothingToApplyClearsThePendingTable}).
-     * Everything else is compared. Remove once fixed.
-     */
-    @Override
-    protected boolean pendingLeftBehindByKnownBug() {
-        return true;
-    }
-
     @Override
     protected boolean injectAt(int k, List<String> script) {
         String mode = System.getProperty("itersnap.spark.faults", "phases");

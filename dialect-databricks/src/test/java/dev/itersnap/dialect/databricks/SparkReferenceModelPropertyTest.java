@@ -72,10 +72,7 @@ class SparkReferenceModelPropertyTest extends ReferenceModelPropertyTest {
      * change, no rebuild step.
      */
     static boolean cheap(Scenario s) {
-        // sub-second updated_at is left out until the open engine bug of SparkScenarioTest
-        // (setAsideRecordsKeepEveryValueExactly: error-log timestamps cut to milliseconds) is fixed
-        if (s.batches().size() != 2 || s.plan().size() != 2 || s.engineRuns() != 2 || s.changesSchema()
-                || s.subSecond()) {
+        if (s.batches().size() != 2 || s.plan().size() != 2 || s.engineRuns() != 2 || s.changesSchema()) {
             return false;
         }
         Scenario.Step first = s.plan().get(0);
