@@ -29,7 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * Bad input (SPEC §1, §5 "Safe values"): every invalid setting fails before any SQL runs with INVALID_SETTING naming
+ * Bad input (settings, and values that must stay bound): every invalid setting fails before any SQL runs with INVALID_SETTING naming
  * the setting; a source that does not fit the settings fails with INVALID_SOURCE naming the setting and the column,
  * and nothing is written; values read from data (keys, sequences) are data even when they contain quotes.
  */

@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
- * One writer per model (SPEC §4 step 1, §5): concurrent runs of one model never interleave, the loser waits for the
+ * One writer per model: concurrent runs of one model never interleave, the loser waits for the
  * lock, and after {@code lock_timeout} it fails with LOCK_TIMEOUT naming the model and the holder. The database of
  * each test is shared by every thread (each run opens its own connections).
  */

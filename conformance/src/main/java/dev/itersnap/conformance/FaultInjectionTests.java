@@ -30,7 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * Retry safety (SPEC §5) by fault injection, level 3 of the test pyramid: for a run under test (a replay of late
+ * Retry safety by fault injection, level 3 of the test pyramid: for a run under test (a replay of late
  * batches, a first run, a full refresh, a run that widens a column), every call it makes of a chosen kind is made to
  * fail in turn, each on a fresh copy of the scenario:
  * <ul>
@@ -689,7 +689,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
-     * SPEC §4: a failed run leaves the history as after the last batch in the ledger. Every version must have been
+     * A failed run leaves the history as after the last batch in the ledger. Every version must have been
      * opened, and closed, by a batch the ledger holds.
      */
     private static void assertHistoryMatchesLedger(SnapshotFixture f, ModelSettings m, String where) {

@@ -23,7 +23,7 @@ import java.util.TreeSet;
 import java.util.function.Predicate;
 
 /**
- * The oracle of the conformance suite: SPEC.md §3-§4 and docs/semantics.md implemented in memory, run by run.
+ * The oracle of the conformance suite: the rules of docs/semantics.md implemented in memory, run by run.
  * Clarity beats speed here; every rule is a few lines that can be read against the documents.
  *
  * <p>The model holds everything a run leaves behind: the history, the ledger (one entry per applied batch with its
@@ -289,7 +289,7 @@ public final class ReferenceModel {
     // ------------------------------------------------------------------ one run
 
     /**
-     * Plays one run of the engine (SPEC §4) over the source as it is now.
+     * Plays one run of the engine over the source as it is now.
      *
      * @param operation     run, full refresh or replay
      * @param replayFrom    for {@link Operation#REPLAY}: the sequence to replay from (a value of the sequence's type)
@@ -568,7 +568,7 @@ public final class ReferenceModel {
         }
     }
 
-    /** Applies batch {@code s} (SPEC §3, docs/semantics.md "Applying a batch") and records it. */
+    /** Applies batch {@code s} (docs/semantics.md "Applying a batch") and records it. */
     private BatchResult applyBatch(Object s, List<StagedRow> staged, List<String> sourceColumns, boolean reproduced,
                                    Map<String, Object> introduced, String recordedDeletionTime, String runId,
                                    List<SnapshotEvent> events) {

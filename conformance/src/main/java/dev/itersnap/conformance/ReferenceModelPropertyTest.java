@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.fail;
 
 /**
- * SPEC §5 "order independence" and every documented rule, on generated cases: whatever the arrival order, the split
+ * Order independence and every documented rule, on generated cases: whatever the arrival order, the split
  * into runs, the retention of the source, the schema changes and the deliberate rebuilds, the engine agrees with the
  * {@link ReferenceModel} after every run: the run's result and events, and everything in the database (every column
  * of the history, the ledger, the error log's records, the archive, the column registry, the pending table, the run

@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * Scenarios for a run (SPEC §4): the ledger, no-op runs and reruns, batches delivered twice, schema evolution,
+ * Scenarios for a run: the ledger, no-op runs and reruns, batches delivered twice, schema evolution,
  * aged-out batches inside a replay range, full refresh, replay from a sequence, events and the run log.
  */
 public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
@@ -451,7 +451,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     }
 
     /**
-     * SPEC §4 step 5: the source rows are read once per run, not once per batch, with the sequence filter pushed into
+     * Staging: the source rows are read once per run, not once per batch, with the sequence filter pushed into
      * the query. Ten new batches in one run: apart from zero-row describes of its columns, the source query is
      * embedded in at most two statements (discover the sequences, stage the rows), and the staging one filters on the
      * sequence with a bound value.
@@ -549,7 +549,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     }
 
     /**
-     * Recovery (SPEC §4 step 2): a previous run that died between writing the history and recording the batch (as on
+     * Recovery: a previous run that died between writing the history and recording the batch (as on
      * a database without transactional DML) left a version opened, and another closed, by a batch the ledger does not
      * hold; its run is still 'running'. The next run undoes those writes before it goes on.
      */
@@ -926,7 +926,7 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
 
     /**
      * A run that fails before it could start (the source does not fit the settings) still reports RunFailed to the
-     * listener ("nothing silent", SPEC §5 and §6: applications alert on RunFailed).
+     * listener ("nothing silent": applications alert on RunFailed).
      */
     @Test
     void runFailingOnItsSourceReportsRunFailed() {

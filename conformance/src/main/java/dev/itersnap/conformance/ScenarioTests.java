@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.tuple;
 
 /**
- * Scenarios for the rules of applying one batch (SPEC §3, docs/semantics.md "Applying a batch"): new, changed and
+ * Scenarios for the rules of applying one batch (docs/semantics.md "Applying a batch"): new, changed and
  * unchanged keys under both strategies, sequence types and their order, composite keys, the three hard-delete modes,
  * explicit deletes, and every reason a row is set aside. Each test states the user-visible behaviour it protects.
  */
@@ -548,7 +548,7 @@ public abstract class ScenarioTests extends ConformanceTestBase {
 
     /**
      * Under timestamp the tracked columns (for changed_attributes) are every source column but key, updated_at and
-     * sequence_by (SPEC §2): a newer row that changes only tier lists tier. (check_cols with strategy timestamp is
+     * sequence_by: a newer row that changes only tier lists tier. (check_cols with strategy timestamp is
      * refused, see BadInputTests.)
      */
     @Test

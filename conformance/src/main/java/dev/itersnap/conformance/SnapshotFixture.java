@@ -250,7 +250,7 @@ public final class SnapshotFixture {
         }
     }
 
-    /** A version as SPEC §5 compares histories (no version id, no bookkeeping columns). */
+    /** A version as histories are compared (no version id, no bookkeeping columns). */
     public record Essence(Map<String, Object> data, Object updatedAt, Object validFrom, Object validTo,
                           String changeType, String changed, boolean deleted) {
         @Override
@@ -294,7 +294,7 @@ public final class SnapshotFixture {
         return out;
     }
 
-    /** The history as SPEC §5 compares it, sorted. */
+    /** The history as histories are compared, sorted. */
     public List<Essence> essence(String target) {
         return history(target).stream().map(Version::essence)
                 .sorted(Comparator.comparing(Essence::toString)).toList();
@@ -314,7 +314,7 @@ public final class SnapshotFixture {
     }
 
     /**
-     * The SCD2 invariants of SPEC §4 step 7, checked independently of the engine: per key at most one current
+     * The SCD2 invariants the run's timeline check enforces, checked independently of the engine: per key at most one current
      * version, no version ending before it starts, no overlap, a version closed by an update ends exactly where its
      * successor starts, a version closed by a delete ends no later than the next one starts, and every version id is
      * unique. Returns one line per problem (empty when sound).

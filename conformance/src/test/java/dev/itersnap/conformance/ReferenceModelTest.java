@@ -16,7 +16,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The oracle itself, on hand-written stories whose histories can be checked by reading SPEC §3. */
+/** The oracle itself, on hand-written stories whose histories can be checked by reading docs/semantics.md. */
 class ReferenceModelTest {
     private static final LocalDate MON = LocalDate.of(2024, 3, 4);
     private static final LocalDate TUE = MON.plusDays(1);

@@ -23,7 +23,7 @@ import java.util.UUID;
 
 /**
  * Runs one model: opens the connection, makes sure the metadata exists, takes the model lock, and hands the run to
- * {@link SnapshotRun} (the algorithm of SPEC §4); records the outcome in the run log and reports it to the listener.
+ * {@link SnapshotRun} (the run's steps); records the outcome in the run log and reports it to the listener.
  * Internal; use {@link dev.itersnap.IterativeSnapshot}.
  */
 public final class SnapshotEngine {

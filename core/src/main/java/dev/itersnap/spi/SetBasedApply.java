@@ -341,7 +341,8 @@ final class SetBasedApply {
      * The keys the run may change, each with the first batch whose rows are its events ({@link ModelTables#FROM_IDX}).
      *
      * <p>From the first batch after the replayed ones (every batch when none is replayed): a key whose rows in every
-     * such batch are accepted, not deletes, and equal to its current live version in every column is left out: each
+     * such batch are accepted (exact copies aside: a batch applies them once), not deletes, and equal to its current
+     * live version in every column is left out: each
      * batch leaves it as it is, and nothing of it is logged (without full batches its rows are archived as they
      * are). Under full batches the live keys absent from those batches are in (they are deleted). With a column
      * introduced at the first batch every key of the run is in.
@@ -362,7 +363,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         if (count > 0) {
             String changed = run.introducedAtFirst().isEmpty()
-                    ? " HAVING COUNT(*) <> " + count + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
+                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = 'duplicate_copy' THEN 0 ELSE 1 END) <> " + count
+                            + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
                             + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
                             + " THEN 1 ELSE 0 END) <> " + count
                     : "";

@@ -5,7 +5,7 @@ import dev.itersnap.conformance.TestDatabase;
 
 /**
  * Concurrency on local Spark + Delta, through the lease lock. Selected: a run waiting longer than lock_timeout fails
- * naming the holder while the holder finishes, and a later run gets the lock (SPEC §5 one writer).
+ * naming the holder while the holder finishes, and a later run gets the lock (one writer per model).
  */
 @SparkSelection({"runWaitingLongerThanLockTimeoutFailsNamingTheModelAndTheHolder"})
 class SparkConcurrencyTest extends ConcurrencyTests {
