@@ -11,8 +11,11 @@ import java.io.PrintWriter;
 import java.io.Writer;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,14 +37,24 @@ import java.util.Map;
  * --warmup 1 --reps 3     warm-up and measured repetitions (scenarios 1-3)
  * --load-reps 2           measured repetitions of scenario 4 (first load) and of the full recompute
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
+ * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
+ * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
  * --out FILE              also write the report to FILE (markdown)
  * </pre>
+ *
+ * <p>Besides the timings, each round reports per measured engine run of scenarios 4, 1 and 2 (always, whatever
+ * --profile says): the execute calls the engine made and the writes among them, the rows those writes reported for
+ * the history table, the keys the run computed (rows of its scratch table {@code itersnap_keys_<model>}, counted
+ * after the run) and the keys its new or late batch changes (counted by SQL against the batch before it).
  */
 public final class BenchmarkMain {
     private final Map<String, String> opts = new LinkedHashMap<>();
     private PrintWriter out;
     private final StatementProfiler profiler = new StatementProfiler();
     private final HeapSampler heap = new HeapSampler();
+
+    /** The engine's default metadata schema, which holds the scratch tables; unquoted, so folded like the harness's. */
+    private static final String METADATA_SCHEMA = "itersnap_metadata";
 
     public static void main(String[] args) throws Exception {
         // before any logger exists: keep the pool's and the engine's INFO lines out of the report
@@ -148,6 +161,11 @@ public final class BenchmarkMain {
                     .listener(event -> { }).build();
         }
 
+        /** The rows of the model's keys scratch table: the keys its last run that applied batches computed. */
+        long keysComputed(ModelSettings m) throws SQLException {
+            return w.count("SELECT COUNT(*) FROM " + METADATA_SCHEMA + ".itersnap_keys_" + m.name());
+        }
+
         ModelSettings model(String name, String target) {
             return ModelSettings.builder(name).target(target).source("SELECT * FROM raw").uniqueKey("id")
                     .updatedAt("updated_at").sequenceBy("batch_date").hardDeletes(HardDeletes.INVALIDATE).build();
@@ -174,17 +192,22 @@ public final class BenchmarkMain {
                 }
             };
             ModelSettings main = model("main", "hist");
+            Map<String, Work> work = new LinkedHashMap<>();
 
             // (4) first load of B batches, against the full recompute
             Stats load = new Stats();
             Stats recompute = new Stats();
             heap.reset();
             startProfile();
+            Work loadWork = work.computeIfAbsent("(4) first load, B=" + batches, x -> new Work());
             for (int r = 0; r < loadReps; r++) {
-                ModelSettings m = r == 0 ? main : model("load" + r, "hist_load" + r);
+                String target = r == 0 ? "hist" : "hist_load" + r;
+                ModelSettings m = r == 0 ? main : model("load" + r, target);
+                profiler.startCounting(target);
                 long s = System.nanoTime();
                 RunResult res = engine.run(m);
                 load.add(System.nanoTime() - s);
+                loadWork.add(profiler.stopCounting(), keysComputed(m), -1);
                 check(res.batchesApplied() == batches, "first load applied " + res.batchesApplied());
                 if (r > 0) {
                     w.exec("DROP TABLE hist_load" + r);
@@ -239,15 +262,21 @@ public final class BenchmarkMain {
             w.createFloorFrom("recompute");
             Stats inOrder = new Stats();
             Stats floor = new Stats();
+            Work inOrderWork = work.computeIfAbsent("(1) one new batch", x -> new Work());
             heap.reset();
             startProfile();
             for (int r = 0; r < warmup + reps; r++) {
                 int b = next++;
                 w.insertMainBatch(b);
+                profiler.startCounting("hist");
                 long s = System.nanoTime();
                 RunResult res = engine.run(main);
                 long e = System.nanoTime() - s;
+                StatementProfiler.Counts counts = profiler.stopCounting();
                 check(res.batchesApplied() == 1 && !res.lateBatchFound(), "in-order run: " + res);
+                if (r >= warmup) {
+                    inOrderWork.add(counts, keysComputed(main), w.keysChanged(Workload.mainDate(b)));
+                }
                 s = System.nanoTime();
                 w.floorApply(Workload.mainDate(b));
                 long f = System.nanoTime() - s;
@@ -277,6 +306,7 @@ public final class BenchmarkMain {
                 }
                 engine.run(main);
                 Stats st = new Stats();
+                Work lateWork = work.computeIfAbsent("(2) late by L=" + l, x -> new Work());
                 startProfile();
                 for (int r = 0; r < warmup + reps; r++) {
                     // one more in-order batch (untimed here), so that each repetition's late batch lands in a gap
@@ -288,14 +318,18 @@ public final class BenchmarkMain {
                     profiler.enable(profile);
                     // the late batch carries the contents (and changes) of main batch next-L, dated 5 days before it
                     int content = next - l;
-                    w.insertBatch(content, Workload.mainDate(content).minusDays(5));
+                    LocalDate lateDate = Workload.mainDate(content).minusDays(5);
+                    w.insertBatch(content, lateDate);
+                    profiler.startCounting("hist");
                     long s = System.nanoTime();
                     RunResult res = engine.run(main);
                     long e = System.nanoTime() - s;
+                    StatementProfiler.Counts counts = profiler.stopCounting();
                     check(res.lateBatchFound() && res.batchesApplied() == l + 1, "late run L=" + l + ": "
                             + res.batchesApplied() + " batches, late=" + res.lateBatchFound());
                     if (r >= warmup) {
                         st.add(e);
+                        lateWork.add(counts, keysComputed(main), w.keysChanged(lateDate));
                     }
                 }
                 stopProfile("scenario 2 (L=" + l + ")");
@@ -325,8 +359,30 @@ public final class BenchmarkMain {
             for (String[] row : rows) {
                 out.printf("| %,d | %s | %s | %s | %s | **%s** | %s |%n", keys, row[0], row[1], row[2], row[3], row[4], row[5]);
             }
+            printWork(work);
             out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
             out.flush();
+        }
+
+        /** The statement and row counts of the measured engine runs, one row per scenario. */
+        void printWork(Map<String, Work> work) {
+            out.printf(Locale.ROOT, "%nWork per measured engine run (value, or median (min–max) when the repetitions "
+                    + "differ). Statements: execute calls the engine made during the run; writes: those starting with "
+                    + "INSERT, UPDATE, DELETE or MERGE. History rows: sum of the update counts of the writes to the "
+                    + "history table (rolled-back rows included). Keys computed: rows of %s.itersnap_keys_<model> right "
+                    + "after the run. Keys changed: keys whose row in the run's new or late batch differs from (or is "
+                    + "only in one of) the batch dated just before it, counted by SQL comparison in raw (a late batch "
+                    + "is a copy of the L-th newest main batch dated five days before it, so it follows the main batch "
+                    + "before that one); the workload's parameters predict K/P + 2K/D ≈ %,d.%n", METADATA_SCHEMA, w.expectedKeysChanged());
+            out.printf("%n| K | scenario | statements | writes | history rows written | keys computed | keys changed "
+                    + "| history rows / changed key |%n");
+            out.println("|---:|---|---:|---:|---:|---:|---:|---:|");
+            for (Map.Entry<String, Work> e : work.entrySet()) {
+                Work x = e.getValue();
+                out.printf("| %,d | %s | %s | %s | %s | %s | %s | %s |%n", keys, e.getKey(),
+                        Stats.counts(x.statements), Stats.counts(x.writes), Stats.counts(x.rows),
+                        Stats.counts(x.computed), x.changed.isEmpty() ? "–" : Stats.counts(x.changed), x.rowsPerKey());
+            }
         }
 
         void startProfile() {
@@ -345,6 +401,43 @@ public final class BenchmarkMain {
             if (!ok) {
                 throw new IllegalStateException("unexpected engine result: " + what);
             }
+        }
+    }
+
+    /** What the measured engine runs of one scenario did, one entry per run. */
+    private static final class Work {
+        final List<Long> statements = new ArrayList<>();
+        final List<Long> writes = new ArrayList<>();
+        final List<Long> rows = new ArrayList<>();
+        final List<Long> computed = new ArrayList<>();
+        final List<Long> changed = new ArrayList<>();
+
+        /** One run; {@code keysChanged} negative when it does not apply (a first load changes every key). */
+        void add(StatementProfiler.Counts counts, long keysComputed, long keysChanged) {
+            statements.add(counts.statements());
+            writes.add(counts.writes());
+            rows.add(counts.targetRows());
+            computed.add(keysComputed);
+            if (keysChanged >= 0) {
+                changed.add(keysChanged);
+            }
+        }
+
+        /** Median over the runs of history rows written per key changed. */
+        String rowsPerKey() {
+            List<Double> r = new ArrayList<>();
+            for (int i = 0; i < changed.size(); i++) {
+                if (changed.get(i) > 0) {
+                    r.add((double) rows.get(i) / changed.get(i));
+                }
+            }
+            if (r.isEmpty()) {
+                return "–";
+            }
+            Collections.sort(r);
+            int n = r.size();
+            double median = n % 2 == 1 ? r.get(n / 2) : (r.get(n / 2 - 1) + r.get(n / 2)) / 2;
+            return String.format(Locale.ROOT, "%.2f", median);
         }
     }
 }

@@ -8,6 +8,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
@@ -15,15 +16,30 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.regex.Pattern;
 
 /**
  * A DataSource wrapper that times every execute call (execute, executeQuery, executeUpdate, executeBatch, and the
  * large variants) per statement text, while enabled. Time spent iterating a ResultSet is not counted; both H2 and
  * the PostgreSQL driver (no fetch size) compute the whole result inside the execute call.
+ *
+ * <p>Independently of the timing, it counts the execute calls of one engine run between {@link #startCounting} and
+ * {@link #stopCounting}: all of them, the writes among them (statement text starting with INSERT, UPDATE, DELETE or
+ * MERGE; DDL is not a write), and the rows the writes to one table (the history) report as their update count.
  */
 final class StatementProfiler {
+    private static final Pattern WRITE = Pattern.compile("(?is)\\s*(INSERT|UPDATE|DELETE|MERGE)\\b.*");
+
     private final Map<String, LongAdder[]> byStatement = new ConcurrentHashMap<>();
     private volatile boolean enabled;
+    private volatile Pattern countedTarget; // non-null while counting
+    private final LongAdder statements = new LongAdder();
+    private final LongAdder writes = new LongAdder();
+    private final LongAdder targetRows = new LongAdder();
+
+    /** What one counted run executed: statements, writes among them, rows written to the counted table. */
+    record Counts(long statements, long writes, long targetRows) {
+    }
 
     DataSource wrap(DataSource target) {
         return (DataSource) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {DataSource.class},
@@ -42,6 +58,27 @@ final class StatementProfiler {
 
     void reset() {
         byStatement.clear();
+    }
+
+    /**
+     * Starts counting execute calls (whether or not timing is enabled). Writes to {@code table} are those whose text
+     * starts with INSERT INTO, UPDATE, DELETE FROM or MERGE INTO followed by the table's name, quoted or not,
+     * optionally schema-qualified, in any case: the way the engine renders the model's target.
+     */
+    void startCounting(String table) {
+        statements.reset();
+        writes.reset();
+        targetRows.reset();
+        String part = "(?:\"[^\"]*\"|[A-Za-z_][A-Za-z0-9_$]*)";
+        String name = "(?:\"" + Pattern.quote(table) + "\"|" + Pattern.quote(table) + ")";
+        countedTarget = Pattern.compile("(?is)\\s*(?:INSERT\\s+INTO|UPDATE|DELETE\\s+FROM|MERGE\\s+INTO)\\s+(?:" + part
+                + "\\s*\\.\\s*)*" + name + "(?![A-Za-z0-9_$\"]).*");
+    }
+
+    /** Stops counting and returns what was executed since {@link #startCounting}. */
+    Counts stopCounting() {
+        countedTarget = null;
+        return new Counts(statements.sum(), writes.sum(), targetRows.sum());
     }
 
     /** Total time of every statement recorded since the last reset, in ms. */
@@ -85,14 +122,18 @@ final class StatementProfiler {
     private Object statement(Statement st, String preparedSql, Class<?> type) {
         InvocationHandler h = (proxy, method, args) -> {
             String name = method.getName();
-            if (!enabled || !name.startsWith("execute")) {
+            Pattern target = countedTarget;
+            if (!(enabled || target != null) || !name.startsWith("execute")) {
                 return invoke(st, method, args);
             }
             String sql = preparedSql != null ? preparedSql
                     : (args != null && args.length > 0 && args[0] instanceof String s ? s : "(batch)");
+            if (!enabled) {
+                return count(st, sql, target, invoke(st, method, args));
+            }
             long start = System.nanoTime();
             try {
-                return invoke(st, method, args);
+                return target == null ? invoke(st, method, args) : count(st, sql, target, invoke(st, method, args));
             } finally {
                 long elapsed = System.nanoTime() - start;
                 LongAdder[] a = byStatement.computeIfAbsent(key(sql), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
@@ -101,6 +142,35 @@ final class StatementProfiler {
             }
         };
         return Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[] {type}, h);
+    }
+
+    /**
+     * Counts one execute call and, for a write to the counted table, its update count: the value executeUpdate
+     * returns, the sum of executeBatch's, or {@code getUpdateCount()} after an execute that returned no result set.
+     * Returns the call's result unchanged.
+     */
+    private Object count(Statement st, String sql, Pattern target, Object result) throws SQLException {
+        statements.increment();
+        if (!WRITE.matcher(sql).matches()) {
+            return result;
+        }
+        writes.increment();
+        if (target.matcher(sql).matches()) {
+            if (result instanceof Number n) {
+                targetRows.add(Math.max(0, n.longValue()));
+            } else if (result instanceof Boolean b && !b) {
+                targetRows.add(Math.max(0, st.getUpdateCount()));
+            } else if (result instanceof int[] counts) {
+                for (int c : counts) {
+                    targetRows.add(Math.max(0, c));
+                }
+            } else if (result instanceof long[] counts) {
+                for (long c : counts) {
+                    targetRows.add(Math.max(0, c));
+                }
+            }
+        }
+        return result;
     }
 
     private static String key(String sql) {

@@ -66,6 +66,23 @@ final class Stats {
         return String.format(Locale.ROOT, "%.2fx", a.median() / b.median());
     }
 
+    /** Counts of the measured repetitions: the value when they agree, else "median (min–max)". */
+    static String counts(List<Long> values) {
+        if (values.isEmpty()) {
+            return "n/a";
+        }
+        List<Long> s = new ArrayList<>(values);
+        Collections.sort(s);
+        long min = s.get(0);
+        long max = s.get(s.size() - 1);
+        if (min == max) {
+            return String.format(Locale.ROOT, "%,d", min);
+        }
+        int n = s.size();
+        double median = n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2.0;
+        return String.format(Locale.ROOT, "%,.0f (%,d–%,d)", median, min, max);
+    }
+
     private List<Double> sorted() {
         List<Double> s = new ArrayList<>(millis);
         Collections.sort(s);

@@ -167,6 +167,27 @@ final class Workload {
         return n;
     }
 
+    /**
+     * The keys whose row in the batch dated {@code batch} differs (in any column, {@code updated_at} included) from
+     * their row in the batch dated just before it in raw, or that only one of the two holds: with full batches,
+     * exactly the keys that applying {@code batch} right after its predecessor changes (updated, deleted, returned).
+     */
+    long keysChanged(LocalDate batch) throws SQLException {
+        String cols = "SELECT id, status, tier, amount, updated_at FROM raw WHERE batch_date = ";
+        String a = cols + "(SELECT MAX(batch_date) FROM raw WHERE batch_date < DATE '" + batch + "')";
+        String b = cols + "DATE '" + batch + "'";
+        return count("SELECT COUNT(DISTINCT id) FROM ((" + a + " EXCEPT " + b + ") UNION ALL (" + b + " EXCEPT " + a
+                + ")) d");
+    }
+
+    /**
+     * What the parameters predict for {@link #keysChanged} of a main batch (and of a late copy of one): a key changes
+     * at one batch in P, is absent from one in D and returns the batch after: K/P + 2K/D, overlaps aside.
+     */
+    long expectedKeysChanged() {
+        return Math.round((double) keys / changePeriod + 2.0 * keys / deletePeriod);
+    }
+
     long count(String sql) throws SQLException {
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery(sql)) {
