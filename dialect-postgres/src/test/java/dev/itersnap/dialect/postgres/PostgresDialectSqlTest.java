@@ -74,7 +74,7 @@ class PostgresDialectSqlTest {
         assertThat(stage.get(0)).isEqualTo("DROP TABLE IF EXISTS \"itersnap_metadata\".\"itersnap_stage_customers\"");
         assertThat(stage.get(1)).startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_stage_customers\" (");
         assertThat(stage.get(2)).isEqualTo("CREATE INDEX \"itersnap_stage_customers_ix\" ON "
-                + "\"itersnap_metadata\".\"itersnap_stage_customers\" (\"batch\", \"id\")");
+                + "\"itersnap_metadata\".\"itersnap_stage_customers\" (\"id\", \"batch\")");
         assertThat(sql(dialect.createTable(tables.work())).get(1))
                 .startsWith("CREATE UNLOGGED TABLE \"itersnap_metadata\".\"itersnap_work_customers\" (");
     }
