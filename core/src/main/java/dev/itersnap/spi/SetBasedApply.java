@@ -449,14 +449,14 @@ final class SetBasedApply {
                 + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT) + " IS NULL";
         // one event per key and batch with rows set aside: DISTINCT over the key, batch and kind only (the data
         // columns are NULL there, and some types have no equality, e.g. PostgreSQL's json)
-        String r = "r";
-        String setAside = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(r, col.name()) : nullOf(col))
-                + ", " + ca(r, "ix") + ", " + ca(r, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
-                + ", " + nullUpd() + ", " + ca(r, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
+        String sa = "sa";
+        String setAside = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(sa, col.name()) : nullOf(col))
+                + ", " + ca(sa, "ix") + ", " + ca(sa, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
+                + ", " + nullUpd() + ", " + ca(sa, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
                 + ci("b", IDX) + " AS " + a("ix") + ", CASE WHEN " + ci(s, REJECT)
                 + " = 'updated_at_regression' THEN 'G' ELSE 'R' END AS " + a("kd") + ", " + ndAfter + " FROM "
                 + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT)
-                + " IN ('duplicate_key', 'null_updated_at', 'updated_at_regression')) " + r;
+                + " IN ('duplicate_key', 'null_updated_at', 'updated_at_regression')) " + sa;
         // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
         // key's first batch on
         String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
