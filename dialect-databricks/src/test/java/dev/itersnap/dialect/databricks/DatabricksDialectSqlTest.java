@@ -163,7 +163,9 @@ class DatabricksDialectSqlTest {
         assertThat(dialect.logNullSequences(m, "run-1", AT).sql()).startsWith("MERGE INTO `itersnap_metadata`.`itersnap_errors` t USING "
                 + "(SELECT CAST(? AS STRING) AS `itersnap_c0`, CAST(? AS STRING) AS `itersnap_c1`")
                 .contains("to_json(named_struct('id', s.`id`, 'status', s.`status`, 'updated_at', s.`updated_at`, "
-                        + "'file_date', s.`file_date`), map('ignoreNullFields', 'false'))")
+                        + "'file_date', s.`file_date`), map('ignoreNullFields', 'false', 'timestampFormat', "
+                        + "'yyyy-MM-dd\\'T\\'HH:mm:ss.SSSSSSXXX', 'timestampNTZFormat', "
+                        + "'yyyy-MM-dd\\'T\\'HH:mm:ss.SSSSSS'))")
                 .endsWith("WHEN NOT MATCHED THEN INSERT (`model`, `run_id`, `sequence_value`, `reason`, `record`, "
                         + "`logged_at`) VALUES (d.`itersnap_c0`, d.`itersnap_c1`, d.`itersnap_c2`, d.`itersnap_c3`, "
                         + "d.`itersnap_c4`, d.`itersnap_c5`)");

@@ -6,10 +6,11 @@ import dev.itersnap.conformance.TestDatabase;
 /**
  * Conformance scenarios on local Spark + Delta. Selected: every kind of rejected row set aside with its reason and
  * counted (nothing lost, nothing silent), NULL-sequence rows logged through the counted MERGE with their RowsRejected
- * event, and a set-aside record keeping its timestamp's microseconds (to_json's default format keeps milliseconds).
+ * event. {@code setAsideRecordsKeepEveryValueExactly} (a set-aside record keeps its timestamp's microseconds; to_json's
+ * default format keeps milliseconds) passed on Spark 4.2 and 3.5 when the format options came in and is left out of
+ * the lean selection (90 s); the SQL it depends on is pinned in {@code databricks-steps.sql}.
  */
-@SparkSelection({"rowsTheBatchCannotApplyAreSetAsideWithTheirReason", "nullSequenceRowsFireRowsRejected",
-        "setAsideRecordsKeepEveryValueExactly"})
+@SparkSelection({"rowsTheBatchCannotApplyAreSetAsideWithTheirReason", "nullSequenceRowsFireRowsRejected"})
 class SparkScenarioTest extends ScenarioTests {
     @Override
     protected TestDatabase database() {
