@@ -17,7 +17,8 @@ class LeaseStatementsTest {
         assertThat(sql.createTable()).map(Statement::sql).containsExactly(
                 "CREATE SCHEMA IF NOT EXISTS `itersnap_metadata`",
                 "CREATE TABLE IF NOT EXISTS " + LEASE + " (`model` STRING NOT NULL, `owner` STRING, `expires_at` "
-                        + "TIMESTAMP, `fence` BIGINT) USING DELTA");
+                        + "TIMESTAMP, `fence` BIGINT) USING DELTA TBLPROPERTIES ("
+                        + "'delta.enableDeletionVectors' = 'false', 'delta.enableRowTracking' = 'false')");
     }
 
     @Test
