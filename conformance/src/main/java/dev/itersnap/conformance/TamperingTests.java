@@ -296,4 +296,36 @@ public abstract class TamperingTests extends ConformanceTestBase {
         fixture.engine(events).run(m);
         assertThat(events.of(SnapshotEvent.RowsAddedToAppliedBatch.class)).isEmpty();
     }
+
+    /**
+     * Rows added to an applied batch that a late batch then replays are applied by that replay, for every key: the
+     * late batch changes one key only, but the replayed batch gained rows of two others since it was applied, so the
+     * run replays every key rather than only the one the late batch changes (which would drop the added rows).
+     */
+    @Test
+    void rowsAddedToABatchThatALateBatchReplaysAreApplied() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        }
+        fixture.run(m);
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        fixture.run(m);
+        raw.insert(4, "Active", "A", ts("2024-01-03 09:00"), date("2024-01-03")); // the file's second part
+        raw.insert(5, "Active", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        raw.insert(1, "Premium", "A", ts("2024-01-02 09:00"), date("2024-01-02")); // late
+
+        RunResult r = fixture.run(m);
+
+        assertThat(r.lateBatchFound()).isTrue();
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"))
+                .containsExactly("Active", "Premium", "Gold");
+        for (int id = 4; id <= 5; id++) {
+            assertThat(fixture.versions(TARGET, "id", id)).as("key %d, added to 2024-01-03 after it was applied", id)
+                    .singleElement().satisfies(v -> assertThat(v.validFrom()).isEqualTo(ts("2024-01-03 09:00")));
+        }
+        assertThat(fixture.ledger(MODEL)).filteredOn(e -> e.sequence().equals("2024-01-03"))
+                .singleElement().satisfies(e -> assertThat(e.sourceRows()).isEqualTo(3));
+    }
 }
