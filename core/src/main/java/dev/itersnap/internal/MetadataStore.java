@@ -206,30 +206,32 @@ public final class MetadataStore {
      */
     void relogErrors(List<Seq> batches, String runId, LocalDateTime at) {
         MetadataSchema.Errors e = schema.errors();
-        for (int from = 0; from < batches.size(); from += FORGET_CHUNK) {
-            List<Seq> chunk = batches.subList(from, Math.min(batches.size(), from + FORGET_CHUNK));
-            Statement.Builder b = Statement.builder("log rows set aside").sql("UPDATE " + name(e.spec().name())
-                    + " SET " + q(e.runId()) + " = ").bind(runId).sql(", " + q(e.loggedAt()) + " = ").bind(at)
-                    .sql(" WHERE " + q(e.model()) + " = ").bind(model).sql(" AND " + q(e.sequence()) + " IN (");
-            for (int i = 0; i < chunk.size(); i++) {
-                b.sql(i == 0 ? "" : ", ").bind(chunk.get(i).text());
-            }
-            jdbc.update(b.sql(")").build());
-        }
+        forEachChunk(batches, chunk -> inList(Statement.builder("log rows set aside").sql("UPDATE "
+                + name(e.spec().name()) + " SET " + q(e.runId()) + " = ").bind(runId).sql(", " + q(e.loggedAt())
+                + " = ").bind(at).sql(" WHERE " + q(e.model()) + " = ").bind(model).sql(" AND " + q(e.sequence())),
+                chunk));
     }
 
     private void deleteIn(TableSpec table, String modelColumn, String sequenceColumn, List<Seq> seqs) {
-        int per = FORGET_CHUNK;
-        for (int from = 0; from < seqs.size(); from += per) {
-            List<Seq> chunk = seqs.subList(from, Math.min(seqs.size(), from + per));
-            Statement.Builder b = Statement.builder("rollback " + table.name().table()).sql("DELETE FROM "
-                    + name(table.name()) + " WHERE " + q(modelColumn) + " = ").bind(model).sql(" AND "
-                    + q(sequenceColumn) + " IN (");
-            for (int i = 0; i < chunk.size(); i++) {
-                b.sql(i == 0 ? "" : ", ").bind(chunk.get(i).text());
-            }
-            jdbc.update(b.sql(")").build());
+        forEachChunk(seqs, chunk -> inList(Statement.builder("rollback " + table.name().table()).sql("DELETE FROM "
+                + name(table.name()) + " WHERE " + q(modelColumn) + " = ").bind(model).sql(" AND "
+                + q(sequenceColumn)), chunk));
+    }
+
+    /** Runs one statement per {@link #FORGET_CHUNK} sequences, so that none binds more values than a driver takes. */
+    private void forEachChunk(List<Seq> seqs, java.util.function.Function<List<Seq>, Statement> statement) {
+        for (int from = 0; from < seqs.size(); from += FORGET_CHUNK) {
+            jdbc.update(statement.apply(seqs.subList(from, Math.min(seqs.size(), from + FORGET_CHUNK))));
         }
+    }
+
+    /** Ends {@code b} with {@code IN (...)} of the sequences' canonical texts, each bound. */
+    private static Statement inList(Statement.Builder b, List<Seq> seqs) {
+        b.sql(" IN (");
+        for (int i = 0; i < seqs.size(); i++) {
+            b.sql(i == 0 ? "" : ", ").bind(seqs.get(i).text());
+        }
+        return b.sql(")").build();
     }
 
     // ---------------------------------------------------------------- owners of history tables

@@ -709,7 +709,7 @@ final class SnapshotRun {
         }
         for (MetadataStore.Entry e : applied.tailMap(replayPoint, true).values()) {
             Long rows = source.rows().get(e.sequence());
-            if (e.lost() || e.counts() == null || rows == null || rows != e.counts().sourceRows()) {
+            if (e.lost() || rows == null || rows != e.sourceRows()) { // a lost entry has no counts
                 return false;
             }
         }
