@@ -337,6 +337,19 @@ public final class ReferenceModel {
             batches.addAll(applied.tailSet(point, true));
         }
         if (batches.isEmpty()) {
+            if (!applied.isEmpty()) {
+                // columns the source no longer has are recorded as gone even when nothing is applied
+                List<String> missing = new ArrayList<>();
+                for (RegisteredColumn known : List.copyOf(registry.values())) {
+                    if (known.inSource() && !sourceColumns.contains(known.column())) {
+                        registry.put(known.column(), new RegisteredColumn(known.column(), known.introducedAt(), false));
+                        missing.add(known.column());
+                    }
+                }
+                if (!missing.isEmpty()) {
+                    events.add(new SnapshotEvent.SchemaChange("", runId, List.of(), missing));
+                }
+            }
             runLog.add(new LoggedRun(runId, operation.label(), 0, false, null));
             return new RunOutcome(List.of(), false, null, events);
         }

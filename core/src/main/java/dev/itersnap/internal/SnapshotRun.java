@@ -116,6 +116,9 @@ final class SnapshotRun {
         warnAboutGrownBatches(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
+            if (!applied.isEmpty()) {
+                noteColumnsGone();
+            }
             if (pendingUsed) {
                 // a rerun of a replay that failed after recording its batches: what the pending table kept for it
                 // is in the ledger now
@@ -533,6 +536,28 @@ final class SnapshotRun {
             listener.onEvent(new SnapshotEvent.SchemaChange(settings.name(), runId, added, missing));
         }
         return introduced;
+    }
+
+    /**
+     * A run with nothing to apply still records the columns the source no longer has: one that comes back later is
+     * then seen coming back (its replayed rows hold NULL where they held values, so a late batch after it replays
+     * every key, see {@link #keyScoped}).
+     */
+    private void noteColumnsGone() {
+        List<String> missing = new ArrayList<>();
+        for (MetadataStore.Column known : store.columns().values()) {
+            if (known.inSource() && m.sourceColumn(known.name()) == null) {
+                if (missing.isEmpty()) {
+                    lock.verifyHeld();
+                }
+                store.markInSource(known.name(), false);
+                missing.add(known.name());
+            }
+        }
+        if (!missing.isEmpty()) {
+            jdbc.commit("note missing columns");
+            listener.onEvent(new SnapshotEvent.SchemaChange(settings.name(), runId, List.of(), missing));
+        }
     }
 
     /** Adds the source's new columns to a working table that exists ({@code columns} non-null), widens changed ones. */
