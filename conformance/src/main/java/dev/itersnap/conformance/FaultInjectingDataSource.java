@@ -49,6 +49,7 @@ public final class FaultInjectingDataSource {
     private final DataSource target;
     private final DataSource proxy;
     private final List<String> executed = new ArrayList<>();
+    private final List<String> timed = new ArrayList<>();
     private final Map<Call, Integer> counts = new EnumMap<>(Call.class);
     private Call armedCall = Call.STATEMENT;
     private int failAt;
@@ -88,6 +89,7 @@ public final class FaultInjectingDataSource {
         this.rule = null;
         this.injected = false;
         this.executed.clear();
+        this.timed.clear();
         this.counts.clear();
     }
 
@@ -108,6 +110,15 @@ public final class FaultInjectingDataSource {
     /** Calls of one kind since the fault was armed. */
     public synchronized int count(Call call) {
         return counts.getOrDefault(call, 0);
+    }
+
+    /** The statements that ran since the fault was armed, each with its time in milliseconds first (commits left out). */
+    public synchronized List<String> timedStatements() {
+        return List.copyOf(timed);
+    }
+
+    private synchronized void timed(long startNanos, String sql) {
+        timed.add(String.format(java.util.Locale.ROOT, "%7.1f ms  %s", (System.nanoTime() - startNanos) / 1e6, sql));
     }
 
     /** The statements seen since the fault was armed, in order ({@code COMMIT} for commits). */
@@ -214,7 +225,9 @@ public final class FaultInjectingDataSource {
                 if (armed && !executedThenFail()) {
                     throw fault(Call.STATEMENT, sql);
                 }
+                long start = System.nanoTime();
                 Object result = invoke(s, method, args);
+                timed(start, sql);
                 if (armed) {
                     throw fault(Call.STATEMENT, sql + " (after it ran)");
                 }

@@ -86,7 +86,7 @@ public abstract class StatementCountTests extends ConformanceTestBase {
         f.engine(counting.dataSource(), null).run(m);
         List<String> sql = counting.statements().stream().filter(s -> !s.equals("COMMIT")).toList();
         if (Boolean.getBoolean("itersnap.printStatements")) {
-            sql.forEach(s -> System.out.println("  " + s.replaceAll("\\s+", " ")));
+            counting.timedStatements().forEach(s -> System.out.println("  " + s.replaceAll("\\s+", " ")));
         }
         int writes = (int) sql.stream().filter(StatementCountTests::isWrite).count();
         return new Count(sql.size(), writes);

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.Test;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.conformance.SwitchableDataSource;
 import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.spi.NamedMarkers;
 import dev.itersnap.spi.Statement;
@@ -31,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The exact statements the lease emits on Databricks ({@link LeaseLock.Statements} of {@link DatabricksDialect}), run on a
  * local SparkSession with Delta Lake: update counts 1 and 0 where the lease logic expects them, and Delta's
  * write conflict recognised by {@link LeaseLock#isConflict}. The logic around them is tested in
- * {@link LeaseLockH2Test}.
+ * LeaseLockH2Test (H2 module).
  */
 class LeaseLockDeltaTest {
     private static final long TTL_MS = 300_000;
@@ -144,7 +145,7 @@ class LeaseLockDeltaTest {
         LeaseLock.Statements orders = LeaseFixture.deltaLease("orders", "lease_e2e");
         run(spark, Statement.of("test", "DROP SCHEMA IF EXISTS `lease_e2e` CASCADE"));
         javax.sql.DataSource ds = SparkDataSource.of(spark);
-        LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
+        SwitchableDataSource network = new SwitchableDataSource(ds);
         Duration ttl = Duration.ofSeconds(20);
 
         LeaseLock holder = LeaseLock.acquire(network, orders, Duration.ZERO, () -> "", ttl, LeaseLock.newOwner());

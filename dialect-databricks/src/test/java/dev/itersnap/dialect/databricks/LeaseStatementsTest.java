@@ -1,11 +1,15 @@
 package dev.itersnap.dialect.databricks;
 
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
 import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** Expected Spark SQL of the lease statements: backtick quoting, no values in the text, values in order. */
 class LeaseStatementsTest {
@@ -44,5 +48,28 @@ class LeaseStatementsTest {
         assertThat(sql.read().sql()).isEqualTo("SELECT `owner`, unix_millis(`expires_at`), `fence` "
                 + "FROM " + LEASE + " WHERE `model` = ?");
         assertThat(sql.read().values()).containsExactly("customers");
+    }
+
+    @Test
+    void ttlComesFromTheSystemPropertyAndIsValidated() {
+        assertThat(LeaseLock.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
+        assertThat(LeaseLock.parseDuration("1h30m")).isEqualTo(Duration.ofMinutes(90));
+        assertThat(LeaseLock.parseDuration("90s")).isEqualTo(Duration.ofSeconds(90));
+        assertThat(LeaseLock.parseDuration("PT10M")).isEqualTo(Duration.ofMinutes(10));
+        assertThat(LeaseLock.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
+        assertThat(LeaseLock.parseDuration("five")).isNull();
+        String property = DatabricksDialect.TTL_PROPERTY;
+        assertThat(LeaseLock.ttl(property)).isEqualTo(LeaseLock.DEFAULT_TTL);
+        try {
+            System.setProperty(property, "2m");
+            assertThat(LeaseLock.ttl(property)).isEqualTo(Duration.ofMinutes(2));
+            System.setProperty(property, "5s");
+            assertThatThrownBy(() -> LeaseLock.ttl(property)).isInstanceOfSatisfying(ItersnapException.class,
+                            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING))
+                    .hasMessage("system property itersnap.databricks.leaseTtl is '5s': expected a duration of at "
+                            + "least 15s such as 5m, 90s or PT10M");
+        } finally {
+            System.clearProperty(property);
+        }
     }
 }

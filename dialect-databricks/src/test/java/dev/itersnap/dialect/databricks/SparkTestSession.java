@@ -27,7 +27,7 @@ final class SparkTestSession {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-            spark = SparkSession.builder()
+            SparkSession.Builder builder = SparkSession.builder()
                     .master("local[2]")
                     .appName("itersnap-dialect-databricks-tests")
                     .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
@@ -43,8 +43,15 @@ final class SparkTestSession {
                     .config("spark.ui.enabled", "false")
                     .config("spark.driver.host", "127.0.0.1")
                     .config("spark.driver.bindAddress", "127.0.0.1")
-                    .config("spark.databricks.delta.snapshotPartitions", "2")
-                    .getOrCreate();
+                    .config("spark.databricks.delta.snapshotPartitions", "2");
+            // e.g. -Ditersnap.spark.conf=spark.sql.adaptive.enabled=false,spark.sql.codegen.wholeStage=false
+            for (String kv : System.getProperty("itersnap.spark.conf", "").split(",")) {
+                int eq = kv.indexOf('=');
+                if (eq > 0) {
+                    builder.config(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+                }
+            }
+            spark = builder.getOrCreate();
             Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                 spark.stop();
                 delete(dir);

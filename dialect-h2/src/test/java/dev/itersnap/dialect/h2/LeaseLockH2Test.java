@@ -1,8 +1,11 @@
-package dev.itersnap.dialect.databricks;
+package dev.itersnap.dialect.h2;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.conformance.LeaseModels;
+import dev.itersnap.conformance.SwitchableDataSource;
 import dev.itersnap.spi.LeaseLock;
+import org.h2.jdbcx.JdbcDataSource;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -19,19 +22,37 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * LeaseLock's logic on a real database (H2: its MERGE returns the update count the way Delta's num_affected_rows
- * does), with TTLs of a few seconds. The Delta statements themselves are proven in {@link LeaseLockDeltaTest}.
+ * does), with TTLs of a few seconds. The lease is the model lock of databases without row locks (Delta Lake); the
+ * Delta statements themselves are proven in the Databricks module's LeaseLockDeltaTest.
  */
 class LeaseLockH2Test {
     private static final Duration TTL = Duration.ofSeconds(2);
 
-    private final DataSource ds = LeaseFixture.h2();
-    private final LeaseLock.Statements sql = LeaseFixture.h2Lease("customers");
+    private static final AtomicLong DATABASES = new AtomicLong();
+
+    /** H2's epoch-millisecond conversions. */
+    private static final LeaseLock.Clock CLOCK = new LeaseLock.Clock(
+            e -> "DATEADD(MILLISECOND, CAST(" + e + " AS BIGINT), TIMESTAMP '1970-01-01 00:00:00')",
+            e -> "DATEDIFF(MILLISECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")");
+
+    private final DataSource ds = h2();
+    private final LeaseLock.Statements sql = new LeaseLock.Statements(new H2Dialect(),
+            LeaseModels.leaseModel("customers", "itersnap_metadata", x -> x.toUpperCase(Locale.ROOT)), CLOCK);
+
+    /** A fresh in-memory H2 database. */
+    private static DataSource h2() {
+        JdbcDataSource h2 = new JdbcDataSource();
+        h2.setURL("jdbc:h2:mem:lease_" + DATABASES.incrementAndGet() + ";DB_CLOSE_DELAY=-1");
+        return h2;
+    }
 
     private LeaseLock acquire(DataSource source, Duration timeout, Duration ttl) throws SQLException {
         return LeaseLock.acquire(source, sql, timeout, () -> "run r-1 started 06:00", ttl, LeaseLock.newOwner());
@@ -152,7 +173,7 @@ class LeaseLockH2Test {
      */
     @Test
     void aCutOffHolderStopsBeforeTheTakeoverAndIsFencedAfterIt() throws Exception {
-        LeaseFixture.Switchable network = new LeaseFixture.Switchable(ds);
+        SwitchableDataSource network = new SwitchableDataSource(ds);
         LeaseLock cutOff = acquire(network, Duration.ZERO, TTL);
         long acquired = System.nanoTime();
         network.down();
@@ -217,29 +238,6 @@ class LeaseLockH2Test {
             assertThat(row.owner()).isEqualTo(lease.owner());
             assertThat(row.fence()).isEqualTo(1);
             assertThat(row.expiresMillis()).isGreaterThan(firstExpiry + TTL.toMillis());
-        }
-    }
-
-    @Test
-    void ttlComesFromTheSystemPropertyAndIsValidated() {
-        assertThat(LeaseLock.parseDuration("5m")).isEqualTo(Duration.ofMinutes(5));
-        assertThat(LeaseLock.parseDuration("1h30m")).isEqualTo(Duration.ofMinutes(90));
-        assertThat(LeaseLock.parseDuration("90s")).isEqualTo(Duration.ofSeconds(90));
-        assertThat(LeaseLock.parseDuration("PT10M")).isEqualTo(Duration.ofMinutes(10));
-        assertThat(LeaseLock.parseDuration("500ms")).isEqualTo(Duration.ofMillis(500));
-        assertThat(LeaseLock.parseDuration("five")).isNull();
-        String property = DatabricksDialect.TTL_PROPERTY;
-        assertThat(LeaseLock.ttl(property)).isEqualTo(LeaseLock.DEFAULT_TTL);
-        try {
-            System.setProperty(property, "2m");
-            assertThat(LeaseLock.ttl(property)).isEqualTo(Duration.ofMinutes(2));
-            System.setProperty(property, "5s");
-            assertThatThrownBy(() -> LeaseLock.ttl(property)).isInstanceOfSatisfying(ItersnapException.class,
-                            e -> assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING))
-                    .hasMessage("system property itersnap.databricks.leaseTtl is '5s': expected a duration of at "
-                            + "least 15s such as 5m, 90s or PT10M");
-        } finally {
-            System.clearProperty(property);
         }
     }
 }
