@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The settings of one model (see the README). Immutable and thread-safe; built and validated by {@link #builder(String)}.
+ * The settings of one model (see docs/settings.md). Immutable and thread-safe; built and validated by {@link #builder(String)}.
  * Every setting is checked in {@link Builder#build()}, before any SQL runs, and an invalid one fails with an
  * {@link ItersnapException} of code {@link ErrorCode#INVALID_SETTING} whose message names the setting.
  */
