@@ -27,19 +27,21 @@ public final class HistoryAssert extends AbstractAssert<HistoryAssert, History> 
             throw new IllegalArgumentException("give column names and values in pairs: "
                     + Arrays.toString(columnsAndValues));
         }
+        Map<String, Object> values = new java.util.LinkedHashMap<>();
         for (int i = 0; i < columnsAndValues.length; i += 2) {
             expected = expected.with(String.valueOf(columnsAndValues[i]), columnsAndValues[i + 1]);
+            values.put(String.valueOf(columnsAndValues[i]), columnsAndValues[i + 1]);
         }
         List<Map<String, Object>> versions = actual.versionsOf(keyValues(key));
         Map<String, Object> current = actual.current(keyValues(key)).orElse(null);
         if (current == null) {
             failWithMessage("expected key %s to have a current version with %s, but it has none; its versions:%s",
-                    keyText(key), expected, lines(versions));
+                    keyText(key), values, lines(versions));
         }
         List<String> problems = expected.mismatches(current, actual.metaColumns());
         if (!problems.isEmpty()) {
-            failWithMessage("expected the current version of key %s to be %s, but %s; its versions:%s",
-                    keyText(key), expected, String.join("; ", problems), lines(versions));
+            failWithMessage("expected the current version of key %s to hold %s, but %s; its versions:%s",
+                    keyText(key), values, String.join("; ", problems), lines(versions));
         }
         return this;
     }
