@@ -38,7 +38,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Keeps the documentation from drifting: every fenced block of the README, of docs/ and of examples/README.md is
  * checked by its language. {@code java}: compiles (a block with imports or a class as a file; any other block as the
  * body of a method that has {@code dataSource}, {@code customers}, {@code snapshots}, {@code log} and
- * {@code alerts} at hand; Spark's session is a compile-only stand-in, Spark is not on this class path).
+ * {@code alerts} at hand; Spark's session is a compile-only stand-in, Spark is not on this class path); a block
+ * using the test kit is also run (its {@code @Test} methods, or the snippet with {@code customers} set to the
+ * README's model), so its assertions must hold.
  * {@code yaml}: a valid model file. {@code xml}: well formed, and every {@code dev.itersnap} artifact it names is
  * built by this repository. {@code bash}, {@code console}, {@code python}: every {@code itersnap.jar} command is a
  * real command and every option it passes a real option of that command; every {@code mvn -pl} names real modules,
@@ -133,7 +135,7 @@ class DocsTest {
             }
             """;
 
-    private static void compiles(Block b) throws IOException {
+    private static void compiles(Block b) throws Exception {
         String code = b.text();
         String className;
         String source;
@@ -144,7 +146,7 @@ class DocsTest {
         } else {
             className = "Snippet";
             source = IMPORTS + """
-                    abstract class Snippet {
+                    class Snippet {
                         interface Alerts { void publish(Object event); }
                         DataSource dataSource;
                         ModelSettings customers;
@@ -170,6 +172,59 @@ class DocsTest {
                 }
             }
             assertThat(ok).as("java block at %s compiles:%s%n%s", b.where(), errors, source).isTrue();
+        }
+        if (code.contains("SnapshotTestKit")) {
+            run(out, className, b);
+        }
+    }
+
+    /** The model of the README's Java quickstart, which the test-kit snippets use as {@code customers}. */
+    static final dev.itersnap.core.ModelSettings CUSTOMERS = dev.itersnap.core.ModelSettings.builder("customers")
+            .target("analytics.customers_history").source("SELECT * FROM raw.customer_exports")
+            .uniqueKey("customer_id").updatedAt("updated_at").sequenceBy("file_date")
+            .hardDeletes(dev.itersnap.core.HardDeletes.INVALIDATE).build();
+
+    /**
+     * Runs a test-kit example: a snippet's method with {@code customers} set, or every {@code @Test} method of a
+     * class. Their assertions must hold.
+     */
+    private static void run(Path classes, String className, Block b) throws Exception {
+        try (java.net.URLClassLoader loader = new java.net.URLClassLoader(new java.net.URL[] {classes.toUri().toURL()},
+                DocsTest.class.getClassLoader())) {
+            Class<?> type = loader.loadClass(className);
+            int ran = 0;
+            if (className.equals("Snippet")) {
+                java.lang.reflect.Constructor<?> c = type.getDeclaredConstructor();
+                c.setAccessible(true);
+                Object snippet = c.newInstance();
+                java.lang.reflect.Field f = type.getDeclaredField("customers");
+                f.setAccessible(true);
+                f.set(snippet, CUSTOMERS);
+                java.lang.reflect.Method m = type.getDeclaredMethod("snippet");
+                m.setAccessible(true);
+                invoke(m, snippet, b);
+                ran++;
+            } else {
+                java.lang.reflect.Constructor<?> c = type.getDeclaredConstructor();
+                c.setAccessible(true);
+                for (java.lang.reflect.Method m : type.getDeclaredMethods()) {
+                    if (m.isAnnotationPresent(Test.class)) {
+                        m.setAccessible(true);
+                        invoke(m, c.newInstance(), b);
+                        ran++;
+                    }
+                }
+            }
+            assertThat(ran).as("%s: test-kit example ran", b.where()).isPositive();
+        }
+    }
+
+    private static void invoke(java.lang.reflect.Method m, Object target, Block b) throws Exception {
+        try {
+            m.invoke(target);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw new AssertionError(b.where() + ": the example's " + m.getName() + " failed: " + e.getCause(),
+                    e.getCause());
         }
     }
 
