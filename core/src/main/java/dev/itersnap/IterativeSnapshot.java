@@ -40,6 +40,7 @@ public final class IterativeSnapshot {
         this.listener = listener;
     }
 
+    /** A builder; {@link Builder#dataSource} is required. */
     public static Builder builder() {
         return new Builder();
     }
@@ -167,6 +168,7 @@ public final class IterativeSnapshot {
             return this;
         }
 
+        /** Finds the dialect (unless named) and returns the immutable, thread-safe engine. */
         public IterativeSnapshot build() {
             if (dataSource == null) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "setting 'dataSource' is required");

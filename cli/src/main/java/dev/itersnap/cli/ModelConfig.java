@@ -33,7 +33,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Reads a model's settings from YAML whose keys are exactly the setting names of the README. The CLI checks the shape
+ * Reads a model's settings from YAML whose keys are exactly the setting names of docs/settings.md. The CLI checks the shape
  * (known keys, text or list or map); {@link ModelSettings.Builder#build()} checks the values.
  */
 final class ModelConfig {

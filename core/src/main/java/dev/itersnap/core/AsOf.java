@@ -13,6 +13,7 @@ public sealed interface AsOf {
 
     /** As of a business time, compared with {@code dbt_valid_from}/{@code dbt_valid_to}. */
     record Time(Object value) implements AsOf {
+        /** Requires a value. */
         public Time {
             Objects.requireNonNull(value, "time");
         }
@@ -20,15 +21,18 @@ public sealed interface AsOf {
 
     /** As of a batch: every batch up to and including this sequence applied, none after. */
     record Sequence(Object value) implements AsOf {
+        /** Requires a value. */
         public Sequence {
             Objects.requireNonNull(value, "sequence");
         }
     }
 
+    /** As of a business time: a {@code LocalDateTime}, {@code LocalDate}, ... or its text. */
     static AsOf time(Object time) {
         return new Time(time);
     }
 
+    /** As of a batch: a value of the sequence column's type or its text ({@code 2024-03-01}, {@code 42}). */
     static AsOf sequence(Object sequence) {
         return new Sequence(sequence);
     }

@@ -9,10 +9,12 @@ package dev.itersnap.core;
  * @param detail what was found
  */
 public record Check(String name, boolean passed, String detail) {
+    /** A check that passed. */
     public static Check ok(String name, String detail) {
         return new Check(name, true, detail);
     }
 
+    /** A check that failed. */
     public static Check failed(String name, String detail) {
         return new Check(name, false, detail);
     }

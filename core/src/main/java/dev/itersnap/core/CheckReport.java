@@ -4,6 +4,7 @@ import java.util.List;
 
 /** The result of a pre-flight check of a model on a database: every check, in the order they ran. Immutable. */
 public record CheckReport(String model, List<Check> checks) {
+    /** Copies the list. */
     public CheckReport {
         checks = List.copyOf(checks);
     }

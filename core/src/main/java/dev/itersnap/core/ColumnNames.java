@@ -27,6 +27,7 @@ public record ColumnNames(String scdId, String updatedAt, String validFrom, Stri
             "dbt_valid_to", "dbt_change_type", "changed_attributes", "dbt_is_deleted", "dbt_opened_seq",
             "dbt_closed_seq");
 
+    /** Validates every name (a plain identifier) and that no two are equal. */
     public ColumnNames {
         List<String> all = java.util.Arrays.asList(scdId, updatedAt, validFrom, validTo, changeType,
                 changedAttributes, isDeleted, openedSeq, closedSeq);

@@ -13,14 +13,17 @@ public class ItersnapException extends RuntimeException {
     private final String sql;
     private final String sqlState;
 
+    /** A failure of the given kind; the message is masked of secrets. */
     public ItersnapException(ErrorCode code, String message) {
         this(code, message, null, null, null);
     }
 
+    /** A failure of the given kind with its cause; the message is masked of secrets. */
     public ItersnapException(ErrorCode code, String message, Throwable cause) {
         this(code, message, null, null, cause);
     }
 
+    /** A database failure: the engine step and the statement that failed, and the driver's exception. */
     public ItersnapException(ErrorCode code, String message, String step, String sql, Throwable cause) {
         super(Secrets.mask(message), cause); // messages reach logs, events and the run log: no secret in them
         this.code = code;

@@ -8,7 +8,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The settings of one model (see the README). Immutable and thread-safe; built and validated by {@link #builder(String)}.
+ * The settings of one model (see docs/settings.md). Immutable and thread-safe; built and validated by {@link #builder(String)}.
  * Every setting is checked in {@link Builder#build()}, before any SQL runs, and an invalid one fails with an
  * {@link ItersnapException} of code {@link ErrorCode#INVALID_SETTING} whose message names the setting.
  */
@@ -58,20 +58,31 @@ public final class ModelSettings {
         return new Builder(name);
     }
 
+    /** The model name ({@code name}): key of the ledger, the lock and the run log. */
     public String name() { return name; }
+    /** The history table ({@code target}). */
     public TableName target() { return target; }
+    /** The SELECT over the raw batches ({@code source}). */
     public String source() { return source; }
+    /** The key columns ({@code unique_key}), one or more. */
     public List<String> uniqueKey() { return uniqueKey; }
+    /** The business modification time column ({@code updated_at}). */
     public String updatedAt() { return updatedAt; }
+    /** The column naming the batch a row belongs to ({@code sequence_by}). */
     public String sequenceBy() { return sequenceBy; }
+    /** How a change is detected ({@code strategy}). */
     public Strategy strategy() { return strategy; }
     /** The tracked columns, or null for {@code all} (every source column but key, updated_at and sequence_by). */
     public List<String> checkCols() { return checkCols; }
+    /** What happens to keys missing from a batch ({@code hard_deletes}). */
     public HardDeletes hardDeletes() { return hardDeletes; }
     /** The SQL predicate marking explicit deletes, or null. */
     public String deleteWhen() { return deleteWhen; }
+    /** The meta column names, dbt's unless overridden ({@code column_names}). */
     public ColumnNames columnNames() { return columnNames; }
+    /** The schema of the ledger, run log and error log ({@code metadata_schema}). */
     public String metadataSchema() { return metadataSchema; }
+    /** How long a run waits for another run of the model ({@code lock_timeout}). */
     public Duration lockTimeout() { return lockTimeout; }
 
     /**

@@ -16,15 +16,21 @@ import java.util.List;
  */
 public record RunResult(String runId, String model, List<BatchResult> batches, boolean lateBatchFound,
                         Object replayPoint, long timelineViolations, Duration duration) {
+    /** Copies the list. */
     public RunResult {
         batches = List.copyOf(batches);
     }
 
+    /** The number of batches applied (or replayed) by the run. */
     public int batchesApplied() { return batches.size(); }
     /** The replay point as the ledger writes sequences, or null. */
     public String replayPointText() { return SequenceText.of(replayPoint); }
+    /** Versions inserted, over all batches of the run. */
     public long inserted() { return batches.stream().mapToLong(BatchResult::inserted).sum(); }
+    /** Versions closed by a change, over all batches of the run. */
     public long updated() { return batches.stream().mapToLong(BatchResult::updated).sum(); }
+    /** Versions closed by a deletion, over all batches of the run. */
     public long deleted() { return batches.stream().mapToLong(BatchResult::deleted).sum(); }
+    /** Rows set aside in the error log, over all batches of the run. */
     public long rejected() { return batches.stream().mapToLong(BatchResult::rejected).sum(); }
 }

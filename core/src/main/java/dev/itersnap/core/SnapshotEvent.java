@@ -5,8 +5,10 @@ import java.util.List;
 
 /** Everything a run reports to its {@link SnapshotListener}. Each event carries the model name and the run id. */
 public sealed interface SnapshotEvent {
+    /** The model the event belongs to. */
     String model();
 
+    /** The run the event belongs to. */
     String runId();
 
     /** A run took the lock and started. {@code operation} is run, full_refresh or replay. */

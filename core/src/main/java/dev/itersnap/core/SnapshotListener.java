@@ -6,6 +6,7 @@ package dev.itersnap.core;
  */
 @FunctionalInterface
 public interface SnapshotListener {
+    /** Receives one event of a run, on the run's thread. */
     void onEvent(SnapshotEvent event);
 
     /** The default listener: logs every event through SLF4J (logger {@code dev.itersnap}). */

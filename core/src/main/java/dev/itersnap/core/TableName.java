@@ -7,6 +7,7 @@ import java.util.List;
  * Each part is a plain identifier; the dialect quotes it.
  */
 public record TableName(List<String> parts) {
+    /** Checks there are one to three parts. */
     public TableName {
         if (parts == null || parts.isEmpty() || parts.size() > 3) {
             throw new IllegalArgumentException("a table name has one to three parts");
