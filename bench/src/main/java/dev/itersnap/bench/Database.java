@@ -123,9 +123,16 @@ abstract class Database implements AutoCloseable {
 
         private static synchronized EmbeddedPostgres server() throws IOException {
             if (server == null) {
-                server = EmbeddedPostgres.builder().setServerConfig("fsync", "off")
-                        .setServerConfig("synchronous_commit", "off").setServerConfig("full_page_writes", "off")
-                        .start();
+                EmbeddedPostgres.Builder b = EmbeddedPostgres.builder().setServerConfig("fsync", "off")
+                        .setServerConfig("synchronous_commit", "off").setServerConfig("full_page_writes", "off");
+                // e.g. -Dbench.postgres.conf=work_mem=64MB: server settings for both the engine and the baselines
+                for (String kv : System.getProperty("bench.postgres.conf", "").split(",")) {
+                    int eq = kv.indexOf('=');
+                    if (eq > 0) {
+                        b.setServerConfig(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+                    }
+                }
+                server = b.start();
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     try {
                         server.close();
