@@ -335,6 +335,44 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
+     * {@inheritDoc}
+     * <p>One pass over the source grouped by sequence, as {@link #discoverSequences} without a dialect's own access
+     * path: every row is read for its hash. A dialect without {@link #hash64} gets the plain discovery.
+     */
+    @Override
+    public Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns) {
+        String hash = hash64("x");
+        if (hash == null) {
+            return discoverSequences(m);
+        }
+        return Statement.of("discover", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*), " + contentHash(columns, "s")
+                + " FROM " + sourceRelation(m) + " s GROUP BY " + col("s", m.sequenceBy()));
+    }
+
+    /**
+     * The content hash aggregate over the rows of alias {@code alias}: {@code SUM} of {@link #hash64} of each row's
+     * canonical text, each hash widened to {@code DECIMAL(20, 0)} first (the sum of 64-bit values cannot overflow).
+     * The canonical text joins, for each column in order, {@code 'V' <length> ':' <text>} for a value and {@code 'N'}
+     * for NULL: unambiguous, whatever the values hold.
+     */
+    protected String contentHash(List<SourceColumn> columns, String alias) {
+        List<String> parts = new ArrayList<>();
+        for (SourceColumn c : columns) {
+            String text = toText(col(alias, c.name()));
+            parts.add("COALESCE(" + concat(List.of("'V'", toText("LENGTH(" + text + ")"), "':'", text)) + ", 'N')");
+        }
+        return "SUM(CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0)))";
+    }
+
+    /**
+     * A 64-bit integer hash of a text expression ({@code BIGINT}), the same for the same text on every run; null when
+     * the database has none (restatements are then not detected). Default: null.
+     */
+    protected String hash64(String textExpression) {
+        return null;
+    }
+
+    /**
      * An expression of a column's value that compares by identity, used in PARTITION BY (exact copies, duplicate
      * keys) and in the change comparison of tracked columns: the expression itself for types whose equality is
      * identity; the value's text for types without an equality operator, or whose {@code =} holds for values that

@@ -64,6 +64,12 @@ public final class H2Dialect extends AbstractSqlDialect {
         return m.sequenceType() == ValueType.STRING ? new String[] {"STRINGTOUTF8(", ")"} : super.orderedAround(m);
     }
 
+    /** The first 8 bytes of the text's SHA-256 (of its UTF-8 bytes), read as a BIGINT. */
+    @Override
+    protected String hash64(String textExpression) {
+        return "CAST(SUBSTRING(HASH('SHA-256', " + textExpression + "), 1, 8) AS BIGINT)";
+    }
+
     @Override
     protected String md5Hex(String textExpression) {
         return "LOWER(RAWTOHEX(HASH('MD5', CAST(" + textExpression + " AS VARCHAR))))";
