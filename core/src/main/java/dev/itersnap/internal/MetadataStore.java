@@ -60,6 +60,8 @@ public final class MetadataStore {
 
     /** Sequences per DELETE of {@link #forget}: with the model, below the driver's parameter limit. */
     static final int FORGET_CHUNK = dev.itersnap.spi.SqlValues.MAX_PARAMETERS - 56;
+    /** Ledger rows per INSERT of {@link #recordAll}: 13 values each, below the driver's parameter limit. */
+    static final int RECORD_CHUNK = 18;
 
     private final Jdbc jdbc;
     private final Dialect dialect;
@@ -202,8 +204,8 @@ public final class MetadataStore {
     }
 
     /**
-     * Records applied batches in the ledger, in business order: a few multi-row inserts (at most 20 rows each, so
-     * that a statement binds at most 260 values).
+     * Records applied batches in the ledger, in business order: a few multi-row inserts (at most 18 rows each, so
+     * that a statement binds at most 234 values, below a driver's limit).
      */
     void recordAll(List<BatchResult> results, List<Seq> sequences, String runId, List<String> deletionTimes) {
         MetadataSchema.Ledger l = schema.ledger();
@@ -211,10 +213,10 @@ public final class MetadataStore {
                 l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(), l.deletionTime(),
                 l.reproduced(), l.contentHash());
         LocalDateTime now = LocalDateTime.now();
-        for (int from = 0; from < results.size(); from += 20) {
+        for (int from = 0; from < results.size(); from += RECORD_CHUNK) {
             Statement.Builder b = Statement.builder("record batch").sql("INSERT INTO " + name(l.spec().name()) + " ("
                     + list(columns.toArray(String[]::new)) + ") VALUES ");
-            for (int k = from; k < Math.min(results.size(), from + 20); k++) {
+            for (int k = from; k < Math.min(results.size(), from + RECORD_CHUNK); k++) {
                 BatchResult r = results.get(k);
                 List<Object> row = java.util.Arrays.asList(model, sequences.get(k).text(), runId, now, r.sourceRows(),
                         r.duplicateCopies(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
