@@ -13,6 +13,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * A batch's fingerprint as the ledger records it, {@code <columns>:<rows>:<hash>}: the signature of the source
@@ -60,6 +61,37 @@ final class Fingerprints {
     /** True when {@code recorded} (a ledger entry's fingerprint, or null) covers the columns these do. */
     boolean comparable(String recorded) {
         return recorded != null && recorded.startsWith(signature + ":");
+    }
+
+    /**
+     * The applied batches restated in the source: those whose ledger fingerprint covers these columns and differs from
+     * the one the source gives now ({@code now}: by sequence). A batch the source no longer holds, one without a
+     * fingerprint (recorded before fingerprints were, or reproduced) or with one over other columns is not restated.
+     */
+    java.util.TreeMap<Seq, MetadataStore.Entry> restated(java.util.Map<Seq, MetadataStore.Entry> applied,
+                                                         java.util.Map<Seq, String> now) {
+        java.util.TreeMap<Seq, MetadataStore.Entry> out = new java.util.TreeMap<>();
+        for (MetadataStore.Entry e : applied.values()) {
+            String found = now.get(e.sequence());
+            if (found != null && !e.lost() && comparable(e.fingerprint()) && !found.equals(e.fingerprint())) {
+                out.put(e.sequence(), e);
+            }
+        }
+        return out;
+    }
+
+    /** The fingerprint of each batch of the source, by one {@link Dialect#fingerprintSequences} statement. */
+    Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
+        Map<Seq, String> out = new java.util.HashMap<>();
+        jdbc.query(dialect.fingerprintSequences(m, columns), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
+            BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
+            if (v != null && hash != null) {
+                out.put(new Seq(m.sequenceType(), v), of(rs.getLong(2), hash));
+            }
+            return null;
+        });
+        return out;
     }
 
     /** The rows in a fingerprint. */

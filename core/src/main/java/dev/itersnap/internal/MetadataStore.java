@@ -187,6 +187,23 @@ public final class MetadataStore {
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
     }
 
+    /**
+     * Read-only, for dry runs: the applied batches the next run of {@code settings} finds restated (their fingerprint
+     * in the source differs from the ledger's), as sequence texts in business order. Empty with {@code restatements:
+     * ignore}, before the first run, and for a ledger without fingerprints.
+     */
+    public List<String> restatedBatches(ModelSettings settings) throws SQLException {
+        MetadataSchema.Ledger l = schema.ledger();
+        if (settings.restatements() == dev.itersnap.core.Restatements.IGNORE || !jdbc.tableExists(l.spec().name())
+                || !hasColumn(l.spec(), l.contentHash())) {
+            return List.of();
+        }
+        dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
+        Fingerprints prints = Fingerprints.of(dialect, m);
+        return prints.restated(ledger(m.sequenceType()), prints.read(jdbc, dialect, m)).keySet().stream()
+                .map(Seq::text).toList();
+    }
+
     /** The model's ledger entries and the versions they inserted: {count, sum of inserted}. */
     long[] ledgerSize() {
         MetadataSchema.Ledger l = schema.ledger();

@@ -429,14 +429,8 @@ final class SnapshotRun {
      * recorded by this run ({@link #unrecordedFingerprints}).
      */
     private void findRestated(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        if (prints == null) {
-            return;
-        }
-        for (MetadataStore.Entry e : applied.values()) {
-            String now = source.fingerprints().get(e.sequence());
-            if (now != null && !e.lost() && prints.comparable(e.fingerprint()) && !now.equals(e.fingerprint())) {
-                restated.put(e.sequence(), e);
-            }
+        if (prints != null) {
+            restated.putAll(prints.restated(applied, source.fingerprints()));
         }
     }
 
