@@ -159,7 +159,7 @@ final class Workload {
     /**
      * The bare aggregate a no-op run with fingerprints compares with: each batch's rows and content hash, hand-written
      * as the engine computes them (every column, in name order, as text prefixed with its length, NULL as 'N'; a
-     * 64-bit hash of the row's text summed as a DECIMAL), in one {@code GROUP BY}, read to the end.
+     * 64-bit hash of the row's text, the distinct ones summed as a DECIMAL), in one {@code GROUP BY}, read to the end.
      */
     int fingerprintAggregate() throws SQLException {
         String text = "CAST(%s AS VARCHAR)";
@@ -173,7 +173,7 @@ final class Workload {
                 : "hashtextextended(" + row + ", 0)";
         int n = 0;
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT batch_date, COUNT(*), SUM(CAST(" + hash + " AS DECIMAL(20, 0))) "
+             ResultSet rs = st.executeQuery("SELECT batch_date, COUNT(*), SUM(DISTINCT CAST(" + hash + " AS DECIMAL(20, 0))) "
                      + "FROM raw GROUP BY batch_date")) {
             while (rs.next()) {
                 n++;

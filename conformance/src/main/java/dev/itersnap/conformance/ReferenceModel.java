@@ -225,12 +225,17 @@ public final class ReferenceModel {
     private final TreeMap<Object, Fingerprint> fingerprints = new TreeMap<>(SEQUENCE_ORDER);
 
     /**
-     * A batch's fingerprint: the source's columns (in name order) and the texts of its rows over them (sorted, so
-     * independent of row order; NULL distinct from any value). Two fingerprints compare only over the same columns.
+     * A batch's fingerprint: the source's columns (in name order), the distinct texts of its rows over them (sorted, so
+     * independent of row order and of exact copies; NULL distinct from any value) and its row count (reported, not
+     * compared). Two fingerprints compare only over the same columns.
      */
-    private record Fingerprint(List<String> columns, List<String> rows) {
+    private record Fingerprint(List<String> columns, List<String> rows, int count) {
         boolean comparable(Fingerprint other) {
             return other != null && columns.equals(other.columns);
+        }
+
+        boolean sameContent(Fingerprint other) {
+            return rows.equals(other.rows);
         }
     }
     /** The data columns of the history table, in the order they were added; null until it exists. */
@@ -331,7 +336,7 @@ public final class ReferenceModel {
         TreeSet<Object> restated = new TreeSet<>(SEQUENCE_ORDER);
         for (Object s : applied) {
             Fingerprint recorded = fingerprints.get(s);
-            if (recorded != null && recorded.comparable(now.get(s)) && !recorded.equals(now.get(s))) {
+            if (recorded != null && recorded.comparable(now.get(s)) && !recorded.sameContent(now.get(s))) {
                 restated.add(s);
             }
         }
@@ -354,8 +359,8 @@ public final class ReferenceModel {
             // a restated batch is replayed like a late one, with everything applied after it
             point = point == null || compareValues(restated.first(), point) < 0 ? restated.first() : point;
             for (Object s : restated) {
-                events.add(new SnapshotEvent.BatchRestated("", runId, s, fingerprints.get(s).rows().size(),
-                        now.get(s).rows().size()));
+                events.add(new SnapshotEvent.BatchRestated("", runId, s, fingerprints.get(s).count(),
+                        now.get(s).count()));
             }
         }
         if (point != null && (applied.isEmpty() || compareValues(point, applied.last()) > 0)) {
@@ -442,10 +447,8 @@ public final class ReferenceModel {
             }
         }
         Map<Object, Fingerprint> out = new TreeMap<>(SEQUENCE_ORDER);
-        texts.forEach((s, list) -> {
-            list.sort(Comparator.naturalOrder());
-            out.put(s, new Fingerprint(List.copyOf(columns), List.copyOf(list)));
-        });
+        texts.forEach((s, list) -> out.put(s, new Fingerprint(List.copyOf(columns),
+                List.copyOf(new TreeSet<>(list)), list.size())));
         return out;
     }
 

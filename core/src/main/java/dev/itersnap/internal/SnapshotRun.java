@@ -814,7 +814,7 @@ final class SnapshotRun {
                 return false;
             }
             String now = source.fingerprints().get(e.sequence());
-            if (e.fingerprint() != null && now != null && !now.equals(e.fingerprint())) {
+            if (e.fingerprint() != null && now != null && !Fingerprints.sameContent(now, e.fingerprint())) {
                 return false; // content changed (over other columns too: cannot tell which keys)
             }
         }

@@ -350,18 +350,27 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
-     * The content hash aggregate over the rows of alias {@code alias}: {@code SUM} of {@link #hash64} of each row's
-     * canonical text, each hash widened to {@code DECIMAL(20, 0)} first (the sum of 64-bit values cannot overflow).
-     * The canonical text joins, for each column in order, {@code 'V' <length> ':' <text>} for a value and {@code 'N'}
-     * for NULL: unambiguous, whatever the values hold.
+     * The content hash aggregate over the rows of alias {@code alias}: {@code SUM(DISTINCT ...)} of {@link #hash64}
+     * of each row's canonical text, each hash widened to {@code DECIMAL(20, 0)} first (the sum of 64-bit values cannot
+     * overflow). Over the distinct rows: an exact copy of a row (a file delivered twice) is applied once and changes
+     * nothing. The canonical text joins, for each column in order, {@code 'V' <length> ':' <text>} for a value
+     * ({@link #fingerprintText}) and {@code 'N'} for NULL: unambiguous, whatever the values hold.
      */
     protected String contentHash(List<SourceColumn> columns, String alias) {
         List<String> parts = new ArrayList<>();
         for (SourceColumn c : columns) {
-            String text = toText(col(alias, c.name()));
+            String text = fingerprintText(c, col(alias, c.name()));
             parts.add("COALESCE(" + concat(List.of("'V'", toText("LENGTH(" + text + ")"), "':'", text)) + ", 'N')");
         }
-        return "SUM(CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0)))";
+        return "SUM(DISTINCT CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0)))";
+    }
+
+    /**
+     * A column's value as text for its row's fingerprint: the same value always gives the same text, different values
+     * different texts. Default: {@link #toText}.
+     */
+    protected String fingerprintText(SourceColumn column, String expression) {
+        return toText(expression);
     }
 
     /**

@@ -113,9 +113,9 @@ public interface Dialect {
     /**
      * Discover with fingerprints: as {@link #discoverSequences}, each sequence with its number of rows and, in a
      * third column, the content hash of its rows, computed by the database in the same statement (no row leaves it):
-     * the sum, as an exact integer ({@code DECIMAL}, no overflow), of a 64-bit hash of each row's canonical text over
-     * {@code columns} in the order given (each value as text, prefixed with its length; NULL distinct from an empty
-     * string). The sum does not depend on the order of the rows. The engine compares it with the hash the ledger
+     * the sum, as an exact integer ({@code DECIMAL}, no overflow), of the distinct 64-bit hashes of the rows' canonical
+     * texts over {@code columns} in the order given (each value as text, prefixed with its length; NULL distinct from
+     * an empty string). The sum depends neither on the order of the rows nor on exact copies of a row. The engine compares it with the hash the ledger
      * recorded for an applied batch to find restated batches. Default: {@link #discoverSequences} (a statement
      * without the third column: restatements are not detected).
      */
