@@ -3,6 +3,7 @@ package dev.itersnap.bench;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Restatements;
 import dev.itersnap.core.RunResult;
 
 import java.io.FileWriter;
@@ -257,6 +258,40 @@ public final class BenchmarkMain {
             stopProfile("scenario 3 (nothing new)");
             rows.add(new String[] {"(3) nothing new, R=" + batches, noop.describe(), "SELECT DISTINCT",
                     distinct.describe(), Stats.ratio(noop, distinct), String.valueOf(heap.peakMiB())});
+
+            // (3f) the same no-op run (restatements: detect, every batch fingerprinted) against the bare aggregate
+            // of the fingerprints; and with restatements: ignore (no hash) against SELECT DISTINCT
+            Stats noopAgain = new Stats();
+            Stats aggregate = new Stats();
+            Stats noopIgnore = new Stats();
+            Stats distinctAgain = new Stats();
+            ModelSettings ignoring = ModelSettings.builder("main").target("hist").source("SELECT * FROM raw")
+                    .uniqueKey("id").updatedAt("updated_at").sequenceBy("batch_date")
+                    .hardDeletes(HardDeletes.INVALIDATE).restatements(Restatements.IGNORE).build();
+            for (int r = 0; r < warmup + reps; r++) {
+                long s = System.nanoTime();
+                check(engine.run(main).batchesApplied() == 0, "no-op run applied batches");
+                long e = System.nanoTime() - s;
+                s = System.nanoTime();
+                w.fingerprintAggregate();
+                long a = System.nanoTime() - s;
+                s = System.nanoTime();
+                check(engine.run(ignoring).batchesApplied() == 0, "no-op run applied batches");
+                long i = System.nanoTime() - s;
+                s = System.nanoTime();
+                w.distinctSequences();
+                long d = System.nanoTime() - s;
+                if (r >= warmup) {
+                    noopAgain.add(e);
+                    aggregate.add(a);
+                    noopIgnore.add(i);
+                    distinctAgain.add(d);
+                }
+            }
+            rows.add(new String[] {"(3f) nothing new, fingerprints, R=" + batches, noopAgain.describe(),
+                    "GROUP BY seq: COUNT(*), hash", aggregate.describe(), Stats.ratio(noopAgain, aggregate), "-"});
+            rows.add(new String[] {"(3i) nothing new, restatements ignore, R=" + batches, noopIgnore.describe(),
+                    "SELECT DISTINCT", distinctAgain.describe(), Stats.ratio(noopIgnore, distinctAgain), "-"});
 
             // (1) one new batch in order, against the floor MERGE
             w.createFloorFrom("recompute");

@@ -156,6 +156,32 @@ final class Workload {
     }
 
     /** The bare discovery query of scenario 3: distinct sequences in the source, read to the end. */
+    /**
+     * The bare aggregate a no-op run with fingerprints compares with: each batch's rows and content hash, hand-written
+     * as the engine computes them (every column, in name order, as text prefixed with its length, NULL as 'N'; a
+     * 64-bit hash of the row's text, the distinct ones summed as a DECIMAL), in one {@code GROUP BY}, read to the end.
+     */
+    int fingerprintAggregate() throws SQLException {
+        String text = "CAST(%s AS VARCHAR)";
+        StringBuilder row = new StringBuilder();
+        for (String c : new String[] {"amount", "batch_date", "id", "status", "tier", "updated_at"}) {
+            String t = String.format(text, c);
+            row.append(row.length() == 0 ? "" : " || ").append("COALESCE('V' || CAST(LENGTH(").append(t)
+                    .append(") AS VARCHAR) || ':' || ").append(t).append(", 'N')");
+        }
+        String hash = db.name().equals("h2") ? "CAST(SUBSTRING(HASH('SHA-256', " + row + "), 1, 8) AS BIGINT)"
+                : "hashtextextended(" + row + ", 0)";
+        int n = 0;
+        try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT batch_date, COUNT(*), SUM(DISTINCT CAST(" + hash + " AS DECIMAL(20, 0))) "
+                     + "FROM raw GROUP BY batch_date")) {
+            while (rs.next()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
     int distinctSequences() throws SQLException {
         int n = 0;
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();

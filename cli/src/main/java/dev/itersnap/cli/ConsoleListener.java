@@ -65,6 +65,9 @@ final class ConsoleListener implements SnapshotListener {
                     + ", " + e.appliedRows() + " were applied; the " + rows(e.sourceRows() - e.appliedRows())
                     + " added since are not in the history (replay --from " + SequenceText.of(e.sequence())
                     + " applies them)";
+        } else if (event instanceof SnapshotEvent.BatchRestated e) {
+            return "restated batch: " + SequenceText.of(e.sequence()) + " changed in the source since it was applied ("
+                    + rows(e.oldRows()) + " then, " + rows(e.newRows()) + " now); replaying from it";
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             return "timeline check failed for " + e.keys() + " keys, e.g. " + e.examples();
         }

@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Restatements;
 import dev.itersnap.core.Strategy;
 
 import org.yaml.snakeyaml.LoaderOptions;
@@ -39,7 +40,8 @@ import java.util.regex.Pattern;
 final class ModelConfig {
     /** Every key a model file may hold. */
     static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
-            "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout");
+            "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout",
+            "restatements");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     static final int MAX_BYTES = 1 << 20;
@@ -135,6 +137,10 @@ final class ModelConfig {
         String lockTimeout = text(settings, "lock_timeout");
         if (lockTimeout != null) {
             b.lockTimeout(duration("lock_timeout", lockTimeout));
+        }
+        String restatements = text(settings, "restatements");
+        if (restatements != null) {
+            b.restatements(Restatements.parse(restatements));
         }
         return b.build();
     }

@@ -17,12 +17,12 @@ import java.util.TreeSet;
 /**
  * What a replay or full refresh would do, worked out read-only from the ledger and the source's distinct sequences,
  * with the engine's rules: the replay point is the requested sequence (replay), the source's first batch (full
- * refresh) or the first late batch, whichever is lower; nothing is rolled back when no applied batch is at or after
- * it. Every applied batch from the point on is undone and replayed, from the source when it still holds it, else
+ * refresh), the first late batch or the first restated batch (an applied batch whose rows changed in the source),
+ * whichever is lower; nothing is rolled back when no applied batch is at or after it. Every applied batch from the point on is undone and replayed, from the source when it still holds it, else
  * reproduced from the history; new batches are applied after.
  */
 record RebuildPlan(String model, String operation, String replayPoint, boolean lateBatchFound,
-                   List<String> rolledBack, List<Batch> batches) {
+                   List<String> restated, List<String> rolledBack, List<Batch> batches) {
 
     /** One batch the rebuild would apply, in order. */
     record Batch(String sequence, boolean inLedger, boolean fromSource) {
@@ -32,6 +32,7 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
     static RebuildPlan of(ModelInspection m, MetadataStore store, String operation, String from) throws SQLException {
         TreeMap<Comparable<?>, String> applied = m.ledgerSequences(store);
         TreeSet<Comparable<?>> source = m.sourceSequences();
+        List<String> restated = store.restatedBatches(m.settings);
         TreeSet<Comparable<?>> fresh = new TreeSet<>(source);
         fresh.removeAll(applied.keySet());
         Comparable<?> point = null;
@@ -45,6 +46,10 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
             late = true;
             point = point == null || m.sequenceType.compare(fresh.first(), point) < 0 ? fresh.first() : point;
         }
+        if (!restated.isEmpty()) {
+            Comparable<?> first = m.typed(restated.get(0));
+            point = point == null || m.sequenceType.compare(first, point) < 0 ? first : point;
+        }
         if (point != null && (applied.isEmpty() || m.sequenceType.compare(point, applied.lastKey()) > 0)) {
             point = null;
         }
@@ -55,7 +60,7 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
         for (Comparable<?> s : all) {
             batches.add(new Batch(m.text(s), applied.containsKey(s), source.contains(s)));
         }
-        return new RebuildPlan(m.settings.name(), operation, point == null ? null : m.text(point), late,
+        return new RebuildPlan(m.settings.name(), operation, point == null ? null : m.text(point), late, restated,
                 undone.keySet().stream().map(m::text).toList(), batches);
     }
 
@@ -63,6 +68,10 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
         out.println(model + ": dry run of " + operation + "; nothing was written");
         if (lateBatchFound) {
             out.println("a late batch is waiting in the source; the replay starts at it or earlier");
+        }
+        if (!restated.isEmpty()) {
+            out.println("restated in the source since applied: " + String.join(", ", restated)
+                    + "; the replay starts at the first or earlier");
         }
         if (rolledBack.isEmpty()) {
             out.println("rolled back: nothing (no applied batch at or after the replay point)");
@@ -88,6 +97,8 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
         ObjectMapper mapper = new ObjectMapper();
         ObjectNode o = mapper.createObjectNode().put("model", model).put("operation", operation).put("dry_run", true)
                 .put("replay_point", replayPoint).put("late_batch_found", lateBatchFound);
+        ArrayNode rs = o.putArray("restated");
+        restated.forEach(rs::add);
         ArrayNode rb = o.putArray("rolled_back");
         rolledBack.forEach(rb::add);
         ArrayNode bs = o.putArray("batches");

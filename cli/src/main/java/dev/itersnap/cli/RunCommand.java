@@ -57,7 +57,8 @@ public final class RunCommand implements Callable<Integer> {
             return r.model() + ": up to date, no new batch (run " + r.runId() + ")";
         }
         return r.model() + ": " + r.batchesApplied() + (r.batchesApplied() == 1 ? " batch" : " batches") + " applied"
-                + (r.lateBatchFound() ? ", late batch found, replayed from " + r.replayPointText() : "")
+                + (r.lateBatchFound() ? ", late batch found, replayed from " + r.replayPointText()
+                        : r.replayPoint() != null ? ", replayed from " + r.replayPointText() : "")
                 + "; " + r.inserted() + " inserted, " + r.updated() + " updated, " + r.deleted() + " deleted, "
                 + r.rejected() + " rejected" + (r.timelineViolations() > 0 ? ", " + r.timelineViolations()
                 + " timeline violations" : "") + " in " + r.duration().toMillis() + " ms (run " + r.runId() + ")";

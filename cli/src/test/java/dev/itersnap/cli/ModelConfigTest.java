@@ -4,6 +4,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Restatements;
 import dev.itersnap.core.Strategy;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -115,7 +116,7 @@ class ModelConfigTest {
         assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
-                .hasMessageEndingWith("metadata_schema, lock_timeout");
+                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements");
     }
 
     @Test
@@ -194,6 +195,17 @@ class ModelConfigTest {
     void knowsExactlyTheSettingsOfTheSpec() {
         assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
-                "column_names", "metadata_schema", "lock_timeout"));
+                "column_names", "metadata_schema", "lock_timeout", "restatements"));
+    }
+
+    @Test
+    void restatementsAreDetectedUnlessIgnoredAndAnyOtherValueNamesTheSetting() {
+        assertThat(ModelConfig.parse(MINIMAL, "m.yml").restatements()).isEqualTo(Restatements.DETECT);
+        assertThat(ModelConfig.parse(MINIMAL + "restatements: Ignore\n", "m.yml").restatements())
+                .isEqualTo(Restatements.IGNORE);
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "restatements: sometimes\n", "m.yml"))
+                .isInstanceOf(ItersnapException.class)
+                .hasMessageContaining("restatements").hasMessageContaining("detect, ignore")
+                .hasMessageContaining("sometimes");
     }
 }

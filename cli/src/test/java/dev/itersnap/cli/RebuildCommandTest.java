@@ -57,6 +57,37 @@ class RebuildCommandTest {
         assertThat(snapshot()).isEqualTo(before);
     }
 
+    /**
+     * A batch corrected in the source after it was applied: the dry run of a replay from a later batch starts at the
+     * restated one and names it, writing nothing; the next run replays from it and says so.
+     */
+    @Test
+    void dryRunAndRunShowARestatedBatch() throws Exception {
+        db.execute("UPDATE raw_customers SET status = 'Platinum' WHERE file_date = DATE '2024-01-03' AND "
+                + "customer_id = 1");
+        List<List<String>> before = snapshot();
+
+        Execution e = db.cli("replay", "--from", "2024-01-05", "--dry-run", "--json");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        JsonNode plan = H2Model.json(e);
+        assertThat(plan.get("restated").toString()).isEqualTo("[\"2024-01-03\"]");
+        assertThat(plan.get("replay_point").asText()).isEqualTo("2024-01-03");
+        assertThat(plan.get("rolled_back").toString()).isEqualTo("[\"2024-01-03\",\"2024-01-05\"]");
+        Execution text = db.cli("replay", "--from", "2024-01-05", "--dry-run");
+        assertThat(text.out()).contains("restated in the source since applied: 2024-01-03");
+        assertThat(snapshot()).isEqualTo(before);
+
+        Execution run = db.cli("run");
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.err()).contains("restated batch: 2024-01-03 changed in the source since it was applied");
+        assertThat(run.out()).contains("replayed from 2024-01-03");
+        assertThat(db.rows("SELECT status FROM customers_history WHERE customer_id = 1 ORDER BY dbt_valid_from"))
+                .containsExactly("Active|", "Platinum|");
+        assertThat(db.rows("SELECT replay_point FROM itersnap_metadata.itersnap_runs ORDER BY started_at DESC"))
+                .first().isEqualTo("2024-01-03|");
+    }
+
     @Test
     void replayRollsBackAndReplaysAndReproducesAgedOutBatches() throws Exception {
         db.execute("DELETE FROM raw_customers WHERE file_date = DATE '2024-01-03'");

@@ -154,6 +154,36 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         return UnderTest.run(m);
     }
 
+    /**
+     * A restated batch (docs/semantics.md "Restated batches"): B, applied, is re-sent with a row corrected, a row
+     * removed and a row added, while A aged out of the source (not a restatement); the run replays from B for every
+     * key. Every rerun is made to fail once more at the first write of its recovery.
+     */
+    @Test
+    void restatementReplaySurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("restated batch", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL, Fault.CONNECTION),
+                true, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+                    for (LocalDate day : List.of(A, B, C, D)) {
+                        for (int id = 1; id <= 3; id++) {
+                            boolean changed = id == day.getDayOfMonth() % 3 + 1;
+                            raw.insert(id, changed ? "S" + day.getDayOfMonth() : "Active", "A",
+                                    changed ? day.atTime(9, 0) : ts("2023-12-31 09:00"), day);
+                        }
+                        f.run(m);
+                    }
+                    raw.deleteWhere("file_date", A);
+                    raw.deleteWhere("file_date", B);
+                    raw.insert(1, "Active", "A", ts("2023-12-31 09:00"), B);
+                    raw.insert(3, "Corrected", "C", ts("2024-01-02 10:00"), B); // key 2 removed, key 3 corrected
+                    raw.insert(4, "Active", "A", ts("2024-01-02 08:00"), B); // added
+                    raw.insert(9, "Ghost", "A", ts("2024-01-02 09:00"), null);
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
     /** hard_deletes new_record: the replay removes and re-creates deletion records and a returning key. */
     @Test
     void newRecordReplaySurvivesAFailureAtEveryStatement() {

@@ -71,9 +71,26 @@ public final class RawTableMirror {
 
     /** Loads batch {@code index} and its NULL-sequence rows; returns the rows as inserted (current columns). */
     public List<Map<String, Object>> deliver(int index) {
-        List<Map<String, Object>> out = new ArrayList<>();
         List<Map<String, Object>> raw = new ArrayList<>(scenario.batches().get(index).rows());
         raw.addAll(scenario.nullSequenceRows().getOrDefault(index, List.of()));
+        List<Map<String, Object>> out = load(raw);
+        delivered.put(index, out.stream().map(LinkedHashMap::new).map(m -> (Map<String, Object>) m).toList());
+        return out;
+    }
+
+    /**
+     * A restatement: the rows of its batch go (its NULL-sequence rows stay) and its new rows are loaded; returns
+     * them as inserted. A clean run over the source now sees the batch as restated.
+     */
+    public List<Map<String, Object>> restate(Scenario.Restatement r) {
+        drop(r.batch());
+        List<Map<String, Object>> out = load(r.rows());
+        delivered.put(r.batch(), out.stream().map(LinkedHashMap::new).map(m -> (Map<String, Object>) m).toList());
+        return out;
+    }
+
+    private List<Map<String, Object>> load(List<Map<String, Object>> raw) {
+        List<Map<String, Object>> out = new ArrayList<>();
         for (Map<String, Object> r : raw) {
             Map<String, Object> row = new LinkedHashMap<>();
             for (Column c : columns) {
@@ -86,7 +103,6 @@ public final class RawTableMirror {
             out.add(row);
         }
         rows.addAll(out);
-        delivered.put(index, out.stream().map(LinkedHashMap::new).map(m -> (Map<String, Object>) m).toList());
         return out;
     }
 

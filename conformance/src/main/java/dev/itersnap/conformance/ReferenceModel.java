@@ -221,6 +221,23 @@ public final class ReferenceModel {
     private final List<ArchivedRow> archive = new ArrayList<>();
     private final LinkedHashMap<String, RegisteredColumn> registry = new LinkedHashMap<>();
     private final List<LoggedRun> runLog = new ArrayList<>();
+    /** The fingerprint recorded with each ledger entry applied from the source (none for a reproduced batch). */
+    private final TreeMap<Object, Fingerprint> fingerprints = new TreeMap<>(SEQUENCE_ORDER);
+
+    /**
+     * A batch's fingerprint: the source's columns (in name order), the distinct texts of its rows over them (sorted, so
+     * independent of row order and of exact copies; NULL distinct from any value) and its row count (reported, not
+     * compared). Two fingerprints compare only over the same columns.
+     */
+    private record Fingerprint(List<String> columns, List<String> rows, int count) {
+        boolean comparable(Fingerprint other) {
+            return other != null && columns.equals(other.columns);
+        }
+
+        boolean sameContent(Fingerprint other) {
+            return rows.equals(other.rows);
+        }
+    }
     /** The data columns of the history table, in the order they were added; null until it exists. */
     private List<String> historyColumns;
 
@@ -314,6 +331,15 @@ public final class ReferenceModel {
                 inSource.add(s);
             }
         }
+        // Step 3b: the batches' fingerprints in the source now; applied batches whose content changed are restated
+        Map<Object, Fingerprint> now = fingerprints(rows, sourceColumns);
+        TreeSet<Object> restated = new TreeSet<>(SEQUENCE_ORDER);
+        for (Object s : applied) {
+            Fingerprint recorded = fingerprints.get(s);
+            if (recorded != null && recorded.comparable(now.get(s)) && !recorded.sameContent(now.get(s))) {
+                restated.add(s);
+            }
+        }
         // Step 4: the replay point
         TreeSet<Object> fresh = new TreeSet<>(inSource);
         fresh.removeAll(applied);
@@ -328,6 +354,14 @@ public final class ReferenceModel {
             point = point == null || compareValues(lateFrom, point) < 0 ? lateFrom : point;
             events.add(new SnapshotEvent.OutOfOrder("", runId, List.copyOf(fresh.headSet(applied.last(), false)),
                     applied.last(), point));
+        }
+        if (!restated.isEmpty()) {
+            // a restated batch is replayed like a late one, with everything applied after it
+            point = point == null || compareValues(restated.first(), point) < 0 ? restated.first() : point;
+            for (Object s : restated) {
+                events.add(new SnapshotEvent.BatchRestated("", runId, s, fingerprints.get(s).count(),
+                        now.get(s).count()));
+            }
         }
         if (point != null && (applied.isEmpty() || compareValues(point, applied.last()) > 0)) {
             point = null; // nothing applied at or after it: nothing to roll back
@@ -350,6 +384,7 @@ public final class ReferenceModel {
                     events.add(new SnapshotEvent.SchemaChange("", runId, List.of(), missing));
                 }
             }
+            recordFingerprints(now, batches, Set.of());
             runLog.add(new LoggedRun(runId, operation.label(), 0, false, null));
             return new RunOutcome(List.of(), false, null, events);
         }
@@ -389,8 +424,55 @@ public final class ReferenceModel {
             String recorded = isReproduced && before != null ? before.deletionTime() : null;
             results.add(applyBatch(s, staged, sourceColumns, isReproduced, introduced, recorded, runId, events));
         }
+        recordFingerprints(now, batches, reproduced.keySet());
         runLog.add(new LoggedRun(runId, operation.label(), results.size(), late, canonical(point)));
         return new RunOutcome(results, late, point, events);
+    }
+
+    /** The fingerprint of each batch in the source rows (projected on the source's columns). */
+    private Map<Object, Fingerprint> fingerprints(List<Map<String, Object>> rows, List<String> sourceColumns) {
+        List<String> columns = new ArrayList<>(sourceColumns);
+        columns.sort(Comparator.naturalOrder());
+        TreeMap<Object, List<String>> texts = new TreeMap<>(SEQUENCE_ORDER);
+        for (Map<String, Object> row : rows) {
+            Object s = row.get(config.sequenceColumn());
+            if (s != null) {
+                StringBuilder text = new StringBuilder();
+                for (String c : columns) {
+                    Object v = row.get(c);
+                    String t = v == null ? null : canonical(v);
+                    text.append(t == null ? "N" : "V" + t.length() + ":" + t);
+                }
+                texts.computeIfAbsent(s, x -> new ArrayList<>()).add(text.toString());
+            }
+        }
+        Map<Object, Fingerprint> out = new TreeMap<>(SEQUENCE_ORDER);
+        texts.forEach((s, list) -> out.put(s, new Fingerprint(List.copyOf(columns),
+                List.copyOf(new TreeSet<>(list)), list.size())));
+        return out;
+    }
+
+    /**
+     * The ledger's fingerprints after a run: a batch applied from the source gets its fingerprint now, a reproduced
+     * one none; an entry not applied again without one, or with one over other columns, gets the source's now.
+     */
+    private void recordFingerprints(Map<Object, Fingerprint> now, Collection<Object> batches,
+                                    Collection<Object> reproduced) {
+        for (Object s : batches) {
+            if (reproduced.contains(s) || now.get(s) == null) {
+                fingerprints.remove(s);
+            } else {
+                fingerprints.put(s, now.get(s));
+            }
+        }
+        for (LedgerEntry e : ledger.values()) {
+            Object s = e.sequence();
+            if (!batches.contains(s) && !e.reproduced() && now.get(s) != null
+                    && !now.get(s).comparable(fingerprints.get(s))) {
+                fingerprints.put(s, now.get(s));
+            }
+        }
+        fingerprints.keySet().retainAll(ledger.keySet());
     }
 
     /**

@@ -101,17 +101,37 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
     }
 
     /**
+     * A restatement of an applied batch the source still holds (a corrected file re-sent under the same sequence):
+     * the rows of batch {@code batch} (an index into {@link #batches()}) are replaced by {@code rows}.
+     */
+    public record Restatement(int batch, Kind kind, List<Map<String, Object>> rows) {
+        /** How the batch changed. */
+        public enum Kind { ROWS_CORRECTED, ROWS_APPENDED, ROWS_REMOVED, BATCH_REPLACED }
+
+        public Restatement {
+            rows = List.copyOf(rows);
+        }
+    }
+
+    /**
      * One step of delivery: retention drops the batches {@code drop} (indexes into {@link #batches()}, all applied
-     * by an earlier run), the raw table's columns change, the batches {@code deliver} are loaded (with their
-     * NULL-sequence rows), then the model is run {@code runs} times: the first time as {@code operation} (a replay
-     * from {@code replayFrom}, a full refresh, or a run), then as plain runs (each must be a no-op).
+     * by an earlier run), the raw table's columns change, the batches of {@code restate} are restated, the batches
+     * {@code deliver} are loaded (with their NULL-sequence rows), then the model is run {@code runs} times: the first
+     * time as {@code operation} (a replay from {@code replayFrom}, a full refresh, or a run), then as plain runs (each
+     * must be a no-op).
      */
     public record Step(List<Integer> drop, List<ColumnChange> changes, List<Integer> deliver,
-                       ReferenceModel.Operation operation, Object replayFrom, int runs) {
+                       ReferenceModel.Operation operation, Object replayFrom, int runs, List<Restatement> restate) {
         public Step {
             drop = List.copyOf(drop);
             changes = List.copyOf(changes);
             deliver = List.copyOf(deliver);
+            restate = List.copyOf(restate);
+        }
+
+        public Step(List<Integer> drop, List<ColumnChange> changes, List<Integer> deliver,
+                    ReferenceModel.Operation operation, Object replayFrom, int runs) {
+            this(drop, changes, deliver, operation, replayFrom, runs, List.of());
         }
 
         public Step(List<Integer> drop, List<Integer> deliver, int runs) {
@@ -255,6 +275,11 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         }
         for (ColumnChange c : step.changes()) {
             s.append(c).append("; ");
+        }
+        for (Restatement r : step.restate()) {
+            s.append("restate ").append(batches.get(r.batch()).sequence()).append(" (")
+                    .append(r.kind().name().toLowerCase(Locale.ROOT)).append(", ").append(r.rows().size())
+                    .append(" rows); ");
         }
         s.append("deliver ").append(sequencesOf(step.deliver())).append("; ");
         switch (step.operation()) {

@@ -176,7 +176,100 @@ public final class ScenarioGenerator {
             List<Column> later = List.of(new Column("tier", ColumnType.VARCHAR));
             return new Scenario(seed, profile, columns, later, keyColumns(), strategy, checkCols, hardDeletes,
                     deleteWhen, sequenceType, source, columnNames, metadataSchema, target, subSecond, batches,
-                    nullSequence, deliveryPlan(sequences));
+                    nullSequence, withRestatements(deliveryPlan(sequences), batches));
+        }
+
+        /**
+         * Before some steps (about one in eight, never the first, never one that changes the raw table's columns) an
+         * applied batch the source still holds is restated: a row corrected, rows appended, a row removed, or the
+         * whole batch replaced. Drawn from a random of its own, so that the rest of a seed's case is as before.
+         */
+        private List<Step> withRestatements(List<Step> plan, List<ReferenceModel.Batch> batches) {
+            SplittableRandom r = new SplittableRandom(seed * 31 + 17);
+            Map<Integer, List<Map<String, Object>>> current = new HashMap<>();
+            TreeSet<Integer> inSource = new TreeSet<>();
+            List<Step> out = new ArrayList<>();
+            for (Step step : plan) {
+                step.drop().forEach(inSource::remove);
+                List<Scenario.Restatement> restate = new ArrayList<>();
+                if (!out.isEmpty() && step.changes().isEmpty() && !inSource.isEmpty() && r.nextDouble() < 0.125) {
+                    List<Integer> candidates = new ArrayList<>(inSource);
+                    int b = candidates.get(r.nextInt(candidates.size()));
+                    List<Map<String, Object>> before = current.computeIfAbsent(b, x -> batches.get(x).rows());
+                    Scenario.Restatement.Kind kind = Scenario.Restatement.Kind.values()[r.nextInt(4)];
+                    List<Map<String, Object>> rows = restated(r, kind, before, batches.get(b).sequence());
+                    if (rows.stream().anyMatch(source.predicate())) { // the batch stays in the source
+                        restate.add(new Scenario.Restatement(b, kind, rows));
+                        current.put(b, rows);
+                    }
+                }
+                out.add(new Step(step.drop(), step.changes(), step.deliver(), step.operation(), step.replayFrom(),
+                        step.runs(), restate));
+                inSource.addAll(step.deliver());
+            }
+            return out;
+        }
+
+        /** The rows of a batch after a restatement of {@code kind}. */
+        private List<Map<String, Object>> restated(SplittableRandom r, Scenario.Restatement.Kind kind,
+                                                   List<Map<String, Object>> before, Object sequence) {
+            List<Map<String, Object>> rows = new ArrayList<>();
+            before.forEach(row -> rows.add(new LinkedHashMap<>(row)));
+            if (rows.isEmpty()) {
+                return rows;
+            }
+            switch (kind) {
+                case ROWS_CORRECTED -> corrected(r, rows.get(r.nextInt(rows.size())));
+                case ROWS_APPENDED -> {
+                    for (int i = 0, n = 1 + r.nextInt(2); i < n; i++) {
+                        rows.add(appended(r, rows.get(r.nextInt(rows.size())), sequence));
+                    }
+                }
+                case ROWS_REMOVED -> {
+                    if (rows.size() > 1) {
+                        rows.remove(r.nextInt(rows.size()));
+                    } else {
+                        corrected(r, rows.get(0));
+                    }
+                }
+                case BATCH_REPLACED -> {
+                    List<Map<String, Object>> replaced = new ArrayList<>();
+                    for (Map<String, Object> row : rows) {
+                        double p = r.nextDouble();
+                        if (p < 0.5) {
+                            corrected(r, row);
+                        }
+                        if (p < 0.8 || replaced.isEmpty()) {
+                            replaced.add(row);
+                        }
+                    }
+                    replaced.add(appended(r, rows.get(r.nextInt(rows.size())), sequence));
+                    return replaced;
+                }
+            }
+            return rows;
+        }
+
+        /** A row corrected in place: another status, now and then another score. */
+        private static void corrected(SplittableRandom r, Map<String, Object> row) {
+            List<String> others = new ArrayList<>(STATUSES);
+            others.remove(row.get("status"));
+            row.put("status", others.get(r.nextInt(others.size())));
+            if (r.nextDouble() < 0.3) {
+                row.put("score", (long) (1 + r.nextInt(5)));
+            }
+        }
+
+        /** A row of a key the batch had not held, copied from one of its rows. */
+        private Map<String, Object> appended(SplittableRandom r, Map<String, Object> like, Object sequence) {
+            Map<String, Object> row = new LinkedHashMap<>(like);
+            row.put("id", 70 + r.nextInt(9));
+            if (compositeKey && row.get("region") == null) {
+                row.put("region", "EU");
+            }
+            row.put("status", STATUSES.get(r.nextInt(STATUSES.size())));
+            row.put(Scenario.SEQUENCE, sequence);
+            return row;
         }
 
         /** One sequence value per day, ascending in business order. */

@@ -78,6 +78,10 @@ public final class ScenarioRunner {
                     changeColumn(ds, change);
                     mirror.change(change);
                 }
+                for (Scenario.Restatement r : step.restate()) {
+                    dropBatches(ds, scenario, mirror, List.of(r.batch()));
+                    insert(ds, mirror, mirror.restate(r));
+                }
                 deliver(ds, mirror, step.deliver());
                 applied.addAll(step.deliver());
                 for (int r = 0; r < step.runs(); r++) {
@@ -130,6 +134,7 @@ public final class ScenarioRunner {
         for (Step step : scenario.plan()) {
             step.drop().forEach(mirror::drop);
             step.changes().forEach(mirror::change);
+            step.restate().forEach(mirror::restate);
             step.deliver().forEach(mirror::deliver);
             for (int r = 0; r < step.runs(); r++) {
                 ReferenceModel.Operation op = r == 0 ? step.operation() : ReferenceModel.Operation.RUN;
@@ -194,7 +199,16 @@ public final class ScenarioRunner {
     }
 
     private void deliver(DataSource ds, RawTableMirror mirror, List<Integer> batches) throws SQLException {
-        if (batches.isEmpty()) {
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (int b : batches) {
+            rows.addAll(mirror.deliver(b));
+        }
+        insert(ds, mirror, rows);
+    }
+
+    /** Inserts rows (the mirror's current columns) into the raw table. */
+    private void insert(DataSource ds, RawTableMirror mirror, List<Map<String, Object>> rows) throws SQLException {
+        if (rows.isEmpty()) {
             return;
         }
         List<Column> columns = mirror.columns();
@@ -202,13 +216,11 @@ public final class ScenarioRunner {
                 + columns.stream().map(Column::name).collect(Collectors.joining(", ")) + ") VALUES ("
                 + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (int b : batches) {
-                for (Map<String, Object> row : mirror.deliver(b)) {
-                    for (int i = 0; i < columns.size(); i++) {
-                        bind(ps, i + 1, columns.get(i).type(), row.get(columns.get(i).name()));
-                    }
-                    ps.addBatch();
+            for (Map<String, Object> row : rows) {
+                for (int i = 0; i < columns.size(); i++) {
+                    bind(ps, i + 1, columns.get(i).type(), row.get(columns.get(i).name()));
                 }
+                ps.addBatch();
             }
             ps.executeBatch();
         }

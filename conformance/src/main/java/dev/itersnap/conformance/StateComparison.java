@@ -401,7 +401,7 @@ public final class StateComparison {
         }
         for (Class<?> type : List.of(SnapshotEvent.OutOfOrder.class, SnapshotEvent.SchemaChange.class,
                 SnapshotEvent.RowsRejected.class, SnapshotEvent.DuplicateRecords.class,
-                SnapshotEvent.BatchApplied.class)) {
+                SnapshotEvent.BatchApplied.class, SnapshotEvent.BatchRestated.class)) {
             diff(type.getSimpleName() + " events", eventLines(expected.events(), type), eventLines(events, type),
                     problems);
         }
@@ -436,6 +436,9 @@ public final class StateComparison {
         }
         if (e instanceof SnapshotEvent.BatchApplied b) {
             return "BatchApplied " + batchLine(b.batch());
+        }
+        if (e instanceof SnapshotEvent.BatchRestated r) {
+            return "BatchRestated " + typed(r.sequence()) + " rows " + r.oldRows() + " -> " + r.newRows();
         }
         return e.toString();
     }

@@ -48,10 +48,10 @@ public abstract class StatementCountTests extends ConformanceTestBase {
 
     /**
      * Statements a run of {@code batches} batches may add to the run of one: the ledger entries and the run's list of
-     * batches are written a few rows per statement (20 and 60), so that no statement carries thousands of values.
+     * batches are written a few rows per statement (18 and 60), so that no statement carries thousands of values.
      */
     protected static int chunking(int batches) {
-        return (batches - 1) / 20 + (batches - 1) / 60;
+        return (batches - 1) / 18 + (batches - 1) / 60;
     }
 
     private static final LocalDate D1 = date("2024-01-01");

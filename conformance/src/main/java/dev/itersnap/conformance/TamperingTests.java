@@ -8,9 +8,12 @@ import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Restatements;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -266,14 +269,47 @@ public abstract class TamperingTests extends ConformanceTestBase {
     }
 
     /**
-     * Rows added to a batch after it was applied (a late file committed in two parts with a run in between) are
-     * never dropped silently: the next run reports them with the ledger's count, and a replay from the batch
-     * applies them.
+     * Rows added to a batch after it was applied (a late file committed in two parts with a run in between) are never
+     * dropped silently: with {@code restatements: detect} (the default) the batch is restated, and the next run
+     * replays from it, reporting the ledger's count and the source's.
      */
     @Test
-    void rowsAddedToAnAppliedBatchAreReportedAndAReplayAppliesThem() {
+    void rowsAddedToAnAppliedBatchAreReplayedAsARestatement() {
         RawTable raw = customers(fixture);
         ModelSettings m = model(raw).build();
+        for (int id = 1; id <= 6; id++) {
+            if (id == 4) {
+                fixture.run(m); // the first part of the file is applied
+            }
+            raw.insert(id, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        }
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.batchesApplied()).isEqualTo(1);
+        assertThat(r.replayPoint()).isEqualTo(date("2024-01-01"));
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement().satisfies(e -> {
+            assertThat(e.sequence()).isEqualTo(date("2024-01-01"));
+            assertThat(e.newRows()).isEqualTo(6);
+            assertThat(e.oldRows()).isEqualTo(3);
+        });
+        assertThat(events.of(SnapshotEvent.RowsAddedToAppliedBatch.class)).isEmpty();
+        assertThat(fixture.history(TARGET)).hasSize(6);
+        events.clear();
+        assertThat(fixture.engine(events).run(m).batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+    }
+
+    /**
+     * With {@code restatements: ignore} (a source declared append-only) rows added to an applied batch are not
+     * applied by later runs, but not dropped silently either: the next run reports them with the ledger's count, and
+     * a replay from the batch applies them.
+     */
+    @Test
+    void withRestatementsIgnoredRowsAddedToAnAppliedBatchAreReportedAndAReplayAppliesThem() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).restatements(Restatements.IGNORE).build();
         for (int id = 1; id <= 6; id++) {
             if (id == 4) {
                 fixture.run(m); // the first part of the file is applied
@@ -300,12 +336,14 @@ public abstract class TamperingTests extends ConformanceTestBase {
     /**
      * Rows added to an applied batch that a late batch then replays are applied by that replay, for every key: the
      * late batch changes one key only, but the replayed batch gained rows of two others since it was applied, so the
-     * run replays every key rather than only the one the late batch changes (which would drop the added rows).
+     * run replays every key rather than only the one the late batch changes (which would drop the added rows). So
+     * with {@code restatements: ignore} too: the replayed batch's row count differs from the ledger's.
      */
-    @Test
-    void rowsAddedToABatchThatALateBatchReplaysAreApplied() {
+    @ParameterizedTest(name = "restatements {0}")
+    @EnumSource(Restatements.class)
+    void rowsAddedToABatchThatALateBatchReplaysAreApplied(Restatements restatements) {
         RawTable raw = customers(fixture);
-        ModelSettings m = model(raw).build();
+        ModelSettings m = model(raw).restatements(restatements).build();
         for (int id = 1; id <= 3; id++) {
             raw.insert(id, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
         }

@@ -49,6 +49,10 @@ class GeneratorCoverageTest {
             return scenario.plan().stream().flatMap(s -> s.changes().stream()).anyMatch(c -> c.kind() == kind);
         }
 
+        boolean restated(Scenario.Restatement.Kind kind) {
+            return scenario.plan().stream().flatMap(s -> s.restate().stream()).anyMatch(r -> r.kind() == kind);
+        }
+
         boolean anyRow(Predicate<Map<String, Object>> p) {
             return scenario.batches().stream().flatMap(b -> b.rows().stream()).anyMatch(p);
         }
@@ -96,6 +100,11 @@ class GeneratorCoverageTest {
             new Feature("a replay 20+ batches deep", 0.05, c -> c.replayDepths.stream().anyMatch(d -> d >= 20)),
             new Feature("a batch reproduced after it aged out", 0.20, c -> c.runs.stream()
                     .flatMap(r -> r.batches().stream()).anyMatch(BatchResult::reproduced)),
+            new Feature("a restated batch replayed", 0.10, c -> c.event(e -> e instanceof SnapshotEvent.BatchRestated)),
+            new Feature("restatement: rows corrected", 0.03, c -> c.restated(Scenario.Restatement.Kind.ROWS_CORRECTED)),
+            new Feature("restatement: rows appended", 0.03, c -> c.restated(Scenario.Restatement.Kind.ROWS_APPENDED)),
+            new Feature("restatement: rows removed", 0.03, c -> c.restated(Scenario.Restatement.Kind.ROWS_REMOVED)),
+            new Feature("restatement: batch replaced", 0.03, c -> c.restated(Scenario.Restatement.Kind.BATCH_REPLACED)),
             new Feature("a second run with nothing new", 0.10, c -> c.scenario.plan().stream().anyMatch(s -> s.runs() > 1)),
             new Feature("rejected: null_sequence", 0.30, c -> c.rejected(ReferenceModel.NULL_SEQUENCE)),
             new Feature("rejected: null_key", 0.30, c -> c.rejected(ReferenceModel.NULL_KEY)),
@@ -161,6 +170,7 @@ class GeneratorCoverageTest {
         for (Scenario.Step step : s.plan()) {
             step.drop().forEach(mirror::drop);
             step.changes().forEach(mirror::change);
+            step.restate().forEach(mirror::restate);
             step.deliver().forEach(mirror::deliver);
             for (int r = 0; r < step.runs(); r++) {
                 ReferenceModel.Operation op = r == 0 ? step.operation() : ReferenceModel.Operation.RUN;

@@ -33,6 +33,7 @@ public final class ModelSettings {
     private final ColumnNames columnNames;
     private final String metadataSchema;
     private final Duration lockTimeout;
+    private final Restatements restatements;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -48,6 +49,7 @@ public final class ModelSettings {
         this.columnNames = b.columnNames;
         this.metadataSchema = b.metadataSchema;
         this.lockTimeout = b.lockTimeout;
+        this.restatements = b.restatements;
     }
 
     /**
@@ -84,6 +86,8 @@ public final class ModelSettings {
     public String metadataSchema() { return metadataSchema; }
     /** How long a run waits for another run of the model ({@code lock_timeout}). */
     public Duration lockTimeout() { return lockTimeout; }
+    /** Whether applied batches whose rows changed in the source are detected and replayed. */
+    public Restatements restatements() { return restatements; }
 
     /**
      * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
@@ -155,6 +159,7 @@ public final class ModelSettings {
         private ColumnNames columnNames;
         private String metadataSchema = DEFAULT_METADATA_SCHEMA;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+        private Restatements restatements = Restatements.DETECT;
 
         private Builder(String name) {
             this.name = name;
@@ -188,6 +193,8 @@ public final class ModelSettings {
         public Builder metadataSchema(String schema) { this.metadataSchema = schema; return this; }
         /** How long a run waits for another run of the same model; default 10 minutes. */
         public Builder lockTimeout(Duration timeout) { this.lockTimeout = timeout; return this; }
+        /** {@code detect} (default): applied batches whose rows changed are replayed; {@code ignore}: append-only. */
+        public Builder restatements(Restatements restatements) { this.restatements = restatements; return this; }
 
         /** Validates every setting and returns the immutable settings. */
         public ModelSettings build() {
@@ -266,6 +273,9 @@ public final class ModelSettings {
             }
             for (String part : metadataParts) {
                 Settings.identifier("metadata_schema", part);
+            }
+            if (restatements == null) {
+                throw Settings.invalid("restatements", "is required: detect or ignore");
             }
             if (lockTimeout == null || lockTimeout.isNegative()) {
                 throw Settings.invalid("lock_timeout", "expected a duration of zero or more, got " + lockTimeout);

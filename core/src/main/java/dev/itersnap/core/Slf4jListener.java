@@ -44,6 +44,9 @@ final class Slf4jListener implements SnapshotListener {
             LOG.warn("[{}] batch {}: the source holds {} rows, {} were applied; the {} rows added since are not in the "
                     + "history: replay from {} to apply them", e.model(), e.sequence(), e.sourceRows(), e.appliedRows(),
                     e.sourceRows() - e.appliedRows(), e.sequence());
+        } else if (event instanceof SnapshotEvent.BatchRestated e) {
+            LOG.warn("[{}] restated batch {}: changed in the source since it was applied ({} rows then, {} now); "
+                    + "replaying from it", e.model(), e.sequence(), e.oldRows(), e.newRows());
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             LOG.error("[{}] timeline check failed for {} keys, e.g. {}", e.model(), e.keys(), e.examples());
         }

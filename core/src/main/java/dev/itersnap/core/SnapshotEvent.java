@@ -63,4 +63,13 @@ public sealed interface SnapshotEvent {
      */
     record RowsAddedToAppliedBatch(String model, String runId, Object sequence, long sourceRows, long appliedRows)
             implements SnapshotEvent { }
+
+    /**
+     * An applied batch that the source still holds has other rows than when it was applied (rows corrected, added or
+     * removed, the batch replaced): its fingerprint (row count and content hash) differs from the ledger's. The
+     * history is replayed from the earliest restated batch, in the same run. {@code oldRows} is the row count
+     * recorded with the fingerprint, {@code newRows} the source's now. Only with {@code restatements: detect}.
+     */
+    record BatchRestated(String model, String runId, Object sequence, long oldRows, long newRows)
+            implements SnapshotEvent { }
 }

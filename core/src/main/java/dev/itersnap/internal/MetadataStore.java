@@ -28,9 +28,11 @@ import java.util.stream.Collectors;
 public final class MetadataStore {
     /**
      * One applied batch with its counts. {@code lost} marks a batch the history carries but the ledger lost
-     * (tampering): it is replayed, never applied over; it has no counts.
+     * (tampering): it is replayed, never applied over; it has no counts. {@code fingerprint} is the batch's content
+     * hash as applied ({@link Fingerprints}), null when not recorded.
      */
-    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, boolean lost, BatchResult counts) {
+    record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, boolean lost, BatchResult counts,
+                 String fingerprint) {
         /** The rows the source held for the batch when it was applied (0 for a lost entry). */
         long sourceRows() {
             return counts == null ? 0 : counts.sourceRows();
@@ -58,11 +60,15 @@ public final class MetadataStore {
 
     /** Sequences per DELETE of {@link #forget}: with the model, below the driver's parameter limit. */
     static final int FORGET_CHUNK = dev.itersnap.spi.SqlValues.MAX_PARAMETERS - 56;
+    /** Ledger rows per INSERT of {@link #recordAll}: 13 values each, below the driver's parameter limit. */
+    static final int RECORD_CHUNK = 18;
 
     private final Jdbc jdbc;
     private final Dialect dialect;
     private final MetadataSchema schema;
     private final String model;
+    /** The content hashes of the source's batches found by this run, recorded with the batches applied from it. */
+    private Map<Seq, String> fingerprints = Map.of();
 
     MetadataStore(Jdbc jdbc, Dialect dialect, MetadataSchema schema, String model) {
         this.jdbc = jdbc;
@@ -109,6 +115,36 @@ public final class MetadataStore {
                 }
             }
         }
+        addContentHash();
+    }
+
+    /**
+     * A ledger created before content hashes were recorded gets the column (NULL in its rows: the next run records
+     * the hashes without comparing). Two runs may race: an ALTER that fails is fine when the column is there after.
+     */
+    private void addContentHash() {
+        MetadataSchema.Ledger l = schema.ledger();
+        if (hasColumn(l.spec(), l.contentHash())) {
+            return;
+        }
+        Statement add = dialect.addColumn(l.spec().name(), new dev.itersnap.spi.SourceColumn(l.contentHash(),
+                java.sql.Types.VARCHAR, "VARCHAR", 128, 0)).inStep("evolve metadata");
+        try {
+            jdbc.update(add);
+        } catch (RuntimeException e) {
+            if (!hasColumn(l.spec(), l.contentHash())) {
+                throw e;
+            }
+        }
+    }
+
+    private boolean hasColumn(TableSpec table, String column) {
+        try {
+            return jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
+                    .anyMatch(c -> c.name().equalsIgnoreCase(column));
+        } catch (SQLException e) {
+            throw jdbc.failure("evolve metadata", null, e);
+        }
     }
 
     // ---------------------------------------------------------------- ledger
@@ -118,13 +154,15 @@ public final class MetadataStore {
         MetadataSchema.Ledger l = schema.ledger();
         TreeMap<Seq, Entry> out = new TreeMap<>();
         jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced(),
-                l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected()), l.model()),
+                l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(),
+                l.contentHash()), l.model()),
                 rs -> {
                     Seq s = Seq.parse(sequenceType, rs.getString(1));
                     boolean reproduced = rs.getBoolean(4);
                     BatchResult counts = new BatchResult(s.value(), rs.getLong(5), rs.getLong(7), rs.getLong(8),
                             rs.getLong(9), rs.getLong(10), reproduced, rs.getLong(6));
-                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, false, counts));
+                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, false, counts,
+                            rs.getString(11)));
                     return null;
                 });
         return out;
@@ -149,6 +187,23 @@ public final class MetadataStore {
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
     }
 
+    /**
+     * Read-only, for dry runs: the applied batches the next run of {@code settings} finds restated (their fingerprint
+     * in the source differs from the ledger's), as sequence texts in business order. Empty with {@code restatements:
+     * ignore}, before the first run, and for a ledger without fingerprints.
+     */
+    public List<String> restatedBatches(ModelSettings settings) throws SQLException {
+        MetadataSchema.Ledger l = schema.ledger();
+        if (settings.restatements() == dev.itersnap.core.Restatements.IGNORE || !jdbc.tableExists(l.spec().name())
+                || !hasColumn(l.spec(), l.contentHash())) {
+            return List.of();
+        }
+        dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
+        Fingerprints prints = Fingerprints.of(dialect, m);
+        return prints.restated(ledger(m.sequenceType()), prints.read(jdbc, dialect, m)).keySet().stream()
+                .map(Seq::text).toList();
+    }
+
     /** The model's ledger entries and the versions they inserted: {count, sum of inserted}. */
     long[] ledgerSize() {
         MetadataSchema.Ledger l = schema.ledger();
@@ -158,23 +213,32 @@ public final class MetadataStore {
     }
 
     /**
-     * Records applied batches in the ledger, in business order: a few multi-row inserts (at most 20 rows each, so
-     * that a statement binds at most 240 values).
+     * The content hashes of the source's batches that this run found ({@link Fingerprints}): a batch applied from
+     * the source is recorded with its hash; one reproduced from the history, or not in the map, with none.
+     */
+    void fingerprints(Map<Seq, String> found) {
+        this.fingerprints = found;
+    }
+
+    /**
+     * Records applied batches in the ledger, in business order: a few multi-row inserts (at most 18 rows each, so
+     * that a statement binds at most 234 values, below a driver's limit).
      */
     void recordAll(List<BatchResult> results, List<Seq> sequences, String runId, List<String> deletionTimes) {
         MetadataSchema.Ledger l = schema.ledger();
         List<String> columns = List.of(l.model(), l.sequence(), l.runId(), l.appliedAt(), l.sourceRows(),
                 l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(), l.deletionTime(),
-                l.reproduced());
+                l.reproduced(), l.contentHash());
         LocalDateTime now = LocalDateTime.now();
-        for (int from = 0; from < results.size(); from += 20) {
+        for (int from = 0; from < results.size(); from += RECORD_CHUNK) {
             Statement.Builder b = Statement.builder("record batch").sql("INSERT INTO " + name(l.spec().name()) + " ("
                     + list(columns.toArray(String[]::new)) + ") VALUES ");
-            for (int k = from; k < Math.min(results.size(), from + 20); k++) {
+            for (int k = from; k < Math.min(results.size(), from + RECORD_CHUNK); k++) {
                 BatchResult r = results.get(k);
                 List<Object> row = java.util.Arrays.asList(model, sequences.get(k).text(), runId, now, r.sourceRows(),
                         r.duplicateCopies(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
-                        deletionTimes.get(k), r.reproduced());
+                        deletionTimes.get(k), r.reproduced(),
+                        r.reproduced() ? null : fingerprints.get(sequences.get(k)));
                 b.sql(k == from ? "(" : ", (");
                 for (int v = 0; v < row.size(); v++) {
                     b.sql(v == 0 ? "" : ", ").bind(row.get(v));
@@ -182,6 +246,25 @@ public final class MetadataStore {
                 b.sql(")");
             }
             jdbc.update(b.build());
+        }
+    }
+
+    /**
+     * Records the content hashes of applied batches that this run does not apply again (entries without one, or
+     * with one over other columns): one UPDATE per chunk, {@code CASE} on the sequence.
+     */
+    void recordFingerprints(Map<Seq, String> hashes) {
+        MetadataSchema.Ledger l = schema.ledger();
+        List<Seq> seqs = new ArrayList<>(hashes.keySet());
+        for (int from = 0; from < seqs.size(); from += FORGET_CHUNK / 3) {
+            List<Seq> chunk = seqs.subList(from, Math.min(seqs.size(), from + FORGET_CHUNK / 3));
+            Statement.Builder b = Statement.builder("record fingerprints").sql("UPDATE " + name(l.spec().name())
+                    + " SET " + q(l.contentHash()) + " = CASE " + q(l.sequence()));
+            for (Seq s : chunk) {
+                b.sql(" WHEN ").bind(s.text()).sql(" THEN ").bind(hashes.get(s));
+            }
+            b.sql(" END WHERE " + q(l.model()) + " = ").bind(model).sql(" AND " + q(l.sequence()));
+            jdbc.update(inList(b, chunk));
         }
     }
 

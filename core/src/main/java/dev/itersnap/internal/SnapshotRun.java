@@ -4,6 +4,7 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Restatements;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
@@ -47,8 +48,12 @@ final class SnapshotRun {
         }
     }
 
-    /** The sequences in the source with their rows (when the dialect counts them), and whether some rows have none. */
-    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows) {
+    /**
+     * The sequences in the source with their rows (when the dialect counts them) and fingerprints (with
+     * {@code restatements: detect}, when the dialect hashes), and whether some rows have none.
+     */
+    private record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows,
+                             Map<Seq, String> fingerprints) {
     }
 
     private final Jdbc jdbc;
@@ -75,6 +80,10 @@ final class SnapshotRun {
     private final boolean transactional;
     private final ModelLock lock;
     private Seq replayPoint;
+    /** The columns and signature of this run's fingerprints; null with {@code restatements: ignore}. */
+    private Fingerprints prints;
+    /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
+    private final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock, ResolvedModel sourceModel,
@@ -105,6 +114,8 @@ final class SnapshotRun {
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m.sequenceType());
         Seq lostFrom = checkLedger(applied);
         Discovery source = discover();
+        store.fingerprints(source.fingerprints());
+        findRestated(applied, source);
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
@@ -114,11 +125,13 @@ final class SnapshotRun {
             batches.addAll(applied.tailMap(replayPoint, true).keySet());
         }
         warnAboutGrownBatches(applied, source, batches);
+        Map<Seq, String> unrecorded = unrecordedFingerprints(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
             if (!applied.isEmpty()) {
                 noteColumnsGone();
             }
+            recordFingerprints(unrecorded);
             if (pendingUsed) {
                 // a rerun of a replay that failed after recording its batches: what the pending table kept for it
                 // is in the ledger now
@@ -147,6 +160,7 @@ final class SnapshotRun {
             results = apply(batches, reproduced, applied, introduced);
         }
         long violations = check(first);
+        recordFingerprints(unrecorded);
         return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.value(),
                 violations, Duration.ZERO);
     }
@@ -303,7 +317,7 @@ final class SnapshotRun {
             return null;
         }
         for (Seq s : lost) {
-            applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null));
+            applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null, null));
         }
         listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
                 lost.stream().map(Seq::value).toList()));
@@ -382,35 +396,87 @@ final class SnapshotRun {
         }
         TreeSet<Seq> seqs = new TreeSet<>();
         Map<Seq, Long> rows = new java.util.HashMap<>();
+        Map<Seq, String> fingerprints = new java.util.HashMap<>();
         boolean[] nulls = {false};
-        jdbc.query(dialect.discoverSequences(m), rs -> {
+        prints = settings.restatements() == Restatements.DETECT ? Fingerprints.of(dialect, m) : null;
+        jdbc.query(prints == null ? dialect.discoverSequences(m) : dialect.fingerprintSequences(m, prints.columns()),
+                rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
             } else {
                 Seq s = new Seq(m.sequenceType(), v);
                 seqs.add(s);
-                if (rs.getMetaData().getColumnCount() > 1) {
+                int columns = rs.getMetaData().getColumnCount();
+                if (columns > 1) {
                     rows.put(s, rs.getLong(2));
+                }
+                java.math.BigDecimal hash = columns > 2 ? rs.getBigDecimal(3) : null;
+                if (hash != null) {
+                    fingerprints.put(s, prints.of(rs.getLong(2), hash));
                 }
             }
             return null;
         });
-        return new Discovery(seqs, nulls[0], rows);
+        return new Discovery(seqs, nulls[0], rows, fingerprints);
     }
 
     /**
-     * Rows added to a batch after it was applied (a late file committed in two parts with a run in between) are not
-     * applied by later runs, which see the batch as applied: each applied batch that this run does not apply again
-     * and whose rows in the source outnumber those the ledger recorded is reported, so that nothing is dropped
-     * silently. A {@code replay --from} the batch applies them.
+     * Step 3b: the applied batches the source holds with other rows than the ledger recorded (restated): a batch
+     * whose fingerprint covers the columns the source has now and differs from the one the source gives now. A batch
+     * the source no longer holds (aged out) is not restated; nor is one whose ledger entry has no fingerprint
+     * (recorded before fingerprints were, or reproduced from the history) or one over other columns: those are
+     * recorded by this run ({@link #unrecordedFingerprints}).
+     */
+    private void findRestated(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
+        if (prints != null) {
+            restated.putAll(prints.restated(applied, source.fingerprints()));
+        }
+    }
+
+    /**
+     * The fingerprints to record for applied batches this run does not apply again: those the ledger has none for,
+     * or one over other columns (a column added, dropped or widened since), found in the source now.
+     */
+    private Map<Seq, String> unrecordedFingerprints(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source,
+                                                    TreeSet<Seq> batches) {
+        Map<Seq, String> out = new TreeMap<>();
+        if (prints == null) {
+            return out;
+        }
+        for (MetadataStore.Entry e : applied.values()) {
+            String now = source.fingerprints().get(e.sequence());
+            if (now != null && !e.lost() && !e.reproduced() && !batches.contains(e.sequence())
+                    && !prints.comparable(e.fingerprint())) {
+                out.put(e.sequence(), now);
+            }
+        }
+        return out;
+    }
+
+    /** Records the fingerprints {@link #unrecordedFingerprints} found, under the lock. */
+    private void recordFingerprints(Map<Seq, String> unrecorded) {
+        if (unrecorded.isEmpty()) {
+            return;
+        }
+        lock.verifyHeld();
+        store.recordFingerprints(unrecorded);
+        jdbc.commit("record fingerprints");
+    }
+
+    /**
+     * Rows added to a batch after it was applied are replayed as a restatement when the batch's fingerprint is
+     * compared. When it is not ({@code restatements: ignore}, a ledger entry recorded before fingerprints were, or
+     * over other columns), each applied batch that this run does not apply again and whose rows in the source
+     * outnumber those the ledger recorded is reported, so that nothing is dropped silently. A {@code replay --from}
+     * the batch applies them.
      */
     private void warnAboutGrownBatches(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source,
                                        TreeSet<Seq> batches) {
         for (MetadataStore.Entry e : applied.values()) {
             Long now = source.rows().get(e.sequence());
             if (now != null && !e.lost() && !e.reproduced() && now > e.sourceRows()
-                    && !batches.contains(e.sequence())) {
+                    && !batches.contains(e.sequence()) && (prints == null || !prints.comparable(e.fingerprint()))) {
                 listener.onEvent(new SnapshotEvent.RowsAddedToAppliedBatch(settings.name(), runId,
                         e.sequence().value(), now, e.sourceRows()));
             }
@@ -443,6 +509,15 @@ final class SnapshotRun {
             List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::value).toList();
             listener.onEvent(new SnapshotEvent.OutOfOrder(settings.name(), runId, incoming, applied.lastKey().value(),
                     point.value()));
+        }
+        if (!restated.isEmpty()) {
+            // a restated batch is replayed like a late one, for every key, with everything applied after it
+            Seq first = restated.firstKey();
+            point = point == null || first.compareTo(point) < 0 ? first : point;
+            for (MetadataStore.Entry e : restated.values()) {
+                listener.onEvent(new SnapshotEvent.BatchRestated(settings.name(), runId, e.sequence().value(),
+                        Fingerprints.rows(e.fingerprint()), source.rows().getOrDefault(e.sequence(), 0L)));
+            }
         }
         if (point != null && (applied.isEmpty() || point.compareTo(applied.lastKey()) > 0)) {
             point = null; // nothing applied at or after it: nothing to roll back
@@ -721,14 +796,15 @@ final class SnapshotRun {
      * again (every other key's history is already that of the batches in order). Only for a run that found late
      * batches (a deliberate replay or full refresh recomputes every key: the source may have changed), with every
      * replayed batch still in the source with exactly the rows the ledger recorded for it (a batch that gained or lost
-     * rows since it was applied, or that the ledger lost, is replayed for every key), no column introduced from the
+     * rows since it was applied, whose content hash differs, or that the ledger lost, is replayed for every key; so is
+     * a run that found a restated batch), no column introduced from the
      * replay point on, and the source's columns those the model knows (a column added, missing or back changes the
      * replayed batches' rows of every key).
      */
     private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
                               TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
         if (!late || operation != Operation.RUN || replayPoint == null || !reproduced.isEmpty() || !pending.isEmpty()
-                || !sourceColumnsStable
+                || !restated.isEmpty() || !sourceColumnsStable
                 || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
             return false;
         }
@@ -736,6 +812,10 @@ final class SnapshotRun {
             Long rows = source.rows().get(e.sequence());
             if (e.lost() || rows == null || rows != e.sourceRows()) { // a lost entry has no counts
                 return false;
+            }
+            String now = source.fingerprints().get(e.sequence());
+            if (e.fingerprint() != null && now != null && !Fingerprints.sameContent(now, e.fingerprint())) {
+                return false; // content changed (over other columns too: cannot tell which keys)
             }
         }
         return true;

@@ -335,6 +335,53 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
+     * {@inheritDoc}
+     * <p>One pass over the source grouped by sequence, as {@link #discoverSequences} without a dialect's own access
+     * path: every row is read for its hash. A dialect without {@link #hash64} gets the plain discovery.
+     */
+    @Override
+    public Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns) {
+        String hash = hash64("x");
+        if (hash == null) {
+            return discoverSequences(m);
+        }
+        return Statement.of("discover", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*), " + contentHash(columns, "s")
+                + " FROM " + sourceRelation(m) + " s GROUP BY " + col("s", m.sequenceBy()));
+    }
+
+    /**
+     * The content hash aggregate over the rows of alias {@code alias}: {@code SUM(DISTINCT ...)} of {@link #hash64}
+     * of each row's canonical text, each hash widened to {@code DECIMAL(20, 0)} first (the sum of 64-bit values cannot
+     * overflow). Over the distinct rows: an exact copy of a row (a file delivered twice) is applied once and changes
+     * nothing. The canonical text joins, for each column in order, {@code 'V' <length> ':' <text>} for a value
+     * ({@link #fingerprintText}) and {@code 'N'} for NULL: unambiguous, whatever the values hold.
+     */
+    protected String contentHash(List<SourceColumn> columns, String alias) {
+        List<String> parts = new ArrayList<>();
+        for (SourceColumn c : columns) {
+            String text = fingerprintText(c, col(alias, c.name()));
+            parts.add("COALESCE(" + concat(List.of("'V'", toText("LENGTH(" + text + ")"), "':'", text)) + ", 'N')");
+        }
+        return "SUM(DISTINCT CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0)))";
+    }
+
+    /**
+     * A column's value as text for its row's fingerprint: the same value always gives the same text, different values
+     * different texts. Default: {@link #toText}.
+     */
+    protected String fingerprintText(SourceColumn column, String expression) {
+        return toText(expression);
+    }
+
+    /**
+     * A 64-bit integer hash of a text expression ({@code BIGINT}), the same for the same text on every run; null when
+     * the database has none (restatements are then not detected). Default: null.
+     */
+    protected String hash64(String textExpression) {
+        return null;
+    }
+
+    /**
      * An expression of a column's value that compares by identity, used in PARTITION BY (exact copies, duplicate
      * keys) and in the change comparison of tracked columns: the expression itself for types whose equality is
      * identity; the value's text for types without an equality operator, or whose {@code =} holds for values that

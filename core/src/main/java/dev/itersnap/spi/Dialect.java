@@ -111,6 +111,19 @@ public interface Dialect {
     Statement discoverSequences(ResolvedModel m);
 
     /**
+     * Discover with fingerprints: as {@link #discoverSequences}, each sequence with its number of rows and, in a
+     * third column, the content hash of its rows, computed by the database in the same statement (no row leaves it):
+     * the sum, as an exact integer ({@code DECIMAL}, no overflow), of the distinct 64-bit hashes of the rows' canonical
+     * texts over {@code columns} in the order given (each value as text, prefixed with its length; NULL distinct from
+     * an empty string). The sum depends neither on the order of the rows nor on exact copies of a row. The engine compares it with the hash the ledger
+     * recorded for an applied batch to find restated batches. Default: {@link #discoverSequences} (a statement
+     * without the third column: restatements are not detected).
+     */
+    default Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns) {
+        return discoverSequences(m);
+    }
+
+    /**
      * Stage: copies the source rows from sequence {@code from} on (and those without a sequence when
      * {@code includeNullSequence}) into the stage, marking NULL sequences, NULL keys, duplicates, exact copies and
      * NULL updated_at.

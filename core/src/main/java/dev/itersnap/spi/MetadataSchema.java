@@ -28,11 +28,14 @@ public final class MetadataSchema {
     /**
      * The ledger: one row per applied batch of each model.
      *
-     * @param spec the table
+     * @param spec        the table
+     * @param contentHash the batch's content hash as applied, with the columns it covers (NULL: not recorded, in
+     *                    ledgers written before restatements were detected); added to an existing ledger by the
+     *                    first run that needs it
      */
     public record Ledger(TableSpec spec, String model, String sequence, String runId, String appliedAt,
                          String sourceRows, String duplicateRows, String inserted, String updated, String deleted,
-                         String rejected, String deletionTime, String reproduced) {
+                         String rejected, String deletionTime, String reproduced, String contentHash) {
     }
 
     /** The run log: one row per run. */
@@ -81,9 +84,11 @@ public final class MetadataSchema {
                 .notNull(f("inserted_rows"), ColumnType.bigint()).notNull(f("updated_rows"), ColumnType.bigint())
                 .notNull(f("deleted_rows"), ColumnType.bigint()).notNull(f("rejected_rows"), ColumnType.bigint())
                 .column(f("deletion_time"), ColumnType.text(64)).notNull(f("reproduced"), ColumnType.bool())
+                .column(f("content_hash"), ColumnType.text(128))
                 .primaryKey(model, sequence).build(),
                 model, sequence, runId, f("applied_at"), f("source_rows"), f("duplicate_rows"), f("inserted_rows"),
-                f("updated_rows"), f("deleted_rows"), f("rejected_rows"), f("deletion_time"), f("reproduced"));
+                f("updated_rows"), f("deleted_rows"), f("rejected_rows"), f("deletion_time"), f("reproduced"),
+                f("content_hash"));
         runs = new Runs(TableSpec.builder(table("itersnap_runs"), Creation.IF_NOT_EXISTS).writers(Writers.MANY)
                 .notNull(runId, ColumnType.text(36)).notNull(model, ColumnType.text(128))
                 .notNull(f("operation"), ColumnType.text(16)).column(f("holder"), ColumnType.text(256))

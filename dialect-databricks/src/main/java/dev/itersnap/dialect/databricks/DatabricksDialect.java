@@ -78,6 +78,12 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return '`' + identifier.replace("`", "``") + '`';
     }
 
+    /** Spark's {@code xxhash64} (seed 42), a BIGINT. */
+    @Override
+    protected String hash64(String textExpression) {
+        return "xxhash64(" + textExpression + ")";
+    }
+
     @Override
     protected String md5Hex(String textExpression) {
         return "md5(" + textExpression + ")";

@@ -64,6 +64,22 @@ public final class H2Dialect extends AbstractSqlDialect {
         return m.sequenceType() == ValueType.STRING ? new String[] {"STRINGTOUTF8(", ")"} : super.orderedAround(m);
     }
 
+    /** Binary values as hex (H2 casts a BLOB to no text, and VARBINARY to the raw bytes as characters). */
+    @Override
+    protected String fingerprintText(SourceColumn column, String expression) {
+        return switch (column.jdbcType()) {
+            case java.sql.Types.BINARY, java.sql.Types.VARBINARY, java.sql.Types.LONGVARBINARY, java.sql.Types.BLOB ->
+                    "RAWTOHEX(" + expression + ")";
+            default -> toText(expression);
+        };
+    }
+
+    /** The first 8 bytes of the text's SHA-256 (of its UTF-8 bytes), read as a BIGINT. */
+    @Override
+    protected String hash64(String textExpression) {
+        return "CAST(SUBSTRING(HASH('SHA-256', " + textExpression + "), 1, 8) AS BIGINT)";
+    }
+
     @Override
     protected String md5Hex(String textExpression) {
         return "LOWER(RAWTOHEX(HASH('MD5', CAST(" + textExpression + " AS VARCHAR))))";

@@ -144,6 +144,24 @@ class H2DialectSqlTest {
                 .updatedAt(m.updatedAt()).sequenceBy(m.sequenceBy()).tracked(m.tracked()).build();
     }
 
+    /**
+     * The fingerprint of each batch in the statement that counts its rows: per column the value's text prefixed with
+     * its length, 'N' for NULL (so NULL and '' differ and no two rows share a text), the row's SHA-256 cut to 64 bits,
+     * the distinct ones summed as a DECIMAL (no overflow, order-independent, exact copies change nothing).
+     */
+    @Test
+    void fingerprintsAreTheSumOfRowHashesInTheDiscoveryStatement() {
+        ResolvedModel m = plainSource(model(HardDeletes.IGNORE), "SELECT * FROM raw");
+        List<SourceColumn> columns = m.sourceColumns().subList(0, 2);
+        String id = columns.get(0).name();
+        String second = columns.get(1).name();
+        assertThat(dialect.fingerprintSequences(m, columns).sql()).isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*), "
+                + "SUM(DISTINCT CAST(CAST(SUBSTRING(HASH('SHA-256', (COALESCE(('V' || CAST(LENGTH(CAST(s.\"" + id + "\" AS "
+                + "VARCHAR)) AS VARCHAR) || ':' || CAST(s.\"" + id + "\" AS VARCHAR)), 'N') || COALESCE(('V' || "
+                + "CAST(LENGTH(CAST(s.\"" + second + "\" AS VARCHAR)) AS VARCHAR) || ':' || CAST(s.\"" + second
+                + "\" AS VARCHAR)), 'N'))), 1, 8) AS BIGINT) AS DECIMAL(20, 0))) FROM raw s GROUP BY s.\"FILE_DATE\"");
+    }
+
     @Test
     void aPlainTableSourceIsReadAsTheTableSoItsIndexesServe() {
         ResolvedModel m = model(HardDeletes.IGNORE);

@@ -48,6 +48,15 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return productName.equalsIgnoreCase("PostgreSQL");
     }
 
+    /**
+     * {@code hashtextextended} (PostgreSQL 11 and later): the 64-bit hash PostgreSQL uses for hash partitioning, stable
+     * across versions and platforms since partitions depend on it.
+     */
+    @Override
+    protected String hash64(String textExpression) {
+        return "hashtextextended(" + textExpression + ", 0)";
+    }
+
     @Override
     protected String md5Hex(String textExpression) {
         return "md5(" + textExpression + ")";

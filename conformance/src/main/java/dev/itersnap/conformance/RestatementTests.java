@@ -1,0 +1,280 @@
+package dev.itersnap.conformance;
+
+import dev.itersnap.conformance.SnapshotFixture.Essence;
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.Restatements;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.LocalDate;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static dev.itersnap.conformance.SnapshotFixture.date;
+import static dev.itersnap.conformance.SnapshotFixture.ts;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Restated batches (docs/semantics.md, "Restated batches"): an applied batch whose rows changed in the source (rows
+ * corrected, rows appended, rows removed, the whole batch replaced) is replayed from, in the same run, and the history
+ * equals that of one clean in-order run over the source as it is now. A batch that left the source is not restated;
+ * a column added to the source restates nothing; {@code restatements: ignore} leaves applied batches alone; a ledger
+ * written before fingerprints were recorded gets them without a replay.
+ */
+public abstract class RestatementTests extends ConformanceTestBase {
+    private static final LocalDate D1 = date("2024-01-01");
+
+    /** How the source restates an applied batch. */
+    public enum Kind {
+        /** A row's values corrected, the row count unchanged. */
+        ROWS_CORRECTED,
+        /** Rows of new keys appended to the batch. */
+        ROWS_APPENDED,
+        /** Rows removed from the batch. */
+        ROWS_REMOVED,
+        /** The whole batch replaced by another file under the same sequence. */
+        BATCH_REPLACED
+    }
+
+    private static LocalDate day(int d) {
+        return D1.plusDays(d - 1);
+    }
+
+    /** Daily file d: keys 1..4, key {@code d % 4 + 1} changes on day d, key 5 on odd days only. */
+    private static List<Object[]> file(int d) {
+        List<Object[]> rows = new ArrayList<>();
+        for (int id = 1; id <= 5; id++) {
+            if (id == 5 && d % 2 == 0) {
+                continue;
+            }
+            int changed = 0;
+            for (int e = 1; e <= d; e++) {
+                if (id == e % 4 + 1) {
+                    changed = e;
+                }
+            }
+            rows.add(new Object[] {id, changed == 0 ? "Active" : "S" + changed, "A",
+                    changed == 0 ? ts("2023-12-31 09:00") : ts(day(changed) + " 09:00"), day(d)});
+        }
+        return rows;
+    }
+
+    /** File d as the source holds it after the restatement {@code kind}. */
+    private static List<Object[]> restated(int d, Kind kind) {
+        List<Object[]> rows = new ArrayList<>(file(d));
+        switch (kind) {
+            case ROWS_CORRECTED -> rows.set(0, new Object[] {rows.get(0)[0], "Corrected", "C",
+                    ts(day(d) + " 10:00"), day(d)});
+            case ROWS_APPENDED -> {
+                rows.add(new Object[] {6, "Active", "A", ts(day(d) + " 08:00"), day(d)});
+                rows.add(new Object[] {7, "Gold", "B", ts(day(d) + " 08:30"), day(d)});
+            }
+            case ROWS_REMOVED -> {
+                rows.remove(rows.size() - 1);
+                rows.remove(1);
+            }
+            case BATCH_REPLACED -> {
+                rows.clear();
+                for (int id = 2; id <= 8; id += 2) {
+                    rows.add(new Object[] {id, "R" + id, "B", ts(day(d) + " 11:00"), day(d)});
+                }
+            }
+        }
+        return rows;
+    }
+
+    static Stream<Arguments> kinds() {
+        List<Arguments> out = new ArrayList<>();
+        for (Kind k : Kind.values()) {
+            for (HardDeletes h : List.of(HardDeletes.IGNORE, HardDeletes.NEW_RECORD)) {
+                out.add(Arguments.of(k, h));
+            }
+        }
+        return out.stream();
+    }
+
+    /** The history of one clean run over files 1..days with file {@code restatedDay} restated, on a fresh database. */
+    private List<Essence> clean(int days, int restatedDay, Kind kind, HardDeletes hardDeletes) {
+        SnapshotFixture clean = newFixture();
+        RawTable raw = customers(clean);
+        for (int d = 1; d <= days; d++) {
+            raw.insertAll(d == restatedDay ? restated(d, kind) : file(d));
+        }
+        clean.run(model(raw).hardDeletes(hardDeletes).build());
+        List<Essence> history = clean.essence(TARGET);
+        release(clean);
+        return history;
+    }
+
+    /** Files 1..days, one run each. */
+    private void applied(RawTable raw, int days, ModelSettings model) {
+        for (int d = 1; d <= days; d++) {
+            raw.insertAll(file(d));
+            fixture.run(model);
+        }
+    }
+
+    private static ModelSettings build(RawTable raw, HardDeletes hardDeletes) {
+        return model(raw).hardDeletes(hardDeletes).build();
+    }
+
+    /**
+     * Each kind of restatement of an applied batch, files and hard-delete modes alike: the next run replays from the
+     * restated batch, reports it (BatchRestated with the old and new row counts, the replay point in the run log), and
+     * the history equals a clean in-order run over the corrected source. A run after it finds nothing to do.
+     */
+    @ParameterizedTest(name = "{0}, hard_deletes {1}")
+    @MethodSource("kinds")
+    void restatedBatchIsReplayedAndEqualsACleanRunOverTheCorrectedSource(Kind kind, HardDeletes hardDeletes) {
+        RawTable raw = customers(fixture);
+        ModelSettings m = build(raw, hardDeletes);
+        for (int d = 1; d <= 4; d++) {
+            raw.insertAll(file(d));
+            fixture.run(m);
+        }
+        raw.deleteWhere("file_date", day(2));
+        raw.insertAll(restated(2, kind));
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement().satisfies(e -> {
+            assertThat(e.sequence()).isEqualTo(day(2));
+            assertThat(e.oldRows()).isEqualTo(file(2).size());
+            assertThat(e.newRows()).isEqualTo(restated(2, kind).size());
+        });
+        assertThat(r.lateBatchFound()).isFalse();
+        assertThat(r.replayPoint()).isEqualTo(day(2));
+        assertThat(r.batchesApplied()).isEqualTo(3);
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(clean(4, 2, kind, hardDeletes));
+        assertThat(fixture.runs(MODEL)).last().satisfies(run -> assertThat(run.replayPoint()).isEqualTo("2024-01-02"));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-02").sourceRows()).isEqualTo(restated(2, kind).size());
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
+
+        events.clear();
+        RunResult again = fixture.engine(events).run(m);
+        assertThat(again.batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+    }
+
+    /**
+     * A restatement and a late batch found by one run: the history is replayed once, from the earlier of the two, for
+     * every key (the late batch alone would be replayed key by key, which would miss the restated batch's other keys).
+     */
+    @Test
+    void restatementAfterALateBatchIsReplayedInTheSameRun() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = build(raw, HardDeletes.IGNORE);
+        for (int d : new int[] {1, 3, 4}) {
+            raw.insertAll(file(d));
+            fixture.run(m);
+        }
+        raw.insertAll(file(2)); // late
+        raw.deleteWhere("file_date", day(3));
+        raw.insertAll(restated(3, Kind.ROWS_CORRECTED)); // same row count, other content
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.lateBatchFound()).isTrue();
+        assertThat(r.replayPoint()).isEqualTo(day(2));
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(3)));
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(
+                clean(4, 3, Kind.ROWS_CORRECTED, HardDeletes.IGNORE));
+    }
+
+    /** A batch that left the source (retention) is not restated: nothing is replayed, the history keeps it. */
+    @Test
+    void batchThatLeftTheSourceIsNotARestatement() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = build(raw, HardDeletes.NEW_RECORD);
+        applied(raw, 3, m);
+        List<Essence> before = fixture.essence(TARGET);
+        raw.deleteWhere("file_date", day(1));
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(before);
+    }
+
+    /**
+     * A column added to the source (NULL in the applied batches' rows) changes the text every fingerprint covers,
+     * not the batches: no batch is restated, the fingerprints are recorded again over the new columns, and a
+     * correction after that is found.
+     */
+    @Test
+    void columnAddedToTheSourceRestatesNothing() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = build(raw, HardDeletes.IGNORE);
+        applied(raw, 3, m);
+        raw.addColumn("note VARCHAR(20)");
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+
+        raw.update("status", "Fixed", "file_date", day(2));
+        events.clear();
+        r = fixture.engine(events).run(m);
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(2)));
+        assertThat(r.replayPoint()).isEqualTo(day(2));
+    }
+
+    /** {@code restatements: ignore} (an append-only source): a corrected applied batch is left as it was applied. */
+    @Test
+    void ignoredRestatementsAreNotReplayed() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).restatements(Restatements.IGNORE).build();
+        applied(raw, 3, m);
+        List<Essence> before = fixture.essence(TARGET);
+        raw.update("status", "Fixed", "file_date", day(2));
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(r.batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(before);
+    }
+
+    /**
+     * A ledger written before fingerprints were recorded (its table without the column, or entries without one): the
+     * first run adds the column and records the fingerprints without replaying; a correction after that is found.
+     */
+    @Test
+    void ledgerWithoutFingerprintsGetsThemWithoutAReplay() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = build(raw, HardDeletes.IGNORE);
+        applied(raw, 3, m);
+        fixture.execute("ALTER TABLE " + SnapshotFixture.METADATA + ".itersnap_ledger DROP COLUMN content_hash");
+        raw.update("status", "Fixed", "file_date", day(2)); // changed before fingerprints existed: not seen
+        List<Essence> before = fixture.essence(TARGET);
+
+        RunResult first = fixture.run(m);
+
+        assertThat(first.batchesApplied()).isZero();
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(before);
+        assertThat(((Number) fixture.query("SELECT COUNT(*) AS n FROM " + SnapshotFixture.METADATA
+                + ".itersnap_ledger WHERE content_hash IS NULL").get(0).get("n")).longValue()).isZero();
+
+        raw.update("status", "Fixed again", "file_date", day(3));
+        RecordingListener events = new RecordingListener();
+        RunResult second = fixture.engine(events).run(m);
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(3)));
+        assertThat(second.replayPoint()).isEqualTo(day(3));
+    }
+}

@@ -1,0 +1,111 @@
+package dev.itersnap.internal;
+
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+
+import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * A batch's fingerprint as the ledger records it, {@code <columns>:<rows>:<hash>}: the signature of the source
+ * columns it covers (their names and types), the batch's rows and its content hash over its distinct rows (computed
+ * by the database, see {@link Dialect#fingerprintSequences}). Two fingerprints differ when their hashes do. Two fingerprints of one batch compare only when they cover the same columns:
+ * after a column was added, dropped or changed type the content text of every row changes without the batch being
+ * restated, so such an entry is recorded again, not compared.
+ */
+final class Fingerprints {
+    private final List<SourceColumn> columns;
+    private final String signature;
+
+    private Fingerprints(List<SourceColumn> columns, String signature) {
+        this.columns = columns;
+        this.signature = signature;
+    }
+
+    /** The fingerprints of the model's batches as its source is now: every source column, in name order. */
+    static Fingerprints of(Dialect dialect, ResolvedModel m) {
+        List<SourceColumn> cols = new ArrayList<>(m.sourceColumns());
+        cols.sort(Comparator.comparing(c -> c.name().toLowerCase(Locale.ROOT)));
+        StringBuilder text = new StringBuilder();
+        for (SourceColumn c : cols) {
+            text.append(c.name().toLowerCase(Locale.ROOT)).append(' ').append(dialect.columnType(c)).append('\n');
+        }
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.toString()
+                    .getBytes(StandardCharsets.UTF_8));
+            return new Fingerprints(List.copyOf(cols), HexFormat.of().formatHex(digest, 0, 8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The columns hashed, in order. */
+    List<SourceColumn> columns() {
+        return columns;
+    }
+
+    /** The fingerprint of a batch with {@code rows} rows and content hash {@code hash}. */
+    String of(long rows, BigDecimal hash) {
+        return signature + ":" + rows + ":" + hash.toPlainString();
+    }
+
+    /** True when {@code recorded} (a ledger entry's fingerprint, or null) covers the columns these do. */
+    boolean comparable(String recorded) {
+        return recorded != null && recorded.startsWith(signature + ":");
+    }
+
+    /**
+     * The applied batches restated in the source: those whose ledger fingerprint covers these columns and differs from
+     * the one the source gives now ({@code now}: by sequence). A batch the source no longer holds, one without a
+     * fingerprint (recorded before fingerprints were, or reproduced) or with one over other columns is not restated.
+     */
+    java.util.TreeMap<Seq, MetadataStore.Entry> restated(java.util.Map<Seq, MetadataStore.Entry> applied,
+                                                         java.util.Map<Seq, String> now) {
+        java.util.TreeMap<Seq, MetadataStore.Entry> out = new java.util.TreeMap<>();
+        for (MetadataStore.Entry e : applied.values()) {
+            String found = now.get(e.sequence());
+            if (found != null && !e.lost() && comparable(e.fingerprint()) && !sameContent(found, e.fingerprint())) {
+                out.put(e.sequence(), e);
+            }
+        }
+        return out;
+    }
+
+    /** The fingerprint of each batch of the source, by one {@link Dialect#fingerprintSequences} statement. */
+    Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
+        Map<Seq, String> out = new java.util.HashMap<>();
+        jdbc.query(dialect.fingerprintSequences(m, columns), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
+            BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
+            if (v != null && hash != null) {
+                out.put(new Seq(m.sequenceType(), v), of(rs.getLong(2), hash));
+            }
+            return null;
+        });
+        return out;
+    }
+
+    /**
+     * Whether two fingerprints have the same content hash (over the same columns): the row count is reported, not
+     * compared, since exact copies of a row count but change nothing.
+     */
+    static boolean sameContent(String a, String b) {
+        return a.substring(0, a.indexOf(':')).equals(b.substring(0, b.indexOf(':')))
+                && a.substring(a.lastIndexOf(':')).equals(b.substring(b.lastIndexOf(':')));
+    }
+
+    /** The rows in a fingerprint. */
+    static long rows(String fingerprint) {
+        String[] parts = fingerprint.split(":");
+        return Long.parseLong(parts[1]);
+    }
+}
