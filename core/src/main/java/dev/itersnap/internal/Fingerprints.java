@@ -99,8 +99,35 @@ final class Fingerprints {
      * compared, since exact copies of a row count but change nothing.
      */
     static boolean sameContent(String a, String b) {
-        return a.substring(0, a.indexOf(':')).equals(b.substring(0, b.indexOf(':')))
-                && a.substring(a.lastIndexOf(':')).equals(b.substring(b.lastIndexOf(':')));
+        String x = unflagged(a);
+        String y = unflagged(b);
+        return x.substring(0, x.indexOf(':')).equals(y.substring(0, y.indexOf(':')))
+                && x.substring(x.lastIndexOf(':')).equals(y.substring(y.lastIndexOf(':')));
+    }
+
+    /**
+     * The suffix of a fingerprint recorded for a batch that was applied earlier ({@link #recordedLater}), not when
+     * it was applied.
+     */
+    private static final String LATER = ":later";
+
+    /**
+     * {@code fingerprint} marked as recorded after the batch was applied (the batch's ledger entry had none, or one
+     * over other columns): the batch's rows as applied (its error log records, its archived rows) may have had other
+     * columns than the source has now, so a late batch before it is replayed for every key, which records it anew.
+     */
+    static String recordedLater(String fingerprint) {
+        return fingerprint.endsWith(LATER) ? fingerprint : fingerprint + LATER;
+    }
+
+    /** Whether {@code fingerprint} (a ledger entry's, or null) was recorded when its batch was applied. */
+    static boolean recordedWhenApplied(String fingerprint) {
+        return fingerprint != null && !fingerprint.endsWith(LATER);
+    }
+
+    private static String unflagged(String fingerprint) {
+        return fingerprint.endsWith(LATER) ? fingerprint.substring(0, fingerprint.length() - LATER.length())
+                : fingerprint;
     }
 
     /** The rows in a fingerprint. */

@@ -448,7 +448,7 @@ final class SnapshotRun {
             String now = source.fingerprints().get(e.sequence());
             if (now != null && !e.lost() && !e.reproduced() && !batches.contains(e.sequence())
                     && !prints.comparable(e.fingerprint())) {
-                out.put(e.sequence(), now);
+                out.put(e.sequence(), Fingerprints.recordedLater(now));
             }
         }
         return out;
@@ -797,9 +797,11 @@ final class SnapshotRun {
      * batches (a deliberate replay or full refresh recomputes every key: the source may have changed), with every
      * replayed batch still in the source with exactly the rows the ledger recorded for it (a batch that gained or lost
      * rows since it was applied, whose content hash differs, or that the ledger lost, is replayed for every key; so is
-     * a run that found a restated batch), no column introduced from the
-     * replay point on, and the source's columns those the model knows (a column added, missing or back changes the
-     * replayed batches' rows of every key).
+     * a run that found a restated batch), every replayed batch's fingerprint recorded when it was applied, over the
+     * columns the source has now (its error log records and archived rows, which the key-scoped roll back matches by
+     * the rows staged now, have those columns; so {@code restatements: ignore}, which records no fingerprint, replays
+     * every key), no column introduced from the replay point on, and the source's columns those the model knows (a
+     * column added, missing or back changes the replayed batches' rows of every key).
      */
     private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
                               TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
@@ -814,8 +816,12 @@ final class SnapshotRun {
                 return false;
             }
             String now = source.fingerprints().get(e.sequence());
-            if (e.fingerprint() != null && now != null && !Fingerprints.sameContent(now, e.fingerprint())) {
-                return false; // content changed (over other columns too: cannot tell which keys)
+            if (!Fingerprints.recordedWhenApplied(e.fingerprint()) || now == null
+                    || !Fingerprints.sameContent(now, e.fingerprint())) {
+                // content changed (over other columns too: cannot tell which keys), or the batch was applied under
+                // columns the fingerprint does not show: its error log records and archived rows may have other
+                // columns than the rows staged now, which a key-scoped roll back matches them by
+                return false;
             }
         }
         return true;
