@@ -71,7 +71,6 @@ public abstract class BadInputTests extends ConformanceTestBase {
                 bad("updated_at", "not an identifier", b -> b.updatedAt("updated at")),
                 bad("sequence_by", "missing", b -> b.sequenceBy(null)),
                 bad("sequence_by", "not an identifier", b -> b.sequenceBy("file-date")),
-                bad("sequence_by", "same as updated_at", b -> b.sequenceBy("UPDATED_AT")),
                 bad("strategy", "missing", b -> b.strategy(null)),
                 bad("strategy", "unknown", () -> Strategy.parse("fast")),
                 bad("strategy", "blank", () -> Strategy.parse(" ")),

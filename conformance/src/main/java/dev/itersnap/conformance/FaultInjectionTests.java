@@ -154,6 +154,33 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         return UnderTest.run(m);
     }
 
+    /**
+     * A CDC feed whose sequence is also updated_at (AUTO CDC's users example): the updates of 5 arrive after the
+     * DELETE at 6 and are replayed.
+     */
+    @Test
+    void cdcFeedLateBatchSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("CDC feed, sequence_by = updated_at", List.of(Fault.FAIL,
+                Fault.EXECUTED_THEN_FAIL), false, f -> {
+                    RawTable raw = f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)",
+                            "operation VARCHAR(10)", "sequenceNum INT");
+                    ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll())
+                            .uniqueKey("userId").updatedAt("sequenceNum").sequenceBy("sequenceNum")
+                            .deleteWhen("operation = 'DELETE'").build();
+                    raw.insert(124, "Raul", "Oaxaca", "INSERT", 1);
+                    raw.insert(123, "Isabel", "Monterrey", "INSERT", 1);
+                    raw.insert(125, "Mercedes", "Tijuana", "INSERT", 2);
+                    raw.insert(126, "Lily", "Cancun", "INSERT", 2);
+                    raw.insert(123, null, null, "DELETE", 6);
+                    raw.insert(125, "Mercedes", "Guadalajara", "UPDATE", 6);
+                    f.run(m);
+                    raw.insert(125, "Mercedes", "Mexicali", "UPDATE", 5);
+                    raw.insert(123, "Isabel", "Chihuahua", "UPDATE", 5);
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
     /** hard_deletes new_record: the replay removes and re-creates deletion records and a returning key. */
     @Test
     void newRecordReplaySurvivesAFailureAtEveryStatement() {

@@ -216,9 +216,6 @@ public final class ModelSettings {
                     throw Settings.invalid("unique_key", "must not contain the updated_at or sequence_by column '" + k + "'");
                 }
             }
-            if (updatedAt.equalsIgnoreCase(sequenceBy)) {
-                throw Settings.invalid("sequence_by", "must differ from updated_at ('" + updatedAt + "')");
-            }
             if (checkCols != null) {
                 if (checkCols.size() == 1 && "all".equalsIgnoreCase(checkCols.get(0))) {
                     checkCols = null;

@@ -312,11 +312,16 @@ final class SetBasedApply {
         return out;
     }
 
-    /** Row {@code s} of the stage equals version {@code h} in every source column but key and sequence. */
+    /**
+     * Row {@code s} of the stage equals version {@code h} in every source column but key and sequence. When the
+     * sequence is also {@code updated_at} under strategy timestamp, a newer sequence is a change, so it is compared.
+     */
     private String sameAsVersion(String h, String s) {
+        boolean sequenceTracked = m.sequenceBy().equals(m.updatedAt())
+                && m.settings().strategy() == Strategy.TIMESTAMP;
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
-            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
+            if ((sequenceTracked || !column.equals(m.sequenceBy())) && !m.keys().contains(column)) {
                 parts.add("NOT " + d.isDistinct(d.comparable(m, column, c(h, column)),
                         d.comparable(m, column, c(s, column))));
             }
