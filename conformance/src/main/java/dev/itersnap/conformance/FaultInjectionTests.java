@@ -70,7 +70,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /** The operation under test (and of the rerun that follows a failure). */
-    protected enum Operation { RUN, FULL_REFRESH }
+    protected enum Operation { RUN, RUN_ACCEPTING_LOGIC_CHANGE, FULL_REFRESH }
 
     /** What a scenario's preparation returns: the model and the operation under test. */
     protected record UnderTest(ModelSettings model, Operation operation) {
@@ -177,6 +177,28 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                     raw.insert(125, "Mercedes", "Mexicali", "UPDATE", 5);
                     raw.insert(123, "Isabel", "Chihuahua", "UPDATE", 5);
                     return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
+     * valid_to_current set on a history whose open versions carry NULL, in the run that also replays a late batch
+     * under new_record: the conversion and the replay survive a failure anywhere, and the rerun converts what is left.
+     */
+    @Test
+    void validToCurrentConversionAndLateBatchSurviveAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("valid_to_current set with a late batch", List.of(Fault.FAIL,
+                Fault.EXECUTED_THEN_FAIL), false, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings plain = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+                    raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
+                    f.run(plain);
+                    raw.insert(1, "Premium", "B", ts("2024-01-02 09:00"), B);
+                    raw.insert(2, "Silver", "A", ts("2024-01-02 09:00"), B);
+                    return new UnderTest(model(raw).hardDeletes(HardDeletes.NEW_RECORD).validToCurrent("9999-12-31")
+                            .build(), Operation.RUN_ACCEPTING_LOGIC_CHANGE);
                 });
         assertThat(r.failedRuns()).isPositive();
     }
@@ -675,6 +697,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     private static RunResult perform(IterativeSnapshot engine, UnderTest t) {
         return switch (t.operation()) {
             case RUN -> engine.run(t.model());
+            case RUN_ACCEPTING_LOGIC_CHANGE -> engine.run(t.model(), dev.itersnap.core.LogicChange.ACCEPT);
             case FULL_REFRESH -> engine.fullRefresh(t.model());
         };
     }

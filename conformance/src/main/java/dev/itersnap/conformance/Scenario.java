@@ -58,15 +58,24 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
      *
      * @param sequenceIsUpdatedAt {@code sequence_by} names the {@code updated_at} column (the raw table has no
      *                            separate updated_at: every event carries one sequence, a TIMESTAMP)
+     * @param validToCurrent      {@code valid_to_current}: the date open versions carry in valid_to, or null
      */
-    public record Options(boolean sequenceIsUpdatedAt) {
-        public static final Options NONE = new Options(false);
+    public record Options(boolean sequenceIsUpdatedAt, String validToCurrent) {
+        public static final Options NONE = new Options(false, null);
+
+        /** What an open version's valid_to holds: NULL, or valid_to_current at midnight (updated_at is a TIMESTAMP). */
+        public java.time.LocalDateTime openValidTo() {
+            return validToCurrent == null ? null : java.time.LocalDate.parse(validToCurrent).atStartOfDay();
+        }
 
         @Override
         public String toString() {
             List<String> on = new ArrayList<>();
             if (sequenceIsUpdatedAt) {
                 on.add("updated_at=sequence_by");
+            }
+            if (validToCurrent != null) {
+                on.add("valid_to_current=" + validToCurrent);
             }
             return String.join(", ", on);
         }
@@ -204,6 +213,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         if (deleteWhen) {
             b.deleteWhen(DELETE_WHEN);
         }
+        b.validToCurrent(options.validToCurrent());
         return b.build();
     }
 

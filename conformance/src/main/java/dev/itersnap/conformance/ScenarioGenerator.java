@@ -139,7 +139,8 @@ public final class ScenarioGenerator {
             // drawn from a stream of their own: a seed's batches and plan stay what they were before these settings
             SplittableRandom more = new SplittableRandom(seed ^ 0x5DEECE66DL);
             boolean sameColumn = sequenceType == ColumnType.TIMESTAMP && more.nextDouble() < 0.3;
-            options = new Scenario.Options(sameColumn);
+            String validToCurrent = more.nextDouble() < 0.3 ? "9999-12-31" : null;
+            options = new Scenario.Options(sameColumn, validToCurrent);
         }
 
         Scenario scenario() {

@@ -33,6 +33,7 @@ public final class ModelSettings {
     private final ColumnNames columnNames;
     private final String metadataSchema;
     private final Duration lockTimeout;
+    private final String validToCurrent;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -48,6 +49,7 @@ public final class ModelSettings {
         this.columnNames = b.columnNames;
         this.metadataSchema = b.metadataSchema;
         this.lockTimeout = b.lockTimeout;
+        this.validToCurrent = b.validToCurrent;
     }
 
     /**
@@ -73,6 +75,8 @@ public final class ModelSettings {
     public ColumnNames columnNames() { return columnNames; }
     public String metadataSchema() { return metadataSchema; }
     public Duration lockTimeout() { return lockTimeout; }
+    /** The literal open versions carry in {@code dbt_valid_to} instead of NULL, or null (dbt 1.9's dbt_valid_to_current). */
+    public String validToCurrent() { return validToCurrent; }
 
     /**
      * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
@@ -91,7 +95,8 @@ public final class ModelSettings {
                 + "delete_when: " + (deleteWhen == null ? "" : deleteWhen) + "\n"
                 + "column_names: " + columnNames.asMap() + "\n"
                 + "target: " + target.toString().toLowerCase(Locale.ROOT) + "\n"
-                + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n";
+                + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n"
+                + "valid_to_current: " + (validToCurrent == null ? "" : validToCurrent) + "\n";
     }
 
     @Override
@@ -99,7 +104,8 @@ public final class ModelSettings {
         return "ModelSettings[name=" + name + ", target=" + target + ", unique_key=" + uniqueKey + ", updated_at="
                 + updatedAt + ", sequence_by=" + sequenceBy + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
                 + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
-                + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen + "]";
+                + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen
+                + (validToCurrent == null ? "" : ", valid_to_current=" + validToCurrent) + "]";
     }
 
     /** The first word of SQL text in upper case, after comments; "(" for a parenthesised query. */
@@ -144,6 +150,7 @@ public final class ModelSettings {
         private ColumnNames columnNames;
         private String metadataSchema = DEFAULT_METADATA_SCHEMA;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
+        private String validToCurrent;
 
         private Builder(String name) {
             this.name = name;
@@ -177,6 +184,11 @@ public final class ModelSettings {
         public Builder metadataSchema(String schema) { this.metadataSchema = schema; return this; }
         /** How long a run waits for another run of the same model; default 10 minutes. */
         public Builder lockTimeout(Duration timeout) { this.lockTimeout = timeout; return this; }
+        /**
+         * A literal of updated_at's type (e.g. {@code 9999-12-31}) that open versions carry in {@code dbt_valid_to}
+         * instead of NULL; null (default) keeps NULL.
+         */
+        public Builder validToCurrent(String literal) { this.validToCurrent = literal; return this; }
 
         /** Validates every setting and returns the immutable settings. */
         public ModelSettings build() {
@@ -252,6 +264,17 @@ public final class ModelSettings {
             }
             for (String part : metadataParts) {
                 Settings.identifier("metadata_schema", part);
+            }
+            if (validToCurrent != null) {
+                validToCurrent = validToCurrent.strip();
+                if (validToCurrent.startsWith("'") && validToCurrent.endsWith("'") && validToCurrent.length() > 1) {
+                    validToCurrent = validToCurrent.substring(1, validToCurrent.length() - 1).strip(); // dbt's quoting
+                }
+                if (!validToCurrent.matches("[0-9A-Za-z :.+\\-]{1,40}")) {
+                    throw Settings.invalid("valid_to_current", "expected a date, time or number literal such as "
+                            + "9999-12-31 (digits, letters, ' ', ':', '.', '+', '-'; at most 40), got '" + validToCurrent
+                            + "'");
+                }
             }
             if (lockTimeout == null || lockTimeout.isNegative()) {
                 throw Settings.invalid("lock_timeout", "expected a duration of zero or more, got " + lockTimeout);

@@ -263,6 +263,13 @@ final class SnapshotRun {
             }
             jdbc.commit("register owner");
         }
+        String current = settings.validToCurrent();
+        if (exists && !java.util.Objects.equals(mark == null ? null : mark[2], current)) {
+            // valid_to_current set, changed or removed: the open versions carry the new value from this run on
+            jdbc.update(dialect.markOpenVersions(m).inStep("mark open versions"));
+            jdbc.update(tables.markOwner());
+            jdbc.commit("mark open versions");
+        }
     }
 
     /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
