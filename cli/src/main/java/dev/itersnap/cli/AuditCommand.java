@@ -67,6 +67,11 @@ public final class AuditCommand implements Callable<Integer> {
             description = "default: ${DEFAULT-VALUE}")
     private String validTo;
 
+    @Option(names = "--valid-to-current", paramLabel = "LITERAL", description = "the value current versions carry "
+            + "in valid_to instead of NULL (dbt 1.9's dbt_valid_to_current, itersnap's valid_to_current), e.g. "
+            + "9999-12-31")
+    private String validToCurrent;
+
     @Option(names = "--source", paramLabel = "SQL", description = "a SELECT over the raw batches; with it the audit "
             + "also lists versions that should exist and do not (needs --sequence-by)")
     private String source;
@@ -126,6 +131,19 @@ public final class AuditCommand implements Callable<Integer> {
         String vf = column(sql, columns, "--valid-from", validFrom);
         String vt = column(sql, columns, "--valid-to", validTo);
         String keyList = String.join(", ", k);
+        String current = vt + " IS NULL";
+        if (validToCurrent != null) {
+            String lit = validToCurrent.strip();
+            if (lit.length() > 1 && lit.startsWith("'") && lit.endsWith("'")) {
+                lit = lit.substring(1, lit.length() - 1).strip();
+            }
+            if (!lit.matches("[0-9A-Za-z :.+\\-]{1,40}")) {
+                throw new ConfigException("option --valid-to-current expected a date, time or number literal such as "
+                        + "9999-12-31, got '" + validToCurrent + "'");
+            }
+            current = "(" + vt + " IS NULL OR " + vt + " = CAST('" + lit + "' AS " + Sql.find(columns, validTo)
+                    .typeName() + "))";
+        }
         String order = vf + ", " + vt + " NULLS LAST, " + u;
         String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, "
                 + "LAG(" + u + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS prev_u, "
@@ -144,8 +162,9 @@ public final class AuditCommand implements Callable<Integer> {
                 "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE vt IS NOT NULL "
                         + "AND next_vf IS NOT NULL AND next_vf > vt",
                 headers(keyHeaders, "valid_from", "valid_to", "next_valid_from")));
-        out.add(check(sql, "multiple_current", "keys with more than one current version (valid_to NULL)",
-                "SELECT " + keyList + ", COUNT(*) AS versions FROM " + t + " WHERE " + vt + " IS NULL GROUP BY "
+        out.add(check(sql, "multiple_current", "keys with more than one current version (valid_to NULL"
+                        + (validToCurrent == null ? "" : " or " + validToCurrent) + ")",
+                "SELECT " + keyList + ", COUNT(*) AS versions FROM " + t + " WHERE " + current + " GROUP BY "
                         + keyList + " HAVING COUNT(*) > 1",
                 headers(keyHeaders, "current_versions")));
         out.add(check(sql, "inverted", "versions whose valid_to is before their valid_from",

@@ -41,7 +41,7 @@ final class ModelConfig {
     /** Every key a model file may hold. */
     static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
             "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout",
-            "restatements");
+            "restatements", "valid_to_current");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     static final int MAX_BYTES = 1 << 20;
@@ -117,6 +117,7 @@ final class ModelConfig {
                 .updatedAt(text(settings, "updated_at"))
                 .sequenceBy(text(settings, "sequence_by"))
                 .deleteWhen(text(settings, "delete_when"))
+                .validToCurrent(text(settings, "valid_to_current"))
                 .columnNames(map(settings, "column_names"));
         String strategy = text(settings, "strategy");
         if (strategy != null) {

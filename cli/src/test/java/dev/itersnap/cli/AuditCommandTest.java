@@ -75,6 +75,28 @@ class AuditCommandTest {
         assertThat(result.get("clean").asBoolean()).isFalse();
     }
 
+    /**
+     * A dbt 1.9 snapshot whose current versions carry 9999-12-31: with --valid-to-current the audit counts them as
+     * current (two current versions of a key are caught) and an ordinary history passes.
+     */
+    @Test
+    void validToCurrentVersionsAreCurrent() throws Exception {
+        cleanKey();
+        version(1, "a", 1, 1, 3);
+        version(1, "b", 3, 3, 0);
+        db.execute("UPDATE snap SET dbt_valid_to = TIMESTAMP '9999-12-31 00:00:00' WHERE dbt_valid_to IS NULL");
+        assertThat(audit(0, "--valid-to-current", "'9999-12-31'").get("clean").asBoolean()).isTrue();
+        version(1, "c", 5, 5, 0);
+        db.execute("UPDATE snap SET dbt_valid_to = TIMESTAMP '9999-12-31 00:00:00' WHERE dbt_valid_to IS NULL");
+        JsonNode r = audit(5, "--valid-to-current", "9999-12-31");
+        assertThat(r.get("checks").get("multiple_current").get("count").asLong()).isEqualTo(1);
+        assertThat(audit(5).get("checks").get("multiple_current").get("count").asLong()).as("without the option")
+                .isZero();
+        Execution bad = db.cli("audit", "--table", "snap", "--key", "id", "--valid-to-current", "x'; DROP TABLE snap");
+        assertThat(bad.exitCode()).isEqualTo(2);
+        assertThat(bad.err()).contains("--valid-to-current");
+    }
+
     @Test
     void aCleanItersnapHistoryPassesEvenAfterALateBatch() throws Exception {
         db.threeBatchesApplied();

@@ -116,7 +116,7 @@ class ModelConfigTest {
         assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
-                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements");
+                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, valid_to_current");
     }
 
     @Test
@@ -195,7 +195,8 @@ class ModelConfigTest {
     void knowsExactlyTheSettingsOfTheSpec() {
         assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
-                "column_names", "metadata_schema", "lock_timeout", "restatements"));
+                "column_names", "metadata_schema", "lock_timeout", "restatements",
+                "valid_to_current"));
     }
 
     @Test
@@ -207,5 +208,15 @@ class ModelConfigTest {
                 .isInstanceOf(ItersnapException.class)
                 .hasMessageContaining("restatements").hasMessageContaining("detect, ignore")
                 .hasMessageContaining("sometimes");
+    }
+
+    /** dbt 1.9 writes dbt_valid_to_current as a quoted SQL literal; both spellings read as the literal. */
+    @Test
+    void validToCurrentReadsDbtsQuotedLiteral() {
+        assertThat(ModelConfig.parse(MINIMAL + "valid_to_current: \"'9999-12-31'\"\n", "m.yml").validToCurrent())
+                .isEqualTo("9999-12-31");
+        assertThat(ModelConfig.parse(MINIMAL + "valid_to_current: 9999-12-31\n", "m.yml").validToCurrent())
+                .isEqualTo("9999-12-31");
+        assertThat(ModelConfig.parse(MINIMAL, "m.yml").validToCurrent()).isNull();
     }
 }

@@ -70,7 +70,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /** The operation under test (and of the rerun that follows a failure). */
-    protected enum Operation { RUN, FULL_REFRESH }
+    protected enum Operation { RUN, RUN_ACCEPTING_LOGIC_CHANGE, FULL_REFRESH }
 
     /** What a scenario's preparation returns: the model and the operation under test. */
     protected record UnderTest(ModelSettings model, Operation operation) {
@@ -180,6 +180,55 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                     raw.insert(4, "Active", "A", ts("2024-01-02 08:00"), B); // added
                     raw.insert(9, "Ghost", "A", ts("2024-01-02 09:00"), null);
                     return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
+     * A CDC feed whose sequence is also updated_at (AUTO CDC's users example): the updates of 5 arrive after the
+     * DELETE at 6 and are replayed.
+     */
+    @Test
+    void cdcFeedLateBatchSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("CDC feed, sequence_by = updated_at", List.of(Fault.FAIL,
+                Fault.EXECUTED_THEN_FAIL), false, f -> {
+                    RawTable raw = f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)",
+                            "operation VARCHAR(10)", "sequenceNum INT");
+                    ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll())
+                            .uniqueKey("userId").updatedAt("sequenceNum").sequenceBy("sequenceNum")
+                            .deleteWhen("operation = 'DELETE'").build();
+                    raw.insert(124, "Raul", "Oaxaca", "INSERT", 1);
+                    raw.insert(123, "Isabel", "Monterrey", "INSERT", 1);
+                    raw.insert(125, "Mercedes", "Tijuana", "INSERT", 2);
+                    raw.insert(126, "Lily", "Cancun", "INSERT", 2);
+                    raw.insert(123, null, null, "DELETE", 6);
+                    raw.insert(125, "Mercedes", "Guadalajara", "UPDATE", 6);
+                    f.run(m);
+                    raw.insert(125, "Mercedes", "Mexicali", "UPDATE", 5);
+                    raw.insert(123, "Isabel", "Chihuahua", "UPDATE", 5);
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
+     * valid_to_current set on a history whose open versions carry NULL, in the run that also replays a late batch
+     * under new_record: the conversion and the replay survive a failure anywhere, and the rerun converts what is left.
+     */
+    @Test
+    void validToCurrentConversionAndLateBatchSurviveAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("valid_to_current set with a late batch", List.of(Fault.FAIL,
+                Fault.EXECUTED_THEN_FAIL), false, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings plain = model(raw).hardDeletes(HardDeletes.NEW_RECORD).build();
+                    raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), C);
+                    f.run(plain);
+                    raw.insert(1, "Premium", "B", ts("2024-01-02 09:00"), B);
+                    raw.insert(2, "Silver", "A", ts("2024-01-02 09:00"), B);
+                    return new UnderTest(model(raw).hardDeletes(HardDeletes.NEW_RECORD).validToCurrent("9999-12-31")
+                            .build(), Operation.RUN_ACCEPTING_LOGIC_CHANGE);
                 });
         assertThat(r.failedRuns()).isPositive();
     }
@@ -678,6 +727,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     private static RunResult perform(IterativeSnapshot engine, UnderTest t) {
         return switch (t.operation()) {
             case RUN -> engine.run(t.model());
+            case RUN_ACCEPTING_LOGIC_CHANGE -> engine.run(t.model(), dev.itersnap.core.LogicChange.ACCEPT);
             case FULL_REFRESH -> engine.fullRefresh(t.model());
         };
     }

@@ -31,12 +31,15 @@ import java.util.stream.Collectors;
  * @param subSecond      true when {@code updated_at} values carry fractions of a second
  * @param batches        the batches in business order; rows hold every column a row can ever have, junk rows the
  *                       source query filters out included
+ * @param options        the settings of CDC feeds and dbt 1.9 (drawn from a stream of their own, so that a seed's
+ *                       batches and plan do not depend on them)
  */
 public record Scenario(long seed, Profile profile, List<Column> columns, List<Column> laterColumns,
                        List<String> keyColumns, Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
                        boolean deleteWhen, ColumnType sequenceType, Source source, Map<String, String> metaOverrides,
                        String metadataSchema, String target, boolean subSecond, List<ReferenceModel.Batch> batches,
-                       Map<Integer, List<Map<String, Object>>> nullSequenceRows, List<Step> plan) {
+                       Map<Integer, List<Map<String, Object>>> nullSequenceRows, List<Step> plan,
+                       Options options) {
 
     public static final String RAW_TABLE = "raw_customers";
     public static final String HISTORY_TABLE = "customers_history";
@@ -49,6 +52,39 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
     public static final String JUNK = "junk";
     /** Added to {@code score} in rows delivered after the column was widened to BIGINT. */
     public static final long WIDE_OFFSET = 3_000_000_000L;
+
+    /**
+     * Settings of CDC feeds and dbt 1.9.
+     *
+     * @param sequenceIsUpdatedAt {@code sequence_by} names the {@code updated_at} column (the raw table has no
+     *                            separate updated_at: every event carries one sequence, a TIMESTAMP)
+     * @param validToCurrent      {@code valid_to_current}: the date open versions carry in valid_to, or null
+     */
+    public record Options(boolean sequenceIsUpdatedAt, String validToCurrent) {
+        public static final Options NONE = new Options(false, null);
+
+        /** What an open version's valid_to holds: NULL, or valid_to_current at midnight (updated_at is a TIMESTAMP). */
+        public java.time.LocalDateTime openValidTo() {
+            return validToCurrent == null ? null : java.time.LocalDate.parse(validToCurrent).atStartOfDay();
+        }
+
+        @Override
+        public String toString() {
+            List<String> on = new ArrayList<>();
+            if (sequenceIsUpdatedAt) {
+                on.add("updated_at=sequence_by");
+            }
+            if (validToCurrent != null) {
+                on.add("valid_to_current=" + validToCurrent);
+            }
+            return String.join(", ", on);
+        }
+    }
+
+    /** The column the model's {@code updated_at} names. */
+    public String updatedAtColumn() {
+        return options.sequenceIsUpdatedAt() ? SEQUENCE : UPDATED_AT;
+    }
 
     /** Size classes of generated cases. */
     public enum Profile { SMALL, MEDIUM, LONG }
@@ -148,6 +184,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         batches = List.copyOf(batches);
         nullSequenceRows = Map.copyOf(nullSequenceRows);
         plan = List.copyOf(plan);
+        options = options == null ? Options.NONE : options;
     }
 
     public List<String> columnNames() {
@@ -184,7 +221,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
                 .target(target)
                 .source(source.sql())
                 .uniqueKey(keyColumns)
-                .updatedAt(UPDATED_AT)
+                .updatedAt(updatedAtColumn())
                 .sequenceBy(SEQUENCE)
                 .strategy(strategy)
                 .checkCols(checkCols)
@@ -196,13 +233,14 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         if (deleteWhen) {
             b.deleteWhen(DELETE_WHEN);
         }
+        b.validToCurrent(options.validToCurrent());
         return b.build();
     }
 
     /** The same settings, as the reference model reads them. */
     public ReferenceModel.Config modelConfig() {
         boolean temporal = sequenceType == ColumnType.DATE || sequenceType == ColumnType.TIMESTAMP;
-        return new ReferenceModel.Config(columnNames(), keyColumns, UPDATED_AT, SEQUENCE, strategy, checkCols,
+        return new ReferenceModel.Config(columnNames(), keyColumns, updatedAtColumn(), SEQUENCE, strategy, checkCols,
                 hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal);
     }
 
@@ -232,7 +270,8 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
                 + (changesSchema() ? ", schema changes" : "")
                 + (metaOverrides.isEmpty() ? "" : ", column_names")
                 + (metadataSchema.equals(ModelSettings.DEFAULT_METADATA_SCHEMA) ? "" : ", metadata_schema")
-                + (target.contains(".") ? ", target " + target : "");
+                + (target.contains(".") ? ", target " + target : "")
+                + (options.toString().isEmpty() ? "" : ", " + options);
     }
 
     /** Everything needed to reproduce the case: settings, batches, NULL-sequence rows and the delivery plan. */

@@ -90,6 +90,7 @@ public final class ScenarioGenerator {
         private final boolean subSecond;
         private final List<Column> columns = new ArrayList<>();
         private final List<Record> records = new ArrayList<>();
+        private final Scenario.Options options;
 
         Run(long seed, Profile forced) {
             this.seed = seed;
@@ -135,6 +136,11 @@ public final class ScenarioGenerator {
                 columns.add(new Column(Scenario.OP, ColumnType.VARCHAR));
             }
             columns.add(new Column(Scenario.SEQUENCE, sequenceType));
+            // drawn from a stream of their own: a seed's batches and plan stay what they were before these settings
+            SplittableRandom more = new SplittableRandom(seed ^ 0x5DEECE66DL);
+            boolean sameColumn = sequenceType == ColumnType.TIMESTAMP && more.nextDouble() < 0.3;
+            String validToCurrent = more.nextDouble() < 0.3 ? "9999-12-31" : null;
+            options = new Scenario.Options(sameColumn, validToCurrent);
         }
 
         Scenario scenario() {
@@ -174,9 +180,17 @@ public final class ScenarioGenerator {
                 }
             }
             List<Column> later = List.of(new Column("tier", ColumnType.VARCHAR));
-            return new Scenario(seed, profile, columns, later, keyColumns(), strategy, checkCols, hardDeletes,
+            List<Step> plan = deliveryPlan(sequences);
+            List<Column> rawColumns = columns;
+            if (options.sequenceIsUpdatedAt()) {
+                // a CDC feed: each event's one sequence orders it and dates it, there is no separate updated_at
+                rawColumns = columns.stream().filter(c -> !c.name().equals(Scenario.UPDATED_AT)).toList();
+                batches.replaceAll(b -> new ReferenceModel.Batch(b.sequence(), withoutUpdatedAt(b.rows())));
+                nullSequence.replaceAll((d, rows) -> withoutUpdatedAt(rows));
+            }
+            return new Scenario(seed, profile, rawColumns, later, keyColumns(), strategy, checkCols, hardDeletes,
                     deleteWhen, sequenceType, source, columnNames, metadataSchema, target, subSecond, batches,
-                    nullSequence, withRestatements(deliveryPlan(sequences), batches));
+                    nullSequence, withRestatements(plan, batches), options);
         }
 
         /**
@@ -270,6 +284,16 @@ public final class ScenarioGenerator {
             row.put("status", STATUSES.get(r.nextInt(STATUSES.size())));
             row.put(Scenario.SEQUENCE, sequence);
             return row;
+        }
+
+        private static List<Map<String, Object>> withoutUpdatedAt(List<Map<String, Object>> rows) {
+            List<Map<String, Object>> out = new ArrayList<>();
+            for (Map<String, Object> row : rows) {
+                Map<String, Object> r = new LinkedHashMap<>(row);
+                r.remove(Scenario.UPDATED_AT);
+                out.add(r);
+            }
+            return out;
         }
 
         /** One sequence value per day, ascending in business order. */

@@ -19,6 +19,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Consumer;
@@ -1088,6 +1089,101 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
                 .containsExactly(tuple(1, "Premium"), tuple(2, "Active"), tuple(3, "Active"));
         assertThatThrownBy(() -> snap.asOfSql(m, AsOf.sequence("tuesday"))).isInstanceOf(ItersnapException.class)
                 .satisfies(e -> assertThat(((ItersnapException) e).code()).isEqualTo(ErrorCode.INVALID_SEQUENCE));
+    }
+
+    // ================================================================== valid_to_current (dbt 1.9)
+
+    private static final LocalDateTime FOREVER = LocalDateTime.of(9999, 12, 31, 0, 0);
+
+    /**
+     * valid_to_current: open versions carry the literal in valid_to, through a late batch's rollback and replay, a
+     * key-scoped replay, deletion records and a key returning; point-in-time reads and the timeline check treat it as
+     * open. The history equals that of a NULL-open model with NULL read as the literal.
+     */
+    @Test
+    void validToCurrentIsWhatOpenVersionsCarryThroughEveryStep() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).hardDeletes(HardDeletes.NEW_RECORD).validToCurrent("'9999-12-31'").build();
+        IterativeSnapshot snap = fixture.engine(null);
+        insertA(raw);
+        insertC(raw);
+        insertD(raw);
+        snap.run(m);
+        insertB(raw);
+        RunResult late = snap.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(late.timelineViolations()).isZero();
+        List<Version> history = fixture.history(TARGET);
+        assertThat(history).extracting(Version::validTo).doesNotContainNull().contains(FOREVER);
+        assertThat(history.stream().filter(v -> v.closedSeq() == null)).allMatch(v -> FOREVER.equals(v.validTo()));
+        assertThat(history.stream().filter(v -> v.closedSeq() != null)).noneMatch(v -> FOREVER.equals(v.validTo()));
+        assertThat(statusById(snap.asOfSql(m, AsOf.time(ts("2024-01-05 09:00")))))
+                .containsExactly(tuple(1, "Gold"), tuple(2, "Silver"), tuple(3, "Active"), tuple(4, "Active"));
+        assertThat(statusById(snap.asOfSql(m, AsOf.time(ts("2024-01-02 09:00")))))
+                .containsExactly(tuple(1, "Premium"), tuple(2, "Active"), tuple(3, "Active"));
+
+        SnapshotFixture plain = newFixture();
+        RawTable same = customers(plain);
+        insertA(same);
+        insertB(same);
+        insertC(same);
+        insertD(same);
+        plain.run(model(same).hardDeletes(HardDeletes.NEW_RECORD).build());
+        assertThat(fixture.essence(TARGET)).isEqualTo(plain.essence(TARGET).stream().map(e -> e.validTo() != null ? e
+                : new SnapshotFixture.Essence(e.data(), e.updatedAt(), e.validFrom(), FOREVER, e.changeType(),
+                        e.changed(), e.deleted())).toList());
+    }
+
+    /**
+     * Setting valid_to_current on a history whose open versions carry NULL is a logic change; accepted, the run
+     * converts them (with nothing new to apply, too), and later runs close and open versions with the literal.
+     * Removing it converts them back to NULL.
+     */
+    @Test
+    void settingValidToCurrentConvertsTheOpenVersionsAsALogicChange() {
+        RawTable raw = customers(fixture);
+        ModelSettings plain = model(raw).build();
+        ModelSettings dbt19 = model(raw).validToCurrent("9999-12-31").build();
+        insertA(raw);
+        insertB(raw);
+        fixture.run(plain);
+
+        ItersnapException refused = catchThrowableOfType(ItersnapException.class,
+                () -> fixture.engine(null).run(dbt19, LogicChange.REFUSE));
+        assertThat(refused.code()).isEqualTo(ErrorCode.LOGIC_CHANGE);
+        assertThat(refused.getMessage()).contains("valid_to_current was '', now '9999-12-31'");
+        assertThat(fixture.history(TARGET)).extracting(Version::validTo).containsNull();
+
+        fixture.engine(null).run(dbt19, LogicChange.ACCEPT);
+        List<Version> converted = fixture.history(TARGET);
+        assertThat(converted.stream().filter(v -> v.closedSeq() == null)).hasSize(3)
+                .allMatch(v -> FOREVER.equals(v.validTo()));
+        assertThat(converted).extracting(Version::validTo).doesNotContainNull();
+
+        insertC(raw);
+        RunResult next = fixture.engine(null).run(dbt19, LogicChange.REFUSE);
+        assertThat(next.timelineViolations()).isZero();
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validTo)
+                .containsExactly(tuple("Active", ts("2024-01-02 09:00")), tuple("Premium", ts("2024-01-03 09:00")),
+                        tuple("Gold", FOREVER));
+
+        fixture.engine(null).run(plain, LogicChange.ACCEPT);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(Version::validTo)
+                .containsExactly(ts("2024-01-02 09:00"), ts("2024-01-03 09:00"), null);
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
+    }
+
+    /** valid_to_current must be a value of updated_at's type: refused before anything is written, naming it. */
+    @Test
+    void validToCurrentThatIsNoValueOfUpdatedAtsTypeIsRefused() {
+        RawTable raw = customers(fixture);
+        insertA(raw);
+        ItersnapException e = catchThrowableOfType(ItersnapException.class,
+                () -> fixture.run(model(raw).validToCurrent("forever").build()));
+        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING);
+        assertThat(e.getMessage()).contains("valid_to_current").contains("forever");
+        assertThat(fixture.tableExists(TARGET)).isFalse();
     }
 
     private List<org.assertj.core.groups.Tuple> statusById(String sql) {

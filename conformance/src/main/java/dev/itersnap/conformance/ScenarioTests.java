@@ -499,6 +499,73 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
+    // ================================================================== CDC feeds (AUTO CDC's example)
+
+    /** The users change feed of Databricks' AUTO CDC documentation: one sequence number per event. */
+    private RawTable autoCdcUsers(SnapshotFixture f) {
+        return f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)", "operation VARCHAR(10)",
+                "sequenceNum INT");
+    }
+
+    private static void autoCdcEventsUpTo6(RawTable raw) {
+        raw.insert(124, "Raul", "Oaxaca", "INSERT", 1);
+        raw.insert(123, "Isabel", "Monterrey", "INSERT", 1);
+        raw.insert(125, "Mercedes", "Tijuana", "INSERT", 2);
+        raw.insert(126, "Lily", "Cancun", "INSERT", 2);
+        raw.insert(123, null, null, "DELETE", 6);
+        raw.insert(125, "Mercedes", "Guadalajara", "UPDATE", 6);
+    }
+
+    private static void autoCdcLateEvents5(RawTable raw) {
+        raw.insert(125, "Mercedes", "Mexicali", "UPDATE", 5);
+        raw.insert(123, "Isabel", "Chihuahua", "UPDATE", 5);
+    }
+
+    private static ModelSettings.Builder autoCdcModel(RawTable raw) {
+        return ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("userId")
+                .updatedAt("sequenceNum").sequenceBy("sequenceNum").deleteWhen("operation = 'DELETE'");
+    }
+
+    /**
+     * AUTO CDC's SCD type 2 example as published: a CDC feed whose one sequence number orders the events and dates
+     * the versions ({@code sequence_by} = {@code updated_at}); Isabel is deleted at 6, and the updates of 5 arrive
+     * after 6. The history is the published table (userId, name, city, __START_AT, __END_AT), also when the late
+     * updates come in the same run as the rest.
+     */
+    @Test
+    void autoCdcExampleAsPublishedWithTheUpdatesOf5ArrivingAfter6() {
+        RawTable raw = autoCdcUsers(fixture);
+        ModelSettings m = autoCdcModel(raw).build();
+        autoCdcEventsUpTo6(raw);
+        fixture.run(m);
+        autoCdcLateEvents5(raw);
+        RunResult late = fixture.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(fixture.history(TARGET)).extracting(v -> ((Number) v.get("userId")).intValue(), v -> v.get("name"),
+                v -> v.get("city"), v -> num(v.validFrom()), v -> num(v.validTo())).containsExactlyInAnyOrder(
+                tuple(123, "Isabel", "Monterrey", 1L, 5L),
+                tuple(123, "Isabel", "Chihuahua", 5L, 6L),
+                tuple(124, "Raul", "Oaxaca", 1L, null),
+                tuple(125, "Mercedes", "Tijuana", 2L, 5L),
+                tuple(125, "Mercedes", "Mexicali", 5L, 6L),
+                tuple(125, "Mercedes", "Guadalajara", 6L, null),
+                tuple(126, "Lily", "Cancun", 2L, null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+        assertThat(fixture.timelineProblems(TARGET, "userId")).isEmpty();
+
+        SnapshotFixture oneRun = newFixture();
+        RawTable all = autoCdcUsers(oneRun);
+        autoCdcEventsUpTo6(all);
+        autoCdcLateEvents5(all);
+        oneRun.run(autoCdcModel(all).build());
+        assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
+    }
+
+    private static Long num(Object v) {
+        return v == null ? null : ((Number) v).longValue();
+    }
+
     /** A returning key under delete_when starts at the deletion time when its updated_at is older. */
     @Test
     void keyReturningAfterAnExplicitDeleteStartsAtTheLaterOfUpdatedAtAndDeletionTime() {

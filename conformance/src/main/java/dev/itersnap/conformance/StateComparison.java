@@ -133,7 +133,7 @@ public final class StateComparison {
         s.append(" | ").append(scdId(v.key(), v.updatedAt(), v.openedSeq(), v.deletionRecord()))
                 .append(" | ").append(ReferenceModel.valueText(v.updatedAt()))
                 .append(" | ").append(ReferenceModel.valueText(v.validFrom())).append(" .. ")
-                .append(ReferenceModel.valueText(v.validTo()))
+                .append(ReferenceModel.valueText(v.validTo() == null ? scenario.options().openValidTo() : v.validTo()))
                 .append(" | ").append(v.changeType())
                 .append(" | ").append(changed)
                 .append(" | ").append(scenario.hardDeletes() == HardDeletes.NEW_RECORD ? v.deletionRecord() : "-")

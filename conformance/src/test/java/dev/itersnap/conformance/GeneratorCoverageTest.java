@@ -124,6 +124,9 @@ class GeneratorCoverageTest {
                     ReferenceModel.DELETE.equals(v.changeType())) && c.scenario.deleteWhen()),
             new Feature("a deletion record", 0.12, c -> c.model.versions().stream()
                     .anyMatch(ReferenceModel.Version::deletionRecord)),
+            new Feature("sequence_by = updated_at (a CDC feed)", 0.03, c -> c.scenario.options().sequenceIsUpdatedAt()),
+            new Feature("valid_to_current (open versions end 9999-12-31)", 0.15,
+                    c -> c.scenario.options().validToCurrent() != null),
             new Feature("a version whose only change is updated_at ([])", 0.10, c -> c.model.versions().stream()
                     .anyMatch(v -> v.changedAttributes() != null && v.changedAttributes().isEmpty())));
 

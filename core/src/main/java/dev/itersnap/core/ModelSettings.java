@@ -34,6 +34,7 @@ public final class ModelSettings {
     private final String metadataSchema;
     private final Duration lockTimeout;
     private final Restatements restatements;
+    private final String validToCurrent;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -50,6 +51,7 @@ public final class ModelSettings {
         this.metadataSchema = b.metadataSchema;
         this.lockTimeout = b.lockTimeout;
         this.restatements = b.restatements;
+        this.validToCurrent = b.validToCurrent;
     }
 
     /**
@@ -88,6 +90,8 @@ public final class ModelSettings {
     public Duration lockTimeout() { return lockTimeout; }
     /** Whether applied batches whose rows changed in the source are detected and replayed. */
     public Restatements restatements() { return restatements; }
+    /** The literal open versions carry in {@code dbt_valid_to} instead of NULL, or null (dbt 1.9's dbt_valid_to_current). */
+    public String validToCurrent() { return validToCurrent; }
 
     /**
      * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
@@ -106,7 +110,8 @@ public final class ModelSettings {
                 + "delete_when: " + (deleteWhen == null ? "" : deleteWhen) + "\n"
                 + "column_names: " + columnNames.asMap() + "\n"
                 + "target: " + target.toString().toLowerCase(Locale.ROOT) + "\n"
-                + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n";
+                + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n"
+                + "valid_to_current: " + (validToCurrent == null ? "" : validToCurrent) + "\n";
     }
 
     @Override
@@ -114,7 +119,8 @@ public final class ModelSettings {
         return "ModelSettings[name=" + name + ", target=" + target + ", unique_key=" + uniqueKey + ", updated_at="
                 + updatedAt + ", sequence_by=" + sequenceBy + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
                 + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
-                + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen + "]";
+                + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen
+                + (validToCurrent == null ? "" : ", valid_to_current=" + validToCurrent) + "]";
     }
 
     /** The first word of SQL text in upper case, after comments; "(" for a parenthesised query. */
@@ -160,6 +166,7 @@ public final class ModelSettings {
         private String metadataSchema = DEFAULT_METADATA_SCHEMA;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private Restatements restatements = Restatements.DETECT;
+        private String validToCurrent;
 
         private Builder(String name) {
             this.name = name;
@@ -195,6 +202,11 @@ public final class ModelSettings {
         public Builder lockTimeout(Duration timeout) { this.lockTimeout = timeout; return this; }
         /** {@code detect} (default): applied batches whose rows changed are replayed; {@code ignore}: append-only. */
         public Builder restatements(Restatements restatements) { this.restatements = restatements; return this; }
+        /**
+         * A literal of updated_at's type (e.g. {@code 9999-12-31}) that open versions carry in {@code dbt_valid_to}
+         * instead of NULL; null (default) keeps NULL.
+         */
+        public Builder validToCurrent(String literal) { this.validToCurrent = literal; return this; }
 
         /** Validates every setting and returns the immutable settings. */
         public ModelSettings build() {
@@ -233,9 +245,6 @@ public final class ModelSettings {
                 if (k.equalsIgnoreCase(updatedAt) || k.equalsIgnoreCase(sequenceBy)) {
                     throw Settings.invalid("unique_key", "must not contain the updated_at or sequence_by column '" + k + "'");
                 }
-            }
-            if (updatedAt.equalsIgnoreCase(sequenceBy)) {
-                throw Settings.invalid("sequence_by", "must differ from updated_at ('" + updatedAt + "')");
             }
             if (checkCols != null) {
                 if (checkCols.size() == 1 && "all".equalsIgnoreCase(checkCols.get(0))) {
@@ -276,6 +285,17 @@ public final class ModelSettings {
             }
             if (restatements == null) {
                 throw Settings.invalid("restatements", "is required: detect or ignore");
+            }
+            if (validToCurrent != null) {
+                validToCurrent = validToCurrent.strip();
+                if (validToCurrent.startsWith("'") && validToCurrent.endsWith("'") && validToCurrent.length() > 1) {
+                    validToCurrent = validToCurrent.substring(1, validToCurrent.length() - 1).strip(); // dbt's quoting
+                }
+                if (!validToCurrent.matches("[0-9A-Za-z :.+\\-]{1,40}")) {
+                    throw Settings.invalid("valid_to_current", "expected a date, time or number literal such as "
+                            + "9999-12-31 (digits, letters, ' ', ':', '.', '+', '-'; at most 40), got '" + validToCurrent
+                            + "'");
+                }
             }
             if (lockTimeout == null || lockTimeout.isNegative()) {
                 throw Settings.invalid("lock_timeout", "expected a duration of zero or more, got " + lockTimeout);

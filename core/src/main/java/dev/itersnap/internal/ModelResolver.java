@@ -124,8 +124,16 @@ final class ModelResolver {
                 }
             }
         }
-        return ResolvedModel.builder(s, fold).sourceColumns(source).keys(keys).updatedAt(updatedAt)
+        ResolvedModel resolved = ResolvedModel.builder(s, fold).sourceColumns(source).keys(keys).updatedAt(updatedAt)
                 .sequenceBy(sequenceBy).tracked(tracked).meta(meta).maxIdentifierLength(limit).build();
+        try {
+            resolved.validToCurrent();
+        } catch (IllegalArgumentException e) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + s.name() + "': setting "
+                    + "'valid_to_current' must be a value of updated_at's type (column '" + updatedAt + "', "
+                    + column(source, updatedAt).typeName() + "): " + e.getMessage());
+        }
+        return resolved;
     }
 
     /** Refuses an identifier from a setting that the database would cut or reject. */

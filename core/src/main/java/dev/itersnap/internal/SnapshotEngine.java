@@ -130,7 +130,7 @@ public final class SnapshotEngine {
         List<String> changes = new ArrayList<>();
         String targetWas = null;
         for (Map.Entry<String, String> e : logicLines(now).entrySet()) {
-            String old = before.get(e.getKey());
+            String old = before.getOrDefault(e.getKey(), LOGIC_DEFAULTS.get(e.getKey()));
             if (old != null && !old.equals(e.getValue())) { // a key the old fingerprint lacks is no change
                 changes.add(e.getKey() + " was '" + old + "', now '" + e.getValue() + "'");
                 if (e.getKey().equals("target")) {
@@ -152,6 +152,12 @@ public final class SnapshotEngine {
                 + "since the last successful run (" + last[0] + " at " + last[1] + "): " + String.join("; ", changes)
                 + ". Nothing was written. " + ways);
     }
+
+    /**
+     * Settings added to the fingerprint later whose absence means their default: setting one on a model whose last
+     * run predates it is a change like any other.
+     */
+    private static final Map<String, String> LOGIC_DEFAULTS = Map.of("valid_to_current", "");
 
     /** A logic fingerprint's lines by key. */
     private static Map<String, String> logicLines(String logic) {

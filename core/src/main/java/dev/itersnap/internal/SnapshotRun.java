@@ -277,6 +277,13 @@ final class SnapshotRun {
             }
             jdbc.commit("register owner");
         }
+        String current = settings.validToCurrent();
+        if (exists && !java.util.Objects.equals(mark == null ? null : mark[2], current)) {
+            // valid_to_current set, changed or removed: the open versions carry the new value from this run on
+            jdbc.update(dialect.markOpenVersions(m).inStep("mark open versions"));
+            jdbc.update(tables.markOwner());
+            jdbc.commit("mark open versions");
+        }
     }
 
     /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
@@ -545,10 +552,14 @@ final class SnapshotRun {
                     added.add(src.name());
                 } else if (widen(m.target(), existing, src)) {
                     // the meta columns typed after sequence_by / updated_at follow them
-                    List<String> followers = src.name().equals(m.sequenceBy())
-                            ? List.of(m.meta().openedSeq(), m.meta().closedSeq())
-                            : src.name().equals(m.updatedAt())
-                            ? List.of(m.meta().updatedAt(), m.meta().validFrom(), m.meta().validTo()) : List.of();
+                    // (all five when sequence_by is the updated_at column)
+                    List<String> followers = new ArrayList<>();
+                    if (src.name().equals(m.sequenceBy())) {
+                        followers.addAll(List.of(m.meta().openedSeq(), m.meta().closedSeq()));
+                    }
+                    if (src.name().equals(m.updatedAt())) {
+                        followers.addAll(List.of(m.meta().updatedAt(), m.meta().validFrom(), m.meta().validTo()));
+                    }
                     for (String meta : followers) {
                         jdbc.update(dialect.widenColumn(m.target(), meta, src).inStep("widen column"));
                     }

@@ -541,7 +541,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         List<String> sql = new ArrayList<>();
         if (r.history()) {
             sql.add("DELETE FROM " + t + " WHERE " + seq.apply(n.openedSeq()) + op + p);
-            sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType())
+            sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = " + openValidTo(m) + ", " + quote(n.changeType())
                     + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq())
                     + " = NULL WHERE " + seq.apply(n.closedSeq()) + op + p);
         }
@@ -566,7 +566,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.openedSeq())) + " >= " + p
                 + " WHEN MATCHED THEN DELETE");
         sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.closedSeq())) + " >= " + p
-                + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = NULL, " + quote(n.changeType())
+                + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = " + openValidTo(m) + ", "
+                + quote(n.changeType())
                 + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL");
         sql.add("MERGE INTO " + table(m.archive()) + " t" + keys + ordered(m, col("t", m.sequenceBy())) + " >= " + p
                 + " WHEN MATCHED THEN DELETE");
@@ -616,18 +617,20 @@ public abstract class AbstractSqlDialect implements Dialect {
         ColumnNames n = m.meta();
         String keys = list(m.keys(), "h");
         String p = ordered(m, param(m.sequenceColumn(), FROM));
+        Object current = m.validToCurrent();
+        String closed = "v.vt IS NOT NULL" + (current == null ? "" : " AND v.vt <> " + openValidTo(m));
         String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
                 + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
                 + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
-                + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + col("h", n.validTo())
-                + " IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
+                + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + isOpen(m, col("h", n.validTo()))
+                + " THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
                 + touchedVersions(m, p);
         return statement("check timeline", "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE "
                 + "v.open_count > 1"
-                + " OR (v.vt IS NOT NULL AND v.vt < v.vf)"
-                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
-                + " OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
-                + " OR (v.vt IS NULL AND v.next_vf IS NOT NULL)", FROM, from);
+                + " OR (" + closed + " AND v.vt < v.vf)"
+                + " OR (" + closed + " AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
+                + " OR (" + closed + " AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
+                + " OR (" + isOpen(m, "v.vt") + " AND v.next_vf IS NOT NULL)", FROM, from);
     }
 
     // ---------------------------------------------------------------- reading the history
@@ -643,8 +646,42 @@ public abstract class AbstractSqlDialect implements Dialect {
         String in = bySequence ? ordered(m, col("h", from)) : col("h", from);
         String out = bySequence ? ordered(m, col("h", to)) : col("h", to);
         return Statement.of("point in time", "SELECT h.* FROM " + table(m.target()) + " h WHERE " + in + " <= " + lit
-                + " AND (" + col("h", to) + " IS NULL OR " + out + " > " + lit + ")"
+                + " AND (" + (bySequence ? col("h", to) + " IS NULL" : isOpen(m, col("h", to))) + " OR " + out + " > "
+                + lit + ")"
                 + (m.deletionRecords() ? " AND " + col("h", n.isDeleted()) + " = FALSE" : ""));
+    }
+
+    // ---------------------------------------------------------------- open versions (valid_to_current)
+
+    /** What an open version carries in valid_to: NULL, or {@code valid_to_current} as a typed literal. */
+    public String openValidTo(ResolvedModel m) {
+        Object current = m.validToCurrent();
+        return current == null ? "NULL" : literal(m.updatedAtColumn(), current);
+    }
+
+    /** {@code validTo}, an expression of a version's valid_to, marks it open (NULL, or valid_to_current). */
+    public String isOpen(ResolvedModel m, String validTo) {
+        Object current = m.validToCurrent();
+        return current == null ? validTo + " IS NULL" : validTo + " = " + literal(m.updatedAtColumn(), current);
+    }
+
+    /** A valid_to value that is NULL for an open version, as the history stores it. */
+    public String orOpen(ResolvedModel m, String validTo) {
+        return m.validToCurrent() == null ? validTo : "COALESCE(" + validTo + ", " + openValidTo(m) + ")";
+    }
+
+    /**
+     * Makes every open version (no closing sequence) carry what {@link #openValidTo} says: converts a history whose
+     * open versions carry NULL or another valid_to_current.
+     */
+    @Override
+    public Statement markOpenVersions(ResolvedModel m) {
+        ColumnNames n = m.meta();
+        String vt = quote(n.validTo());
+        String other = m.validToCurrent() == null ? vt + " IS NOT NULL"
+                : "(" + vt + " IS NULL OR " + vt + " <> " + openValidTo(m) + ")";
+        return Statement.of("mark open versions", "UPDATE " + table(m.target()) + " SET " + vt + " = "
+                + openValidTo(m) + " WHERE " + quote(n.closedSeq()) + " IS NULL AND " + other);
     }
 
     /** A typed SQL literal of a value read by {@link ValueType#coerce} (numbers, dates, times, strings escaped). */

@@ -157,6 +157,12 @@ public interface Dialect {
     List<Statement> rollback(ResolvedModel m, Rollback rollback);
 
     /**
+     * Makes every open version (no closing sequence) carry in valid_to what the model's {@code valid_to_current}
+     * says (NULL when unset): converts the history when the setting changed.
+     */
+    Statement markOpenVersions(ResolvedModel m);
+
+    /**
      * Apply: the statements applying a run's batches from the stage to the history together, in a fixed number
      * whatever the number of batches.
      */

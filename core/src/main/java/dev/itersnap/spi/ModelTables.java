@@ -238,19 +238,28 @@ public final class ModelTables {
                 + q(column) + " IS NOT NULL");
     }
 
-    /** The comment a history table carries naming its owner: the model and the metadata schema. */
+    /**
+     * The comment a history table carries naming its owner: the model and the metadata schema, and the
+     * {@code valid_to_current} its open versions carry when set.
+     */
     public String ownerComment() {
-        return "itersnap history of model " + m.name() + " with metadata in " + m.metadataSchema();
+        String current = m.settings().validToCurrent();
+        return "itersnap history of model " + m.name() + " with metadata in " + m.metadataSchema()
+                + (current == null ? "" : "; open versions end at " + current);
     }
 
-    /** Reads {@link #ownerComment()}: model and metadata schema, or null when {@code comment} is not one. */
+    /**
+     * Reads {@link #ownerComment()}: model, metadata schema and valid_to_current (null when the open versions carry
+     * NULL), or null when {@code comment} is not one.
+     */
     public static String[] parseOwnerComment(String comment) {
         if (comment == null) {
             return null;
         }
         java.util.regex.Matcher mt = java.util.regex.Pattern.compile(
-                "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([A-Za-z0-9_]+)").matcher(comment);
-        return mt.find() ? new String[] {mt.group(1), mt.group(2)} : null;
+                "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([A-Za-z0-9_]+)"
+                        + "(?:; open versions end at ([0-9A-Za-z :.+\\-]+))?").matcher(comment);
+        return mt.find() ? new String[] {mt.group(1), mt.group(2), mt.group(3)} : null;
     }
 
     /**

@@ -250,6 +250,24 @@ public final class ResolvedModel {
         return updatedAtColumn().valueType();
     }
 
+    /**
+     * {@code valid_to_current} as a value of updated_at's type (a date alone stands for its midnight when updated_at
+     * is a timestamp), or null when open versions carry NULL.
+     *
+     * @throws IllegalArgumentException when the literal is not a value of that type
+     */
+    public Object validToCurrent() {
+        String v = settings.validToCurrent();
+        if (v == null) {
+            return null;
+        }
+        ValueType t = updatedAtType();
+        if ((t == ValueType.TIMESTAMP || t == ValueType.TIMESTAMP_TZ) && v.matches("\\d{4}-\\d{2}-\\d{2}")) {
+            v = v + "T00:00:00" + (t == ValueType.TIMESTAMP_TZ ? "Z" : "");
+        }
+        return t.coerce(v);
+    }
+
     /** True when the history carries deletion records ({@code hard_deletes: new_record}). */
     public boolean deletionRecords() {
         return settings.hardDeletes() == HardDeletes.NEW_RECORD;

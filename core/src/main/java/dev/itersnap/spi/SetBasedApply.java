@@ -312,11 +312,16 @@ final class SetBasedApply {
         return out;
     }
 
-    /** Row {@code s} of the stage equals version {@code h} in every source column but key and sequence. */
+    /**
+     * Row {@code s} of the stage equals version {@code h} in every source column but key and sequence. When the
+     * sequence is also {@code updated_at} under strategy timestamp, a newer sequence is a change, so it is compared.
+     */
     private String sameAsVersion(String h, String s) {
+        boolean sequenceTracked = m.sequenceBy().equals(m.updatedAt())
+                && m.settings().strategy() == Strategy.TIMESTAMP;
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
-            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
+            if ((sequenceTracked || !column.equals(m.sequenceBy())) && !m.keys().contains(column)) {
                 parts.add("NOT " + d.isDistinct(d.comparable(m, column, c(h, column)),
                         d.comparable(m, column, c(s, column))));
             }
@@ -372,11 +377,11 @@ final class SetBasedApply {
                     + " AND " + ci("b", IDX) + " >= " + after;
             parts.add("SELECT " + keys(s) + ", " + after + " AS " + i(FROM_IDX) + " FROM " + t(m.stage())
                     + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND "
-                    + c(h, n.validTo()) + " IS NULL WHERE " + present + " GROUP BY " + keys(s) + changed);
+                    + d.isOpen(m, c(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
             if (full) {
                 String hh = "h";
                 parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + t(m.target()) + " h WHERE "
-                        + c(hh, n.validTo()) + " IS NULL" + (m.deletionRecords() ? " AND COALESCE("
+                        + d.isOpen(m, c(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
                         + c(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
                         + t(m.stage()) + " s" + inRun + " WHERE " + d.keyJoin(m, s, hh) + ")");
             }
@@ -418,8 +423,8 @@ final class SetBasedApply {
                 + ") AND " + c(s, m.updatedAt()) + " < " + c(h, n.validFrom()) + ")";
         return "MERGE INTO " + t(m.target()) + " t USING (SELECT * FROM " + t(m.stage()) + " x WHERE "
                 + c("x", m.sequenceBy()) + " = " + d.param(m.sequenceColumn(), AbstractSqlDialect.SEQ) + " AND "
-                + ci("x", REJECT) + " IS NULL) s ON " + d.keyJoin(m, h, s) + " AND " + c(h, n.validTo())
-                + " IS NULL AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
+                + ci("x", REJECT) + " IS NULL) s ON " + d.keyJoin(m, h, s) + " AND " + d.isOpen(m, c(h, n.validTo()))
+                + " AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
                 + c(s, column);
     }
 
@@ -466,13 +471,13 @@ final class SetBasedApply {
         String current = "SELECT " + data(col -> c(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
                 + " THEN 'drec' ELSE 'live' END, " + c(h, n.validFrom()) + ", " + c(h, n.updatedAt()) + ", "
                 + nullUpd() + ", " + ndAfter + " FROM " + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON "
-                + d.keyJoin(m, "k", h) + " AND " + c(h, n.validTo()) + " IS NULL" + first + keysOnly;
+                + d.keyJoin(m, "k", h) + " AND " + d.isOpen(m, c(h, n.validTo())) + first + keysOnly;
         String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(h, col.name()) : nullOf(col))
                 + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
                 + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
                 + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + d.keyJoin(m, "k", h) + first
                 + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
-                + c("o", n.validTo()) + " IS NULL) GROUP BY " + keys(h);
+                + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
         // the previous event's first deleting batch after it, and the next event
@@ -607,7 +612,7 @@ final class SetBasedApply {
                 + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " JOIN " + t(m.batches()) + " b ON "
                 + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
         return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
-                + c("t", n.validTo()) + " IS NULL WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
+                + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
                 + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca") + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
     }
 
@@ -634,7 +639,7 @@ final class SetBasedApply {
         opened.add(d.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
         opened.add(c(w, m.updatedAt()));
         opened.add(ci(w, TT));
-        opened.add(ci(nx, TT));
+        opened.add(d.orOpen(m, ci(nx, TT)));
         opened.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + ci(nx, ACTION)
                 + " = 'change' THEN 'update' ELSE 'delete' END");
         opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX)) + " END");
@@ -652,7 +657,7 @@ final class SetBasedApply {
             record.add(d.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
             record.add(ci(w, TT));
             record.add(ci(w, TT));
-            record.add(ci(nx, TT));
+            record.add(d.orOpen(m, ci(nx, TT)));
             record.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' ELSE 'update' END");
             record.add("CASE WHEN " + ci(nx, ACTION) + " IS NOT NULL THEN " + changedAttributes(o, nx, ci(nx, IDX))
                     + " END");
