@@ -58,9 +58,21 @@ final class Fingerprints {
         return signature + ":" + rows + ":" + hash.toPlainString();
     }
 
-    /** True when {@code recorded} (a ledger entry's fingerprint, or null) covers the columns these do. */
+    /**
+     * The fingerprint of a batch with {@code rows} rows whose content is not hashed ({@code restatements: ignore}):
+     * it records the columns the batch was applied under, which a key-scoped replay needs, and is never compared for
+     * a restatement.
+     */
+    String withoutHash(long rows) {
+        return signature + ":" + rows + ":";
+    }
+
+    /**
+     * True when {@code recorded} (a ledger entry's fingerprint, or null) covers the columns these do and has a content
+     * hash to compare.
+     */
     boolean comparable(String recorded) {
-        return recorded != null && recorded.startsWith(signature + ":");
+        return recorded != null && recorded.startsWith(signature + ":") && !unflagged(recorded).endsWith(":");
     }
 
     /**

@@ -405,7 +405,8 @@ final class SnapshotRun {
         Map<Seq, Long> rows = new java.util.HashMap<>();
         Map<Seq, String> fingerprints = new java.util.HashMap<>();
         boolean[] nulls = {false};
-        prints = settings.restatements() == Restatements.DETECT ? Fingerprints.of(dialect, m) : null;
+        Fingerprints columnsOnly = Fingerprints.of(dialect, m);
+        prints = settings.restatements() == Restatements.DETECT ? columnsOnly : null;
         jdbc.query(prints == null ? dialect.discoverSequences(m) : dialect.fingerprintSequences(m, prints.columns()),
                 rs -> {
             Object v = m.sequenceType().read(rs, 1);
@@ -419,7 +420,10 @@ final class SnapshotRun {
                     rows.put(s, rs.getLong(2));
                 }
                 java.math.BigDecimal hash = columns > 2 ? rs.getBigDecimal(3) : null;
-                if (hash != null) {
+                if (prints == null && columns > 1) {
+                    // restatements: ignore records the columns a batch is applied under, without a hash
+                    fingerprints.put(s, columnsOnly.withoutHash(rs.getLong(2)));
+                } else if (hash != null) {
                     fingerprints.put(s, prints.of(rs.getLong(2), hash));
                 }
             }
@@ -810,8 +814,8 @@ final class SnapshotRun {
      * rows since it was applied, whose content hash differs, or that the ledger lost, is replayed for every key; so is
      * a run that found a restated batch), every replayed batch's fingerprint recorded when it was applied, over the
      * columns the source has now (its error log records and archived rows, which the key-scoped roll back matches by
-     * the rows staged now, have those columns; so {@code restatements: ignore}, which records no fingerprint, replays
-     * every key), no column introduced from the replay point on, and the source's columns those the model knows (a
+     * the rows staged now, have those columns; {@code restatements: ignore} records the columns without a hash), no
+     * column introduced from the replay point on, and the source's columns those the model knows (a
      * column added, missing or back changes the replayed batches' rows of every key).
      */
     private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
