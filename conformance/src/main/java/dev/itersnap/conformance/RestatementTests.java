@@ -120,6 +120,15 @@ public abstract class RestatementTests extends ConformanceTestBase {
         }
     }
 
+    /**
+     * Whether {@link #restatedBatchIsReplayedAndEqualsACleanRunOverTheCorrectedSource} applies its first four files in
+     * one run instead of one run each (the ledger records a fingerprint per batch either way). Spark takes one run:
+     * every engine run there is about fifty Spark jobs.
+     */
+    protected boolean appliesTheFilesInOneRun() {
+        return false;
+    }
+
     private static ModelSettings build(RawTable raw, HardDeletes hardDeletes) {
         return model(raw).hardDeletes(hardDeletes).build();
     }
@@ -136,7 +145,9 @@ public abstract class RestatementTests extends ConformanceTestBase {
         ModelSettings m = build(raw, hardDeletes);
         for (int d = 1; d <= 4; d++) {
             raw.insertAll(file(d));
-            fixture.run(m);
+            if (d == 4 || !appliesTheFilesInOneRun()) {
+                fixture.run(m);
+            }
         }
         raw.deleteWhere("file_date", day(2));
         raw.insertAll(restated(2, kind));

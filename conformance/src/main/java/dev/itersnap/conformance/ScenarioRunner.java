@@ -212,17 +212,26 @@ public final class ScenarioRunner {
             return;
         }
         List<Column> columns = mirror.columns();
-        String sql = "INSERT INTO " + Scenario.RAW_TABLE + " ("
-                + columns.stream().map(Column::name).collect(Collectors.joining(", ")) + ") VALUES ("
-                + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
-        try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-            for (Map<String, Object> row : rows) {
-                for (int i = 0; i < columns.size(); i++) {
-                    bind(ps, i + 1, columns.get(i).type(), row.get(columns.get(i).name()));
+        String tuple = columns.stream().map(c -> "?").collect(Collectors.joining(", ", "(", ")"));
+        // several rows a statement: on Delta Lake every statement is a commit (one per row made deliveries cost more
+        // than the runs they feed); 20 rows stay under every driver's parameter limit
+        int perStatement = Math.max(1, Math.min(20, 250 / columns.size()));
+        try (Connection c = ds.getConnection()) {
+            for (int from = 0; from < rows.size(); from += perStatement) {
+                List<Map<String, Object>> chunk = rows.subList(from, Math.min(rows.size(), from + perStatement));
+                String sql = "INSERT INTO " + Scenario.RAW_TABLE + " ("
+                        + columns.stream().map(Column::name).collect(Collectors.joining(", ")) + ") VALUES "
+                        + String.join(", ", java.util.Collections.nCopies(chunk.size(), tuple));
+                try (PreparedStatement ps = c.prepareStatement(sql)) {
+                    int index = 1;
+                    for (Map<String, Object> row : chunk) {
+                        for (Column column : columns) {
+                            bind(ps, index++, column.type(), row.get(column.name()));
+                        }
+                    }
+                    ps.executeUpdate();
                 }
-                ps.addBatch();
             }
-            ps.executeBatch();
         }
     }
 
