@@ -30,7 +30,8 @@ final class ExitCodes {
         m.put(" " + OK, "success");
         m.put(" " + FAILED, "any other failure, e.g. a source column type change the database cannot widen");
         m.put(" " + CONFIGURATION, "usage or configuration error: bad arguments, unreadable model file, invalid "
-                + "setting, unusable source query, no JDBC driver or dialect for the database");
+                + "setting, unusable source query, no JDBC driver or dialect for the database, a target the model "
+                + "does not own (TARGET_NOT_OWNED)");
         m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
         m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
         m.put(" " + AUDIT_PROBLEMS, "audit only: the audit ran and found at least one problem in the table");
@@ -46,7 +47,7 @@ final class ExitCodes {
         }
         if (error instanceof ItersnapException e) {
             return switch (e.code()) {
-                case INVALID_SETTING, INVALID_SOURCE, INVALID_SEQUENCE, NO_DIALECT -> CONFIGURATION;
+                case INVALID_SETTING, INVALID_SOURCE, INVALID_SEQUENCE, NO_DIALECT, TARGET_NOT_OWNED -> CONFIGURATION;
                 case LOCK_TIMEOUT -> LOCK_TIMEOUT;
                 case LOGIC_CHANGE -> LOGIC_CHANGE;
                 case DATABASE_ERROR -> DATABASE;

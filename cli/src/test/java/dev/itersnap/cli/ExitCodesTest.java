@@ -14,9 +14,19 @@ class ExitCodesTest {
 
     @ParameterizedTest
     @CsvSource({"INVALID_SETTING, 2", "INVALID_SOURCE, 2", "NO_DIALECT, 2", "LOCK_TIMEOUT, 3", "DATABASE_ERROR, 4",
-            "INCOMPATIBLE_SCHEMA_CHANGE, 1", "INVALID_SEQUENCE, 2", "LOGIC_CHANGE, 6"})
+            "INCOMPATIBLE_SCHEMA_CHANGE, 1", "INVALID_SEQUENCE, 2", "LOGIC_CHANGE, 6", "TARGET_NOT_OWNED, 2"})
     void mapsEachErrorCode(ErrorCode code, int exitCode) {
         assertThat(ExitCodes.of(new ItersnapException(code, "boom"))).isEqualTo(exitCode);
+    }
+
+    /** A new error code needs a row above: its exit code is a decision, not the default that happens to apply. */
+    @Test
+    void everyErrorCodeHasItsExitCodeListed() throws NoSuchMethodException {
+        String listed = String.join(" ", ExitCodesTest.class.getDeclaredMethod("mapsEachErrorCode", ErrorCode.class,
+                int.class).getAnnotation(CsvSource.class).value());
+        for (ErrorCode code : ErrorCode.values()) {
+            assertThat(listed).as("exit code of %s listed in mapsEachErrorCode", code).contains(code.name() + ",");
+        }
     }
 
     @Test

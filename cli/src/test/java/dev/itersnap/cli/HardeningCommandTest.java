@@ -202,4 +202,22 @@ class HardeningCommandTest {
         }
         assertThat(db.rows("SELECT table_name FROM information_schema.tables WHERE table_name LIKE 'HHH%'")).isEmpty();
     }
+
+    /** A run against a history another model owns writes nothing and exits 2, naming the owner (TARGET_NOT_OWNED). */
+    @Test
+    void aSecondModelOnAnOwnedTargetExitsWithAConfigurationError() throws Exception {
+        H2Model db = new H2Model(dir.resolve("db"));
+        db.load(1, "Active", "T1", "2024-01-01T09:00", "2024-01-01");
+        assertThat(Execution.of("run", "--jdbc-url", db.url, "--config", db.config.toString()).exitCode())
+                .isEqualTo(ExitCodes.OK);
+        Path second = Files.writeString(dir.resolve("second.yml"), Files.readString(db.config)
+                .replace("name: customers", "name: customers_copy"));
+
+        Execution e = Execution.of("run", "--jdbc-url", db.url, "--config", second.toString());
+
+        assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(e.errLines()).singleElement().asString().containsIgnoringCase("target customers_history belongs to "
+                + "model 'customers'");
+        assertThat(db.rows("SELECT COUNT(*) FROM customers_history")).singleElement().asString().contains("1");
+    }
 }
