@@ -180,6 +180,41 @@ public abstract class TamperingTests extends ConformanceTestBase {
     }
 
     /**
+     * The ledger row of a batch that opened and closed no version (its keys unchanged, one row set aside) deleted by
+     * hand: the history does not show the batch, the error log does. The next run applies it again without logging
+     * its set-aside row twice, and reports the repair.
+     */
+    @Test
+    void deletedLedgerRowOfABatchThatOnlySetARowAsideIsNotLoggedTwice() {
+        ModelSettings.Builder[] m = new ModelSettings.Builder[1];
+        RawTable raw = built(2, m);
+        for (java.util.Map<String, Object> row : fixture.query("SELECT id, status, tier, updated_at FROM "
+                + raw.name() + " WHERE file_date = ?", day(2))) {
+            raw.insert(row.get("id"), row.get("status"), row.get("tier"), row.get("updated_at"), day(3));
+        }
+        raw.insert(null, "Ghost", "A", ts(day(3) + " 09:00"), day(3)); // no key: set aside
+        fixture.run(m[0].build());
+        List<SnapshotFixture.ErrorEntry> logged = fixture.errors(MODEL);
+        assertThat(logged).extracting(SnapshotFixture.ErrorEntry::sequence).containsExactly(day(3).toString());
+        List<Essence> before = fixture.essence(TARGET);
+        fixture.execute("DELETE FROM " + SnapshotFixture.METADATA + ".itersnap_ledger WHERE model = ? AND "
+                + "sequence_value = ?", MODEL, day(3).toString());
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m[0].build());
+
+        assertThat(events.of(SnapshotEvent.LedgerRepaired.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequences()).containsExactly(day(3)));
+        assertThat(r.batchesApplied()).isEqualTo(1);
+        assertThat(fixture.errors(MODEL)).extracting(SnapshotFixture.ErrorEntry::sequence,
+                SnapshotFixture.ErrorEntry::reason, SnapshotFixture.ErrorEntry::record).containsExactlyElementsOf(
+                logged.stream().map(e -> org.assertj.core.groups.Tuple.tuple(e.sequence(), e.reason(), e.record()))
+                        .toList());
+        assertThat(fixture.essence(TARGET)).isEqualTo(before);
+        assertThat(fixture.ledgerEntry(MODEL, day(3).toString()).rejected()).isEqualTo(1);
+    }
+
+    /**
      * Ledger rows deleted at random (seeded), some of them of batches that aged out of the source: the history is
      * replayed from the first lost batch, the aged-out ones reproduced from the history, and ends as one clean run.
      */

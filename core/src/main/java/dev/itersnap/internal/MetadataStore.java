@@ -366,6 +366,19 @@ public final class MetadataStore {
                 + q(e.sequence()) + " IS NOT NULL").build(), rs -> rs.getString(1));
     }
 
+    /** The sequences among {@code batches} (canonical texts) with rows in the error log. */
+    List<String> loggedSequences(List<Seq> batches) {
+        MetadataSchema.Errors e = schema.errors();
+        List<String> out = new ArrayList<>();
+        for (int from = 0; from < batches.size(); from += FORGET_CHUNK) {
+            out.addAll(jdbc.query(inList(Statement.builder("read error log").sql("SELECT DISTINCT "
+                    + q(e.sequence()) + " FROM " + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ")
+                    .bind(model).sql(" AND " + q(e.sequence())), batches.subList(from,
+                    Math.min(batches.size(), from + FORGET_CHUNK))), rs -> rs.getString(1)));
+        }
+        return out;
+    }
+
     /** Rows set aside by reason, most first; with {@code bySequence}, by sequence and reason, in text order. */
     public List<ErrorCount> errorCounts(boolean bySequence) {
         MetadataSchema.Errors e = schema.errors();

@@ -119,6 +119,7 @@ final class SnapshotRun {
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
+        forgetRowsLoggedWithoutEntry(fresh);
         boolean late = detect(fresh, applied, source, lostFrom);
         TreeSet<Seq> batches = new TreeSet<>(fresh);
         if (replayPoint != null) {
@@ -329,6 +330,30 @@ final class SnapshotRun {
         listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
                 lost.stream().map(Seq::value).toList()));
         return lost.first();
+    }
+
+    /**
+     * A batch about to be applied that already has set-aside rows in the error log: its ledger entry was deleted by
+     * hand and it opened and closed no version (so the history did not show it to {@link #checkLedger}), or a run
+     * without transactions died between logging and recording it. Applying it logs them again, so they are forgotten
+     * first; the batch is reported as repaired. One read, only by runs that apply new batches.
+     */
+    private void forgetRowsLoggedWithoutEntry(TreeSet<Seq> fresh) {
+        if (fresh.isEmpty() || operation == Operation.FULL_REFRESH) {
+            return;
+        }
+        List<Seq> logged = new ArrayList<>();
+        for (String text : store.loggedSequences(new ArrayList<>(fresh))) {
+            logged.add(Seq.parse(m.sequenceType(), text));
+        }
+        if (logged.isEmpty()) {
+            return;
+        }
+        logged.sort(null);
+        store.forget(logged);
+        jdbc.commit("repair ledger");
+        listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
+                logged.stream().map(Seq::value).toList()));
     }
 
     /**
