@@ -17,7 +17,7 @@ public final class Secrets {
 
     private static final Pattern PROPERTY = Pattern.compile("(?i)((?<![A-Za-z0-9])[A-Za-z0-9_.-]*(?:password|passwd|pwd"
             + "|secret|token|credential|api_?key|access_?key|private_?key)[A-Za-z0-9_.-]*[\"']?\\s*[=:]\\s*[\"']?)"
-            + "([^;&\\s'\",)}\\]]+)");
+            + "([^;&\\s'\"]+)"); // to the next separator: a comma or bracket may be part of the secret
     private static final Pattern USER_INFO = Pattern.compile("(//[^/@:\\s;?&]+:)([^@/\\s]+)(@)");
 
     private Secrets() {

@@ -20,6 +20,10 @@ class SecretsTest {
                         + "Auth_AccessToken=***");
         assertThat(Secrets.mask("jdbc:mysql://etl:hunter2@db:3306/w")).isEqualTo("jdbc:mysql://etl:***@db:3306/w");
         assertThat(Secrets.mask("jdbc:h2:/data/w;USER=sa;PASSWORD=x y")).isEqualTo("jdbc:h2:/data/w;USER=sa;PASSWORD=*** y");
+        // a comma or bracket inside a secret does not end it (masking a little more is safe, showing a part is not)
+        assertThat(Secrets.mask("jdbc:postgresql://db/w?user=etl&password=a,b)c]d}e&ssl=true"))
+                .isEqualTo("jdbc:postgresql://db/w?user=etl&password=***&ssl=true");
+        assertThat(Secrets.mask("{user=etl, password=p,q}")).isEqualTo("{user=etl, password=***");
         assertThat(Secrets.mask("failed: apiKey='k-123', sslpassword=\"p\""))
                 .isEqualTo("failed: apiKey='***', sslpassword=\"***\"");
     }
