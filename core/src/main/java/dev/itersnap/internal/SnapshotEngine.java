@@ -53,6 +53,10 @@ public final class SnapshotEngine {
         return execute(SnapshotRun.Operation.REPLAY, sequence);
     }
 
+    public RunResult adopt(Object through) {
+        return execute(SnapshotRun.Operation.ADOPT, through);
+    }
+
     /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */
     public void validate() {
         try (Connection c = dataSource.getConnection()) {
