@@ -120,6 +120,20 @@ public final class IterativeSnapshot {
     }
 
     /**
+     * Takes over an existing SCD Type 2 table as {@link #adopt} does, repairing what the source can still rebuild:
+     * the versions that start at or after {@code from} (the oldest batch the source holds) are removed, each key's
+     * latest version before it is reopened unless it closed by then, the versions that closed before it are kept as
+     * they are, and the source's batches from {@code from} on are applied in business order, in the same run. The
+     * history is adopted through the last source batch before {@code from} (or the sequence just before it). Needs a
+     * date or timestamp {@code sequence_by} over a date or timestamp {@code updated_at}: {@code from} is placed in the
+     * versions' validity as that time (a date as its start of day). The result lists the batches applied.
+     */
+    public RunResult adoptRebuildingFrom(ModelSettings model, Object from) {
+        Objects.requireNonNull(from, "from");
+        return engine(model).adoptRebuildingFrom(from);
+    }
+
+    /**
      * The SQL of the model's history as of a time or a batch ({@link AsOf}): the versions valid then, half-open
      * {@code [dbt_valid_from, dbt_valid_to)}, deleted keys left out. The point is written into the SQL as a typed
      * literal (read through the column's type first, so it cannot carry SQL), so the text can define a view.

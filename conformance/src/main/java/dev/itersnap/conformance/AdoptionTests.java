@@ -209,6 +209,56 @@ public abstract class AdoptionTests extends ConformanceTestBase {
         assertThat(fixture.ledger(MODEL)).hasSize(4);
     }
 
+    /**
+     * The adoption point need not be a batch of the source; a batch at that sequence arriving later is refused like
+     * any other below the point (its rows change the empty batch the ledger records there).
+     */
+    @Test
+    void batchAtAnAdoptionPointTheSourceLackedIsRefused() throws Exception {
+        RawTable raw = adopted(1, 2, 3);
+        adopt(raw, "2024-01-04");
+        assertThat(fixture.ledger(MODEL)).hasSize(4);
+        file(raw, 4);
+
+        assertThatThrownBy(() -> fixture.run(model(raw).build()))
+                .satisfies(e -> assertLateBeforeAdoption(e, "batch 2024-01-04"));
+    }
+
+    /**
+     * The repair path: the source holds files 3 to 5 only (1 and 2 aged out). Rebuilding from file 3 keeps the
+     * versions that closed before it as dbt wrote them, reopens each key's version current then, removes the rest and
+     * applies files 3 to 5 in order: key 1's damage (file 3 applied after file 4) is gone, and the history is the one
+     * an in-order run gives from file 3 on. A file before 3 arriving later is refused.
+     */
+    @Test
+    void rebuildFromTheOldestRetainedBatchRepairsTheRetainedRange() throws Exception {
+        RawTable raw = adopted(3, 4, 5);
+
+        RunResult rebuilt = fixture.engine(null).adoptRebuildingFrom(model(raw).build(), "2024-01-03");
+
+        assertThat(rebuilt.batches()).extracting(b -> b.sequenceText())
+                .containsExactly("2024-01-03", "2024-01-04", "2024-01-05");
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status") + " " + v.validFrom() + " "
+                + v.validTo()).containsExactly(
+                "A 2024-01-01T09:00 2024-01-02T09:00",
+                "B 2024-01-02T09:00 2024-01-03T09:00",
+                "C 2024-01-03T09:00 2024-01-04T09:00",
+                "D 2024-01-04T09:00 2024-01-05T09:00",
+                "E 2024-01-05T09:00 null");
+        assertThat(fixture.versions(TARGET, "id", 1).get(0).scdId()).as("a kept version keeps dbt's id")
+                .isEqualTo(scdId(1, at(1)));
+        assertThat(fixture.versions(TARGET, "id", 2)).singleElement().satisfies(v -> assertThat(v.current()).isTrue());
+        assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
+        assertThat(fixture.ledger(MODEL)).extracting(SnapshotFixture.LedgerEntry::sequence)
+                .containsExactlyInAnyOrder("2024-01-02", "2024-01-03", "2024-01-04", "2024-01-05");
+        assertThat(fixture.run(model(raw).build()).batches()).as("nothing new: a no-op").isEmpty();
+
+        file(raw, 2);
+        assertThatThrownBy(() -> fixture.run(model(raw).build()))
+                .isInstanceOfSatisfying(ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.LATE_BEFORE_ADOPTION));
+    }
+
     /** A table that is already an itersnap history, or a model that already has one, is not adopted. */
     @Test
     void ownedTableIsNotAdopted() {

@@ -83,6 +83,8 @@ final class SnapshotRun {
     private Seq replayPoint;
     /** An adoption's point, once adopted. */
     private Seq adopted;
+    /** With an adoption: the batch to rebuild the history from (the oldest the source holds), or null. */
+    private Object rebuildFrom;
     /** The columns and signature of this run's fingerprints; null with {@code restatements: ignore}. */
     private Fingerprints prints;
     /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
@@ -105,6 +107,14 @@ final class SnapshotRun {
         this.previousStatus = previousStatus;
     }
 
+    /**
+     * Makes an adoption rebuild the history from {@code sequence} on: the versions that start at or after it are
+     * removed, each key's latest version before it reopened, and the source's batches from it applied in order.
+     */
+    void rebuildFrom(Object sequence) {
+        this.rebuildFrom = sequence;
+    }
+
     String replayPointText() {
         if (adopted != null) {
             return adopted.text(); // the run log keeps an adoption's point as its replay point
@@ -115,8 +125,19 @@ final class SnapshotRun {
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
         if (operation == Operation.ADOPT) {
-            return adopt();
+            RunResult adoption = adopt();
+            if (rebuildFrom == null) {
+                return adoption;
+            }
+            // the versions from the rebuild point on are gone: apply the source's batches from there, in order
+            replayPoint = null;
+            return applyNew();
         }
+        return applyNew();
+    }
+
+    /** The steps of a run, rebuild or replay. */
+    private RunResult applyNew() {
         resolve();
         own();
         recover();
@@ -400,13 +421,20 @@ final class SnapshotRun {
             throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target " + key
                     + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
         }
+        Object asked = rebuildFrom != null ? rebuildFrom : replayFrom;
         Seq through;
         try {
-            through = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+            through = new Seq(m.sequenceType(), m.sequenceType().coerce(asked));
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot adopt "
-                    + "through " + replayFrom + ": " + e.getMessage() + " (sequence_by '" + m.sequenceBy() + "' is "
-                    + m.sequenceColumn().typeName() + ")");
+                    + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
+                    + " (sequence_by '" + m.sequenceBy() + "' is " + m.sequenceColumn().typeName() + ")");
+        }
+        Seq rebuildPoint = null;
+        Object cut = null;
+        if (rebuildFrom != null) {
+            rebuildPoint = through;
+            cut = cutTime(rebuildPoint);
         }
         String[] mark;
         try {
@@ -440,6 +468,12 @@ final class SnapshotRun {
             }
         }
         Discovery source = discover();
+        if (rebuildPoint != null) {
+            // the adoption point: the last batch before the rebuild point the source holds, else the sequence just
+            // before it (a ledger entry with no rows that marks where the kept versions end)
+            java.util.SortedSet<Seq> before = source.sequences().headSet(rebuildPoint);
+            through = before.isEmpty() ? predecessor(rebuildPoint) : before.last();
+        }
         lock.verifyHeld();
         // bookkeeping columns (DDL first, committed on its own)
         Map<String, TableSpec.ColumnType> bookkeeping = new LinkedHashMap<>();
@@ -470,17 +504,31 @@ final class SnapshotRun {
         String opened = dialect.quote(n.openedSeq());
         String closed = dialect.quote(n.closedSeq());
         String ct = dialect.quote(n.changeType());
-        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + opened + " = ")
-                .bind(through.value()).sql(" WHERE " + opened + " IS NULL").build());
-        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = ")
-                .bind(through.value()).sql(" WHERE " + closed + " IS NULL AND NOT " + open).build());
-        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct
-                + " IS NULL AND " + closed + " IS NULL"));
-        // a closed version is an update when the key's next version starts where it ends, else a delete
+        String vf = dialect.quote(n.validFrom());
         List<String> sameKey = new ArrayList<>();
         for (String k : m.keys()) {
             sameKey.add("s." + dialect.quote(k) + " = " + t + "." + dialect.quote(k));
         }
+        if (cut != null) {
+            // the versions that start at or after the rebuild point go (the batches from there rebuild them); each
+            // key's latest version before it, unless it closed by then, is reopened as the state the rebuild starts
+            // from; the versions that closed before it are kept as they are
+            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("DELETE FROM " + t + " WHERE " + vf
+                    + " >= ").bind(cut).build());
+            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + vt + " = NULL, "
+                    + ct + " = 'insert', " + dialect.quote(n.changedAttributes()) + " = NULL WHERE (" + open + " OR "
+                    + vt + " > ").bind(cut).sql(") AND NOT EXISTS (SELECT 1 FROM " + t + " s WHERE "
+                    + String.join(" AND ", sameKey) + " AND s." + vf + " > " + t + "." + vf + ")").build());
+        }
+        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + opened + " = ")
+                .bind(through.value()).build());
+        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = NULL WHERE "
+                + open).build());
+        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = ")
+                .bind(through.value()).sql(" WHERE NOT " + open).build());
+        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct
+                + " IS NULL AND " + closed + " IS NULL"));
+        // a closed version is an update when the key's next version starts where it ends, else a delete
         jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = CASE WHEN EXISTS "
                 + "(SELECT 1 FROM " + t + " s WHERE " + String.join(" AND ", sameKey) + " AND s."
                 + dialect.quote(n.validFrom()) + " = " + t + "." + vt + ") THEN 'update' ELSE 'delete' END WHERE "
@@ -497,6 +545,12 @@ final class SnapshotRun {
         // the ledger: every batch of the source up to the adoption point, and the point itself
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
         declared.add(through);
+        Map<Seq, String> fingerprints = new java.util.HashMap<>(source.fingerprints());
+        if (!source.sequences().contains(through) && prints != null) {
+            // the point is no batch of the source: recorded as an empty batch whose hash no content has, so that
+            // rows arriving for it later are a restatement, refused below the adoption point, not taken as applied
+            fingerprints.put(through, prints.of(0, java.math.BigDecimal.valueOf(-1)));
+        }
         List<Seq> seqs = new ArrayList<>(declared);
         List<BatchResult> results = new ArrayList<>();
         List<String> deletionTimes = new ArrayList<>();
@@ -506,7 +560,7 @@ final class SnapshotRun {
                     false, 0));
             deletionTimes.add(null);
         }
-        store.fingerprints(source.fingerprints());
+        store.fingerprints(fingerprints);
         store.recordAll(results, seqs, runId, deletionTimes);
         for (SourceColumn src : m.sourceColumns()) {
             if (column(targetColumns, src.name()) != null) {
@@ -520,6 +574,43 @@ final class SnapshotRun {
         listener.onEvent(new SnapshotEvent.HistoryAdopted(settings.name(), runId, through.value(), seqs.size(),
                 versions, added));
         return new RunResult(runId, settings.name(), results, false, null, 0, Duration.ZERO);
+    }
+
+    /**
+     * Where a rebuild from {@code from} cuts the versions' validity: the sequence as a time of the updated_at type
+     * (a date as its start of day). Only for a date or timestamp sequence_by over a date or timestamp updated_at.
+     */
+    private Object cutTime(Seq from) {
+        Object v = from.value();
+        dev.itersnap.spi.ValueType u = m.updatedAtType();
+        if (m.sequenceType().temporal() && u.temporal()) {
+            if (u == m.sequenceType()) {
+                return v;
+            }
+            if (v instanceof java.time.LocalDate d && u == dev.itersnap.spi.ValueType.TIMESTAMP) {
+                return d.atStartOfDay();
+            }
+            if (v instanceof java.time.LocalDateTime d && u == dev.itersnap.spi.ValueType.DATE) {
+                return d.toLocalDate();
+            }
+        }
+        throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': adopt --rebuild-from "
+                + "places the rebuild point in the versions' validity, which needs sequence_by and updated_at of the "
+                + "same kind of time (DATE or TIMESTAMP; sequence_by '" + m.sequenceBy() + "' is "
+                + m.sequenceColumn().typeName() + ", updated_at '" + m.updatedAt() + "' is "
+                + m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
+    }
+
+    /** The sequence just before a date or timestamp one (a day, a microsecond). */
+    private static Seq predecessor(Seq s) {
+        Object v = s.value();
+        Object p = v instanceof java.time.LocalDate d ? d.minusDays(1)
+                : v instanceof java.time.LocalDateTime d ? d.minusNanos(1000)
+                : v instanceof java.time.OffsetDateTime d ? d.minusNanos(1000) : null;
+        if (p == null) {
+            throw new IllegalStateException("no predecessor of " + s);
+        }
+        return new Seq(s.type(), p);
     }
 
     private ItersnapException notOwned(String message) {
