@@ -245,7 +245,7 @@ public final class AuditCommand implements Callable<Integer> {
         return h;
     }
 
-    private static Finding check(Sql sql, String check, String description, String query, List<String> headers)
+    static Finding check(Sql sql, String check, String description, String query, List<String> headers)
             throws SQLException {
         long count = ((Number) sql.rows("SELECT COUNT(*) FROM (" + query + ") x").get(0).get(0)).longValue();
         List<List<String>> examples = new ArrayList<>();

@@ -132,4 +132,44 @@ class AdoptCommandTest {
         assertThat(late.exitCode()).as(late.err()).isEqualTo(ExitCodes.LATE_BEFORE_ADOPTION);
         assertThat(late.err()).contains("batch 2024-01-02", "adopted through 2024-01-04");
     }
+
+    @Test
+    void rebuildFromTheOldestRetainedBatchRepairsAndListsTheChanges() throws Exception {
+        db.execute("DELETE FROM raw_customers WHERE file_date < DATE '2024-01-03'");
+        file(1, "E", 5);
+
+        Execution dry = db.cli("adopt", "--rebuild-from", "2024-01-03", "--dry-run", "--json");
+        assertThat(dry.exitCode()).as(dry.err()).isZero();
+        assertThat(H2Model.json(dry).get("batches_to_rebuild").toString())
+                .isEqualTo("[\"2024-01-03\",\"2024-01-04\",\"2024-01-05\"]");
+
+        Execution e = db.cli("adopt", "--rebuild-from", "2024-01-03", "--yes", "--json");
+
+        assertThat(e.exitCode()).as(e.err()).isZero();
+        JsonNode o = H2Model.json(e);
+        assertThat(o.get("audit").get("problems").asLong()).isEqualTo(3);
+        assertThat(o.get("audit_after").get("problems").asLong()).isZero();
+        assertThat(o.get("batches_rebuilt")).hasSize(3);
+        assertThat(o.get("changes").get("removed").get("count").asLong()).isZero();
+        assertThat(o.get("changes").get("added").get("count").asLong()).isEqualTo(1);
+        assertThat(o.get("changes").get("redated").get("count").asLong()).isEqualTo(3);
+        assertThat(db.rows("SELECT status, dbt_valid_from, dbt_valid_to FROM customers_history ORDER BY "
+                + "dbt_valid_from")).containsExactly("A|2024-01-01 09:00:00|2024-01-02 09:00:00|",
+                "B|2024-01-02 09:00:00|2024-01-03 09:00:00|", "C|2024-01-03 09:00:00|2024-01-04 09:00:00|",
+                "D|2024-01-04 09:00:00|2024-01-05 09:00:00|", "E|2024-01-05 09:00:00|null|");
+        assertThat(db.rows("SELECT COUNT(*) FROM customers_history_before_adopt")).containsExactly("4|");
+
+        Execution text = db.cli("status");
+        assertThat(text.exitCode()).as(text.err()).isZero();
+        Execution again = db.cli("adopt", "--rebuild-from", "2024-01-03", "--yes");
+        assertThat(again.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(again.err()).contains("customers_history_before_adopt");
+    }
+
+    @Test
+    void needsThroughOrRebuildFrom() {
+        assertThat(db.cli("adopt", "--yes").exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(db.cli("adopt", "--yes", "--through", "2024-01-04", "--rebuild-from", "2024-01-03").exitCode())
+                .isEqualTo(ExitCodes.CONFIGURATION);
+    }
 }
