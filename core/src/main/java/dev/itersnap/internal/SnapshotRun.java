@@ -505,20 +505,27 @@ final class SnapshotRun {
         String closed = dialect.quote(n.closedSeq());
         String ct = dialect.quote(n.changeType());
         String vf = dialect.quote(n.validFrom());
-        List<String> sameKey = new ArrayList<>();
+        // MERGE over an aggregate rather than UPDATE with a correlated subquery: Delta Lake refuses subqueries in an
+        // UPDATE's condition, and every dialect runs this form (see the key-scoped roll back)
+        List<String> keyJoin = new ArrayList<>();
+        List<String> keyList = new ArrayList<>();
         for (String k : m.keys()) {
-            sameKey.add("s." + dialect.quote(k) + " = " + t + "." + dialect.quote(k));
+            keyJoin.add("x." + dialect.quote(k) + " = y." + dialect.quote(k));
+            keyList.add(dialect.quote(k));
         }
+        String keys = String.join(", ", keyList);
+        String on = String.join(" AND ", keyJoin) + " AND x." + vf + " = y.itersnap_vf";
         if (cut != null) {
             // the versions that start at or after the rebuild point go (the batches from there rebuild them); each
             // key's latest version before it, unless it closed by then, is reopened as the state the rebuild starts
             // from; the versions that closed before it are kept as they are
             jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("DELETE FROM " + t + " WHERE " + vf
                     + " >= ").bind(cut).build());
-            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + vt + " = NULL, "
-                    + ct + " = 'insert', " + dialect.quote(n.changedAttributes()) + " = NULL WHERE (" + open + " OR "
-                    + vt + " > ").bind(cut).sql(") AND NOT EXISTS (SELECT 1 FROM " + t + " s WHERE "
-                    + String.join(" AND ", sameKey) + " AND s." + vf + " > " + t + "." + vf + ")").build());
+            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("MERGE INTO " + t + " x USING (SELECT " + keys
+                    + ", MAX(" + vf + ") AS itersnap_vf FROM " + t + " GROUP BY " + keys + ") y ON " + on
+                    + " WHEN MATCHED AND (" + open.replace(vt, "x." + vt) + " OR x." + vt + " > ").bind(cut)
+                    .sql(") THEN UPDATE SET " + vt + " = NULL, " + ct + " = 'insert', "
+                            + dialect.quote(n.changedAttributes()) + " = NULL").build());
         }
         jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + opened + " = ")
                 .bind(through.value()).build());
@@ -529,10 +536,18 @@ final class SnapshotRun {
         jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct
                 + " IS NULL AND " + closed + " IS NULL"));
         // a closed version is an update when the key's next version starts where it ends, else a delete
-        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = CASE WHEN EXISTS "
-                + "(SELECT 1 FROM " + t + " s WHERE " + String.join(" AND ", sameKey) + " AND s."
-                + dialect.quote(n.validFrom()) + " = " + t + "." + vt + ") THEN 'update' ELSE 'delete' END WHERE "
-                + ct + " IS NULL"));
+        List<String> aKeys = new ArrayList<>();
+        List<String> succeeded = new ArrayList<>();
+        for (String k : m.keys()) {
+            aKeys.add("a." + dialect.quote(k));
+            succeeded.add("s." + dialect.quote(k) + " = a." + dialect.quote(k));
+        }
+        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "MERGE INTO " + t + " x USING (SELECT DISTINCT "
+                + String.join(", ", aKeys) + ", a." + vf + " AS itersnap_vf FROM " + t + " a JOIN " + t + " s ON "
+                + String.join(" AND ", succeeded) + " AND s." + vf + " = a." + vt + ") y ON " + on
+                + " WHEN MATCHED AND x." + ct + " IS NULL THEN UPDATE SET " + ct + " = 'update'"));
+        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'delete' WHERE " + ct
+                + " IS NULL"));
         if (added.contains(n.isDeleted())) {
             jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET "
                     + dialect.quote(n.isDeleted()) + " = FALSE"));
