@@ -101,6 +101,39 @@ public final class IterativeSnapshot {
     }
 
     /**
+     * Takes over an existing SCD Type 2 table as the model's history: the table {@code target} names (a dbt snapshot,
+     * or any table with the model's meta column names) keeps its versions; the source's batches up to {@code through}
+     * (inclusive) are declared applied; the bookkeeping columns it lacks are added and filled so that no roll back
+     * reaches below {@code through}; the model owns the table from then on. Later runs apply the batches after
+     * {@code through} as usual and refuse, with {@link ErrorCode#LATE_BEFORE_ADOPTION}, a batch at or before it that
+     * arrives later (or a replay reaching back to it). It does not audit the table: check it first (the command
+     * line's {@code adopt} audits it and stops on problems). {@code through} is a value of the sequence column's Java
+     * type or its text form.
+     *
+     * @throws ItersnapException {@code TARGET_NOT_OWNED} when the table is already an itersnap history or the model
+     *                           already has one, {@code INVALID_SETTING} when the table is missing or lacks the keys
+     *                           or validity columns, {@code INVALID_SEQUENCE} for an unreadable {@code through}
+     */
+    public RunResult adopt(ModelSettings model, Object through) {
+        Objects.requireNonNull(through, "through");
+        return engine(model).adopt(through);
+    }
+
+    /**
+     * Takes over an existing SCD Type 2 table as {@link #adopt} does, repairing what the source can still rebuild:
+     * the versions that start at or after {@code from} (the oldest batch the source holds) are removed, each key's
+     * latest version before it is reopened unless it closed by then, the versions that closed before it are kept as
+     * they are, and the source's batches from {@code from} on are applied in business order, in the same run. The
+     * history is adopted through the last source batch before {@code from} (or the sequence just before it). Needs a
+     * date or timestamp {@code sequence_by} over a date or timestamp {@code updated_at}: {@code from} is placed in the
+     * versions' validity as that time (a date as its start of day). The result lists the batches applied.
+     */
+    public RunResult adoptRebuildingFrom(ModelSettings model, Object from) {
+        Objects.requireNonNull(from, "from");
+        return engine(model).adoptRebuildingFrom(from);
+    }
+
+    /**
      * The SQL of the model's history as of a time or a batch ({@link AsOf}): the versions valid then, half-open
      * {@code [dbt_valid_from, dbt_valid_to)}, deleted keys left out. The point is written into the SQL as a typed
      * literal (read through the column's type first, so it cannot carry SQL), so the text can define a view.

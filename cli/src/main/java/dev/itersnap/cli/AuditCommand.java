@@ -91,6 +91,27 @@ public final class AuditCommand implements Callable<Integer> {
     record Finding(String check, String description, long count, List<String> headers, List<List<String>> examples) {
     }
 
+    /**
+     * The audit of a table as {@code adopt} runs it first: the table's own checks (no source), under the model's key
+     * and meta column names.
+     */
+    static AuditCommand of(String table, List<String> keys, String updatedAt, String validFrom, String validTo,
+                           String validToCurrent) {
+        AuditCommand a = new AuditCommand();
+        a.table = table;
+        a.keys = keys;
+        a.updatedAt = updatedAt;
+        a.validFrom = validFrom;
+        a.validTo = validTo;
+        a.validToCurrent = validToCurrent;
+        return a;
+    }
+
+    /** Runs the checks. */
+    List<Finding> findings(Sql sql) throws SQLException {
+        return audit(sql);
+    }
+
     @Override
     public Integer call() throws SQLException {
         List<Finding> findings;
@@ -224,7 +245,7 @@ public final class AuditCommand implements Callable<Integer> {
         return h;
     }
 
-    private static Finding check(Sql sql, String check, String description, String query, List<String> headers)
+    static Finding check(Sql sql, String check, String description, String query, List<String> headers)
             throws SQLException {
         long count = ((Number) sql.rows("SELECT COUNT(*) FROM (" + query + ") x").get(0).get(0)).longValue();
         List<List<String>> examples = new ArrayList<>();
@@ -246,7 +267,12 @@ public final class AuditCommand implements Callable<Integer> {
         return sql.quote(c.name());
     }
 
-    private void print(PrintWriter out, List<Finding> findings, long total) {
+    void print(PrintWriter out, List<Finding> findings, long total) {
+        print(out, findings, total, true);
+    }
+
+    /** The findings as text; the closing verdict line with the exit code only when {@code withExitCode}. */
+    void print(PrintWriter out, List<Finding> findings, long total, boolean withExitCode) {
         out.println("audit of " + table + " (key " + String.join(", ", keys) + ", updated_at " + updatedAt
                 + ", validity " + validFrom + " .. " + validTo + ")");
         for (Finding f : findings) {
@@ -257,12 +283,24 @@ public final class AuditCommand implements Callable<Integer> {
             }
         }
         out.println();
-        out.println(total == 0 ? "clean: no problem found" : "problems found: " + total
-                + " (exit code " + ExitCodes.AUDIT_PROBLEMS + ")");
+        if (withExitCode) {
+            out.println(total == 0 ? "clean: no problem found" : "problems found: " + total
+                    + " (exit code " + ExitCodes.AUDIT_PROBLEMS + ")");
+        }
     }
 
     private String json(List<Finding> findings, long total) {
         ObjectMapper mapper = new ObjectMapper();
+        ObjectNode o = jsonNode(mapper, findings, total);
+        try {
+            return mapper.writeValueAsString(o);
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The findings as the JSON object {@code --json} prints. */
+    ObjectNode jsonNode(ObjectMapper mapper, List<Finding> findings, long total) {
         ObjectNode o = mapper.createObjectNode().put("table", table).put("clean", total == 0).put("problems", total);
         ObjectNode checks = o.putObject("checks");
         for (Finding f : findings) {
@@ -275,10 +313,6 @@ public final class AuditCommand implements Callable<Integer> {
                 }
             }
         }
-        try {
-            return mapper.writeValueAsString(o);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return o;
     }
 }

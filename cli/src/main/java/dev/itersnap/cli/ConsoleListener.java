@@ -68,6 +68,11 @@ final class ConsoleListener implements SnapshotListener {
         } else if (event instanceof SnapshotEvent.BatchRestated e) {
             return "restated batch: " + SequenceText.of(e.sequence()) + " changed in the source since it was applied ("
                     + rows(e.oldRows()) + " then, " + rows(e.newRows()) + " now); replaying from it";
+        } else if (event instanceof SnapshotEvent.HistoryAdopted e) {
+            return "adopted " + e.versions() + " versions through " + SequenceText.of(e.through()) + ": "
+                    + e.batches() + " batches declared applied"
+                    + (e.columnsAdded().isEmpty() ? "" : ", bookkeeping columns added " + String.join(", ",
+                    e.columnsAdded()));
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             return "timeline check failed for " + e.keys() + " keys, e.g. " + e.examples();
         }

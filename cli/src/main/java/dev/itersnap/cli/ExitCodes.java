@@ -18,6 +18,8 @@ final class ExitCodes {
     static final int AUDIT_PROBLEMS = 5;
     /** The model's logic changed since its last successful run; nothing was written. */
     static final int LOGIC_CHANGE = 6;
+    /** A batch at or before the point the history was adopted through arrived later; nothing was written. */
+    static final int LATE_BEFORE_ADOPTION = 7;
 
     /** For the {@code --help} text; keep in step with {@link #of(Throwable)}. */
     static final Map<String, String> HELP = help();
@@ -34,9 +36,12 @@ final class ExitCodes {
                 + "does not own (TARGET_NOT_OWNED)");
         m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
         m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
-        m.put(" " + AUDIT_PROBLEMS, "audit only: the audit ran and found at least one problem in the table");
+        m.put(" " + AUDIT_PROBLEMS, "audit, adopt: the audit ran and found at least one problem in the table (adopt: "
+                + "nothing was written; --accept-problems adopts it anyway)");
         m.put(" " + LOGIC_CHANGE, "logic change: the model's settings changed since its last successful run; "
                 + "nothing was written. Rebuild with replay --from SEQ, or run --accept-logic-change");
+        m.put(" " + LATE_BEFORE_ADOPTION, "late before adoption: a batch at or before the point the history was "
+                + "adopted through arrived (or changed) later; nothing was written (LATE_BEFORE_ADOPTION)");
         return m;
     }
 
@@ -50,6 +55,7 @@ final class ExitCodes {
                 case INVALID_SETTING, INVALID_SOURCE, INVALID_SEQUENCE, NO_DIALECT, TARGET_NOT_OWNED -> CONFIGURATION;
                 case LOCK_TIMEOUT -> LOCK_TIMEOUT;
                 case LOGIC_CHANGE -> LOGIC_CHANGE;
+                case LATE_BEFORE_ADOPTION -> LATE_BEFORE_ADOPTION;
                 case DATABASE_ERROR -> DATABASE;
                 default -> FAILED;
             };

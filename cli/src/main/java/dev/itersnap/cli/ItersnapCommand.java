@@ -11,7 +11,8 @@ import picocli.CommandLine.Spec;
 @Command(name = "itersnap", mixinStandardHelpOptions = true, versionProvider = ItersnapCommand.Version.class,
         description = "Keeps SCD Type 2 history tables correct when batches arrive late or out of order.",
         subcommands = {DemoCommand.class, RunCommand.class, ReplayCommand.class, FullRefreshCommand.class,
-                StatusCommand.class, ValidateCommand.class, DoctorCommand.class, AuditCommand.class, AsOfCommand.class,
+                StatusCommand.class, ValidateCommand.class, DoctorCommand.class, AuditCommand.class, AdoptCommand.class,
+                AsOfCommand.class,
                 CommandLine.HelpCommand.class})
 public final class ItersnapCommand implements Runnable {
     @Spec

@@ -210,4 +210,85 @@ class PostgresCommandsTest {
         }
         return options;
     }
+
+    /** The dbt snapshot of {@link #adoptADbtSnapshot}, with files 1 to 4 in the source. */
+    private void dbtSnapshot() throws Exception {
+        sql("CREATE TABLE customers_history (customer_id INT, status VARCHAR(20), tier VARCHAR(20), "
+                + "updated_at TIMESTAMP, file_date DATE, dbt_scd_id VARCHAR(32), dbt_updated_at TIMESTAMP, "
+                + "dbt_valid_from TIMESTAMP, dbt_valid_to TIMESTAMP)");
+        String[][] versions = {{"A", "01", "'2024-01-02 09:00'"}, {"B", "02", "'2024-01-04 09:00'"},
+                {"D", "04", "'2024-01-03 09:00'"}, {"C", "03", "NULL"}};
+        for (String[] v : versions) {
+            String at = "TIMESTAMP '2024-01-" + v[1] + " 09:00'";
+            file("2024-01-" + v[1], "1, '" + v[0] + "', 'gold', " + at);
+            sql("INSERT INTO customers_history VALUES (1, '" + v[0] + "', 'gold', " + at + ", DATE '2024-01-" + v[1]
+                    + "', md5('1|2024-01-" + v[1] + " 09:00'), " + at + ", " + at + ", CAST(" + v[2]
+                    + " AS TIMESTAMP))");
+        }
+    }
+
+    /** adopt --rebuild-from on PostgreSQL: files 1 and 2 aged out; the retained range is rebuilt in order. */
+    @Test
+    void adoptRebuildingADbtSnapshot() throws Exception {
+        dbtSnapshot();
+        sql("DELETE FROM raw_customers WHERE file_date < DATE '2024-01-03'");
+        file("2024-01-05", "1, 'E', 'gold', TIMESTAMP '2024-01-05 09:00'");
+
+        JsonNode o = json(cli("adopt", true, "--rebuild-from", "2024-01-03", "--yes", "--json"));
+
+        assertThat(o.get("changes").get("added").get("count").asLong()).isEqualTo(1);
+        assertThat(o.get("changes").get("redated").get("count").asLong()).isEqualTo(3);
+        assertThat(o.get("audit_after").get("problems").asLong()).isZero();
+        assertThat(rows("SELECT status, dbt_valid_to FROM customers_history ORDER BY dbt_valid_from"))
+                .containsExactly("A|2024-01-02 09:00:00|", "B|2024-01-03 09:00:00|", "C|2024-01-04 09:00:00|",
+                        "D|2024-01-05 09:00:00|", "E|null|");
+        assertThat(rows("SELECT COUNT(*) FROM customers_history_before_adopt")).containsExactly("4|");
+    }
+
+    /**
+     * adopt on PostgreSQL: a dbt snapshot a late file damaged (Jan 3 applied after Jan 4: an inverted and two
+     * overlapping versions) is refused by the audit (exit 5, nothing written), adopted with --accept-problems, runs on
+     * with the next file, and a batch before the adoption point is refused (exit 7).
+     */
+    @Test
+    void adoptADbtSnapshot() throws Exception {
+        sql("CREATE TABLE customers_history (customer_id INT, status VARCHAR(20), tier VARCHAR(20), "
+                + "updated_at TIMESTAMP, file_date DATE, dbt_scd_id VARCHAR(32), dbt_updated_at TIMESTAMP, "
+                + "dbt_valid_from TIMESTAMP, dbt_valid_to TIMESTAMP)");
+        String[][] versions = {{"A", "01", "'2024-01-02 09:00'"}, {"B", "02", "'2024-01-04 09:00'"},
+                {"D", "04", "'2024-01-03 09:00'"}, {"C", "03", "NULL"}};
+        for (String[] v : versions) {
+            String at = "TIMESTAMP '2024-01-" + v[1] + " 09:00'";
+            file("2024-01-" + v[1], "1, '" + v[0] + "', 'gold', " + at);
+            sql("INSERT INTO customers_history VALUES (1, '" + v[0] + "', 'gold', " + at + ", DATE '2024-01-" + v[1]
+                    + "', md5('1|2024-01-" + v[1] + " 09:00'), " + at + ", " + at + ", CAST(" + v[2]
+                    + " AS TIMESTAMP))");
+        }
+        String table = "SELECT status, dbt_scd_id, dbt_valid_from, dbt_valid_to FROM customers_history ORDER BY "
+                + "dbt_valid_from";
+        List<String> before = rows(table);
+
+        Execution refused = cli("adopt", true, "--through", "2024-01-04", "--yes");
+        assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCodes.AUDIT_PROBLEMS);
+        assertThat(refused.out()).contains("overlap: 2", "inverted: 1", "not adopted");
+        assertThat(rows("SELECT column_name FROM information_schema.columns WHERE table_name = 'customers_history'"))
+                .hasSize(9);
+
+        JsonNode adopted = json(cli("adopt", true, "--through", "2024-01-04", "--yes", "--accept-problems",
+                "--json"));
+        assertThat(adopted.get("adopted").asBoolean()).isTrue();
+        assertThat(adopted.get("audit").get("problems").asLong()).isEqualTo(3);
+        assertThat(rows(table)).isEqualTo(before);
+
+        file("2024-01-05", "1, 'E', 'gold', TIMESTAMP '2024-01-05 09:00'");
+        assertThat(json(cli("run", true, "--json")).get("batches_applied").asInt()).isEqualTo(1);
+        assertThat(rows("SELECT status, dbt_valid_to FROM customers_history ORDER BY dbt_valid_from"))
+                .containsExactly("A|2024-01-02 09:00:00|", "B|2024-01-04 09:00:00|", "C|2024-01-05 09:00:00|",
+                        "D|2024-01-03 09:00:00|", "E|null|");
+
+        file("2023-12-31", "2, 'Early', 'gold', TIMESTAMP '2023-12-31 09:00'");
+        Execution late = cli("run", true);
+        assertThat(late.exitCode()).as(late.err()).isEqualTo(ExitCodes.LATE_BEFORE_ADOPTION);
+        assertThat(late.err()).contains("batch 2023-12-31", "adopted through 2024-01-04");
+    }
 }

@@ -170,8 +170,9 @@ public abstract class StatementCountTests extends ConformanceTestBase {
                 .isLessThanOrEqualTo(l1.writes() + chunking(21));
         // a late batch: the replayed batches' rows of the keys it changes staged, the ledger entries replaced, three
         // roll-back MERGEs (versions, reopenings, archive), and the replayed batches derived without the late one
-        // (events, derive, counts, two clears): their counts change by the difference
+        // (events, derive, counts, two clears): their counts change by the difference; and one read of the run log
+        // for an adoption point the replay may not reach below (a run without a replay point skips it)
         assertThat(l1.statements()).as("statements to detect a late batch and roll back, beyond an in-order run")
-                .isLessThanOrEqualTo(daily.statements() + 11);
+                .isLessThanOrEqualTo(daily.statements() + 12);
     }
 }

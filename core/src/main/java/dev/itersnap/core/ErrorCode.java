@@ -25,6 +25,13 @@ public enum ErrorCode {
      * its ledger records batches. Nothing was written; the message names the owner and the ways forward.
      */
     TARGET_NOT_OWNED,
+    /**
+     * A batch at or before the point a history was adopted through ({@code adopt}) arrived after the adoption, or a
+     * run would replay from there (a restated adopted batch, a replay or full refresh reaching back into the adopted
+     * range): the adopted versions cannot be rebuilt from batches the source does not hold. Nothing was written; the
+     * message names the batch, the adoption point and the ways forward.
+     */
+    LATE_BEFORE_ADOPTION,
     /** The database rejected a statement; the exception carries the step, the statement and the SQLState. */
     DATABASE_ERROR
 }

@@ -47,6 +47,9 @@ final class Slf4jListener implements SnapshotListener {
         } else if (event instanceof SnapshotEvent.BatchRestated e) {
             LOG.warn("[{}] restated batch {}: changed in the source since it was applied ({} rows then, {} now); "
                     + "replaying from it", e.model(), e.sequence(), e.oldRows(), e.newRows());
+        } else if (event instanceof SnapshotEvent.HistoryAdopted e) {
+            LOG.info("[{}] adopted {} versions through {}: {} batches declared applied, bookkeeping columns added {}",
+                    e.model(), e.versions(), e.through(), e.batches(), e.columnsAdded());
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             LOG.error("[{}] timeline check failed for {} keys, e.g. {}", e.model(), e.keys(), e.examples());
         }

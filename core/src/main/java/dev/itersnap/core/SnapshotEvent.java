@@ -72,4 +72,12 @@ public sealed interface SnapshotEvent {
      */
     record BatchRestated(String model, String runId, Object sequence, long oldRows, long newRows)
             implements SnapshotEvent { }
+
+    /**
+     * An existing SCD Type 2 table became the model's history ({@code adopt}): the source's batches up to
+     * {@code through} ({@code batches} ledger entries, the point itself included) are declared applied, its
+     * {@code versions} kept as they are; {@code columnsAdded} are the bookkeeping columns it lacked.
+     */
+    record HistoryAdopted(String model, String runId, Object through, int batches, long versions,
+                          List<String> columnsAdded) implements SnapshotEvent { }
 }

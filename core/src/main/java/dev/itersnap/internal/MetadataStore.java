@@ -443,6 +443,20 @@ public final class MetadataStore {
         return s.isEmpty() ? null : s.get(0);
     }
 
+    /**
+     * The model's latest successful adoption ({@code adopt}): its run id and the sequence it adopted through, or null.
+     * Only the caller can tell whether it still holds (the ledger entry of that sequence written by that run).
+     */
+    String[] adoption() {
+        MetadataSchema.Runs r = schema.runs();
+        List<String[]> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
+                + q(r.replayPoint()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model)
+                .sql(" AND " + q(r.operation()) + " = 'adopt' AND " + q(r.status()) + " = 'success' AND "
+                        + q(r.replayPoint()) + " IS NOT NULL ORDER BY " + q(r.startedAt()) + " DESC").build(),
+                rs -> new String[] {rs.getString(1), rs.getString(2)});
+        return s.isEmpty() ? null : s.get(0);
+    }
+
     /** The model's runs, newest first (at most {@code limit}; all when 0). */
     public List<RunRow> runs(int limit) {
         MetadataSchema.Runs r = schema.runs();

@@ -32,6 +32,7 @@ public final class SnapshotEngine {
     private final SnapshotListener listener;
     private final ModelSettings settings;
     private LogicChange logicChange = LogicChange.ACCEPT;
+    private Object rebuildFrom;
 
     public SnapshotEngine(DataSource dataSource, Dialect dialect, SnapshotListener listener, ModelSettings settings) {
         this.dataSource = dataSource;
@@ -51,6 +52,16 @@ public final class SnapshotEngine {
 
     public RunResult replayFrom(Object sequence) {
         return execute(SnapshotRun.Operation.REPLAY, sequence);
+    }
+
+    public RunResult adopt(Object through) {
+        return execute(SnapshotRun.Operation.ADOPT, through);
+    }
+
+    /** An adoption that rebuilds the history from {@code from} on (see {@link SnapshotRun#rebuildFrom}). */
+    public RunResult adoptRebuildingFrom(Object from) {
+        this.rebuildFrom = from;
+        return execute(SnapshotRun.Operation.ADOPT, null);
     }
 
     /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */
@@ -89,6 +100,9 @@ public final class SnapshotEngine {
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
                             store.previousStatus(runId), lock, pre, store);
+                    if (rebuildFrom != null) {
+                        run.rebuildFrom(rebuildFrom);
+                    }
                     RunResult result = run.execute();
                     result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
                             result.replayPoint(), result.timelineViolations(),

@@ -1,6 +1,7 @@
 package dev.itersnap.internal;
 
 import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
@@ -35,7 +36,7 @@ import java.util.TreeSet;
  */
 final class SnapshotRun {
     enum Operation {
-        RUN("run"), FULL_REFRESH("full_refresh"), REPLAY("replay");
+        RUN("run"), FULL_REFRESH("full_refresh"), REPLAY("replay"), ADOPT("adopt");
 
         private final String label;
 
@@ -80,6 +81,10 @@ final class SnapshotRun {
     private final boolean transactional;
     private final ModelLock lock;
     private Seq replayPoint;
+    /** An adoption's point, once adopted. */
+    private Seq adopted;
+    /** With an adoption: the batch to rebuild the history from (the oldest the source holds), or null. */
+    private Object rebuildFrom;
     /** The columns and signature of this run's fingerprints; null with {@code restatements: ignore}. */
     private Fingerprints prints;
     /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
@@ -102,12 +107,37 @@ final class SnapshotRun {
         this.previousStatus = previousStatus;
     }
 
+    /**
+     * Makes an adoption rebuild the history from {@code sequence} on: the versions that start at or after it are
+     * removed, each key's latest version before it reopened, and the source's batches from it applied in order.
+     */
+    void rebuildFrom(Object sequence) {
+        this.rebuildFrom = sequence;
+    }
+
     String replayPointText() {
+        if (adopted != null) {
+            return adopted.text(); // the run log keeps an adoption's point as its replay point
+        }
         return replayPoint == null ? null : replayPoint.text();
     }
 
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
+        if (operation == Operation.ADOPT) {
+            RunResult adoption = adopt();
+            if (rebuildFrom == null) {
+                return adoption;
+            }
+            // the versions from the rebuild point on are gone: apply the source's batches from there, in order
+            replayPoint = null;
+            return applyNew();
+        }
+        return applyNew();
+    }
+
+    /** The steps of a run, rebuild or replay. */
+    private RunResult applyNew() {
         resolve();
         own();
         recover();
@@ -121,6 +151,7 @@ final class SnapshotRun {
         fresh.removeAll(applied.keySet());
         forgetRowsLoggedWithoutEntry(fresh);
         boolean late = detect(fresh, applied, source, lostFrom);
+        refuseBelowAdoption(fresh, applied);
         TreeSet<Seq> batches = new TreeSet<>(fresh);
         if (replayPoint != null) {
             batches.addAll(applied.tailMap(replayPoint, true).keySet());
@@ -301,6 +332,300 @@ final class SnapshotRun {
             jdbc.update(tables.markOwner());
         }
         jdbc.commit("start over");
+    }
+
+    // ---------------------------------------------------------------- adoption
+
+    /**
+     * The point an adopted history was taken over through, while it holds: the latest successful {@code adopt} whose
+     * ledger entry for that sequence is still the one it wrote (a full refresh that starts over forgets it).
+     */
+    private Seq adoptionPoint(TreeMap<Seq, MetadataStore.Entry> applied) {
+        String[] adoption = store.adoption();
+        if (adoption == null) {
+            return null;
+        }
+        Seq point = Seq.parse(m.sequenceType(), adoption[1]);
+        MetadataStore.Entry e = applied.get(point);
+        return e != null && adoption[0].equals(e.runId()) ? point : null;
+    }
+
+    /**
+     * A history adopted through a sequence holds versions no batch in the source reproduces: a batch at or before
+     * that point that was not there when it was adopted, or a replay reaching back to it (a restated adopted batch,
+     * replay --from, full refresh), would mix new rows into versions of unknown origin. Refused before anything is
+     * written, naming the way forward.
+     */
+    private void refuseBelowAdoption(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied) {
+        if (replayPoint == null) {
+            return; // nothing late, restated or replayed: nothing can reach the adopted range (no extra read)
+        }
+        Seq point = adoptionPoint(applied);
+        if (point == null) {
+            return;
+        }
+        SortedSetView below = new SortedSetView(fresh.headSet(point, true));
+        String why;
+        if (!below.isEmpty()) {
+            why = (below.size() == 1 ? "batch " + below.first() + " arrived" : below.size() + " batches arrived ("
+                    + below.list() + ")") + " after the history was adopted through " + point + ", at or before it";
+        } else if (replayPoint != null && replayPoint.compareTo(point) <= 0) {
+            why = restated.containsKey(replayPoint)
+                    ? "batch " + replayPoint + " changed in the source (restated) after the history was adopted "
+                            + "through " + point + ", at or before that point"
+                    : "the " + operation.label() + " would replay from " + replayPoint + ", but the history was "
+                            + "adopted through " + point;
+        } else {
+            return;
+        }
+        throw new ItersnapException(ErrorCode.LATE_BEFORE_ADOPTION, "model '" + settings.name() + "': " + why
+                + "; the versions up to there came from the adopted table, not from batches itersnap applied, so it "
+                + "cannot be replayed into them. Nothing was written. Either remove or correct it in the source so "
+                + "that the batches up to " + point + " are as they were when adopted, move it after " + point
+                + ", or rebuild the history from the batches the source holds into a new target (full-refresh --yes "
+                + "with a new target; the adopted versions are left in " + m.target() + ")");
+    }
+
+    /** A few sequences for a message. */
+    private record SortedSetView(java.util.SortedSet<Seq> set) {
+        boolean isEmpty() {
+            return set.isEmpty();
+        }
+
+        int size() {
+            return set.size();
+        }
+
+        Seq first() {
+            return set.first();
+        }
+
+        String list() {
+            List<String> texts = set.stream().limit(5).map(Seq::text).toList();
+            return String.join(", ", texts) + (set.size() > 5 ? ", ..." : "");
+        }
+    }
+
+    /**
+     * Takes over an existing SCD Type 2 table (a dbt snapshot, or any with the model's meta column names) as the
+     * model's history through a sequence: the batches of the source up to it are declared applied (ledger entries
+     * with their rows and fingerprints, the table's versions counted on the last), the versions are kept as they are,
+     * the bookkeeping columns the table lacks are added and filled (every version opened, and every closed one
+     * closed, at the adoption point, so that no roll back reaches them), the columns registered and the table owned.
+     * The run log records the adoption point (its replay point), which later runs hold late batches against.
+     */
+    private RunResult adopt() {
+        resolve();
+        String key = m.target().toString();
+        if (targetColumns == null) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target " + key
+                    + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
+        }
+        Object asked = rebuildFrom != null ? rebuildFrom : replayFrom;
+        Seq through;
+        try {
+            through = new Seq(m.sequenceType(), m.sequenceType().coerce(asked));
+        } catch (IllegalArgumentException e) {
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot adopt "
+                    + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
+                    + " (sequence_by '" + m.sequenceBy() + "' is " + m.sequenceColumn().typeName() + ")");
+        }
+        Seq rebuildPoint = null;
+        Object cut = null;
+        if (rebuildFrom != null) {
+            rebuildPoint = through;
+            cut = cutTime(rebuildPoint);
+        }
+        String[] mark;
+        try {
+            mark = ModelTables.parseOwnerComment(jdbc.tableComment(m.target()));
+        } catch (SQLException e) {
+            throw jdbc.failure("check owner", null, e);
+        }
+        String rowOwner = store.ownerOf(key);
+        String mine = store.targetOf();
+        long[] ledger = store.ledgerSize();
+        if (rowOwner != null || mark != null) {
+            String owner = rowOwner != null ? rowOwner : mark[0];
+            throw notOwned("target " + key + " is already an itersnap history (model '" + owner + "'"
+                    + (mark != null ? ", metadata schema " + mark[1] : "") + "); adopt takes over a table no itersnap "
+                    + "ledger keeps. Nothing was written");
+        }
+        if (mine != null || ledger[0] > 0) {
+            throw notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "") + " with "
+                    + ledger[0] + " batches in its ledger in metadata schema " + m.metadataSchema() + "; adopt takes "
+                    + "over a table for a model that has none. Nothing was written");
+        }
+        ColumnNames n = m.meta();
+        List<String> required = new ArrayList<>(m.keys());
+        required.addAll(List.of(n.updatedAt(), n.validFrom(), n.validTo()));
+        for (String c : required) {
+            if (column(targetColumns, c) == null) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target "
+                        + key + " has no column '" + c + "'; adopt needs the keys and the validity columns under the "
+                        + "model's names (column_names maps other names). Its columns: "
+                        + targetColumns.stream().map(SourceColumn::name).toList());
+            }
+        }
+        Discovery source = discover();
+        if (rebuildPoint != null) {
+            // the adoption point: the last batch before the rebuild point the source holds, else the sequence just
+            // before it (a ledger entry with no rows that marks where the kept versions end)
+            java.util.SortedSet<Seq> before = source.sequences().headSet(rebuildPoint);
+            through = before.isEmpty() ? predecessor(rebuildPoint) : before.last();
+        }
+        lock.verifyHeld();
+        // bookkeeping columns (DDL first, committed on its own)
+        Map<String, TableSpec.ColumnType> bookkeeping = new LinkedHashMap<>();
+        bookkeeping.put(n.scdId(), TableSpec.ColumnType.text(64));
+        bookkeeping.put(n.changeType(), TableSpec.ColumnType.text(16));
+        bookkeeping.put(n.changedAttributes(), TableSpec.ColumnType.json());
+        if (m.deletionRecords()) {
+            bookkeeping.put(n.isDeleted(), TableSpec.ColumnType.bool());
+        }
+        bookkeeping.put(n.openedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        List<String> added = new ArrayList<>();
+        bookkeeping.forEach((c, type) -> {
+            if (column(targetColumns, c) == null) {
+                jdbc.update(dialect.addColumn(m.target(), c, type).inStep("adopt"));
+                added.add(c);
+            }
+        });
+        jdbc.commit("adopt: add bookkeeping columns");
+        String t = m.target().parts().stream().map(dialect::quote).collect(java.util.stream.Collectors.joining("."));
+        String vt = dialect.quote(n.validTo());
+        String open = vt + " IS NULL";
+        if (settings.validToCurrent() != null) {
+            SourceColumn vtColumn = column(targetColumns, n.validTo());
+            open = "(" + open + " OR " + vt + " = CAST('" + settings.validToCurrent().replace("'", "''") + "' AS "
+                    + dialect.columnType(vtColumn) + "))";
+        }
+        String opened = dialect.quote(n.openedSeq());
+        String closed = dialect.quote(n.closedSeq());
+        String ct = dialect.quote(n.changeType());
+        String vf = dialect.quote(n.validFrom());
+        // MERGE over an aggregate rather than UPDATE with a correlated subquery: Delta Lake refuses subqueries in an
+        // UPDATE's condition, and every dialect runs this form (see the key-scoped roll back)
+        List<String> keyJoin = new ArrayList<>();
+        List<String> keyList = new ArrayList<>();
+        for (String k : m.keys()) {
+            keyJoin.add("x." + dialect.quote(k) + " = y." + dialect.quote(k));
+            keyList.add(dialect.quote(k));
+        }
+        String keys = String.join(", ", keyList);
+        String on = String.join(" AND ", keyJoin) + " AND x." + vf + " = y.itersnap_vf";
+        if (cut != null) {
+            // the versions that start at or after the rebuild point go (the batches from there rebuild them); each
+            // key's latest version before it, unless it closed by then, is reopened as the state the rebuild starts
+            // from; the versions that closed before it are kept as they are
+            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("DELETE FROM " + t + " WHERE " + vf
+                    + " >= ").bind(cut).build());
+            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("MERGE INTO " + t + " x USING (SELECT " + keys
+                    + ", MAX(" + vf + ") AS itersnap_vf FROM " + t + " GROUP BY " + keys + ") y ON " + on
+                    + " WHEN MATCHED AND (" + open.replace(vt, "x." + vt) + " OR x." + vt + " > ").bind(cut)
+                    .sql(") THEN UPDATE SET " + vt + " = NULL, " + ct + " = 'insert', "
+                            + dialect.quote(n.changedAttributes()) + " = NULL").build());
+        }
+        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + opened + " = ")
+                .bind(through.value()).build());
+        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = NULL WHERE "
+                + open).build());
+        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = ")
+                .bind(through.value()).sql(" WHERE NOT " + open).build());
+        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct
+                + " IS NULL AND " + closed + " IS NULL"));
+        // a closed version is an update when the key's next version starts where it ends, else a delete
+        List<String> aKeys = new ArrayList<>();
+        List<String> succeeded = new ArrayList<>();
+        for (String k : m.keys()) {
+            aKeys.add("a." + dialect.quote(k));
+            succeeded.add("s." + dialect.quote(k) + " = a." + dialect.quote(k));
+        }
+        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "MERGE INTO " + t + " x USING (SELECT DISTINCT "
+                + String.join(", ", aKeys) + ", a." + vf + " AS itersnap_vf FROM " + t + " a JOIN " + t + " s ON "
+                + String.join(" AND ", succeeded) + " AND s." + vf + " = a." + vt + ") y ON " + on
+                + " WHEN MATCHED AND x." + ct + " IS NULL THEN UPDATE SET " + ct + " = 'update'"));
+        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'delete' WHERE " + ct
+                + " IS NULL"));
+        if (added.contains(n.isDeleted())) {
+            jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET "
+                    + dialect.quote(n.isDeleted()) + " = FALSE"));
+        }
+        if (settings.validToCurrent() != null) {
+            jdbc.update(dialect.markOpenVersions(m).inStep("adopt"));
+        }
+        long versions = jdbc.query(dev.itersnap.spi.Statement.of("adopt", "SELECT COUNT(*) FROM " + t),
+                rs -> rs.getLong(1)).get(0);
+        // the ledger: every batch of the source up to the adoption point, and the point itself
+        TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
+        declared.add(through);
+        Map<Seq, String> fingerprints = new java.util.HashMap<>(source.fingerprints());
+        if (!source.sequences().contains(through) && prints != null) {
+            // the point is no batch of the source: recorded as an empty batch whose hash no content has, so that
+            // rows arriving for it later are a restatement, refused below the adoption point, not taken as applied
+            fingerprints.put(through, prints.of(0, java.math.BigDecimal.valueOf(-1)));
+        }
+        List<Seq> seqs = new ArrayList<>(declared);
+        List<BatchResult> results = new ArrayList<>();
+        List<String> deletionTimes = new ArrayList<>();
+        for (Seq s : seqs) {
+            boolean last = s.equals(through);
+            results.add(new BatchResult(s.value(), source.rows().getOrDefault(s, 0L), last ? versions : 0, 0, 0, 0,
+                    false, 0));
+            deletionTimes.add(null);
+        }
+        store.fingerprints(fingerprints);
+        store.recordAll(results, seqs, runId, deletionTimes);
+        for (SourceColumn src : m.sourceColumns()) {
+            if (column(targetColumns, src.name()) != null) {
+                store.registerColumn(src.name(), null); // a column the table lacks is added by the next run
+            }
+        }
+        store.own(key, runId);
+        jdbc.update(tables.markOwner());
+        jdbc.commit("adopt");
+        adopted = through;
+        listener.onEvent(new SnapshotEvent.HistoryAdopted(settings.name(), runId, through.value(), seqs.size(),
+                versions, added));
+        return new RunResult(runId, settings.name(), results, false, null, 0, Duration.ZERO);
+    }
+
+    /**
+     * Where a rebuild from {@code from} cuts the versions' validity: the sequence as a time of the updated_at type
+     * (a date as its start of day). Only for a date or timestamp sequence_by over a date or timestamp updated_at.
+     */
+    private Object cutTime(Seq from) {
+        Object v = from.value();
+        dev.itersnap.spi.ValueType u = m.updatedAtType();
+        if (m.sequenceType().temporal() && u.temporal()) {
+            if (u == m.sequenceType()) {
+                return v;
+            }
+            if (v instanceof java.time.LocalDate d && u == dev.itersnap.spi.ValueType.TIMESTAMP) {
+                return d.atStartOfDay();
+            }
+            if (v instanceof java.time.LocalDateTime d && u == dev.itersnap.spi.ValueType.DATE) {
+                return d.toLocalDate();
+            }
+        }
+        throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': adopt --rebuild-from "
+                + "places the rebuild point in the versions' validity, which needs sequence_by and updated_at of the "
+                + "same kind of time (DATE or TIMESTAMP; sequence_by '" + m.sequenceBy() + "' is "
+                + m.sequenceColumn().typeName() + ", updated_at '" + m.updatedAt() + "' is "
+                + m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
+    }
+
+    /** The sequence just before a date or timestamp one (a day, a microsecond). */
+    private static Seq predecessor(Seq s) {
+        Object v = s.value();
+        Object p = v instanceof java.time.LocalDate d ? d.minusDays(1)
+                : v instanceof java.time.LocalDateTime d ? d.minusNanos(1000)
+                : v instanceof java.time.OffsetDateTime d ? d.minusNanos(1000) : null;
+        if (p == null) {
+            throw new IllegalStateException("no predecessor of " + s);
+        }
+        return new Seq(s.type(), p);
     }
 
     private ItersnapException notOwned(String message) {

@@ -303,6 +303,12 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     @Override
+    public Statement addColumn(TableName table, String column, TableSpec.ColumnType type) {
+        return Statement.of("add column", "ALTER TABLE " + table(table) + " ADD COLUMN " + quote(column) + " "
+                + typeName(type));
+    }
+
+    @Override
     public Statement describe(Relation r) {
         String from = r.table() != null ? table(r.table()) : "(" + r.query() + ")";
         return Statement.of("resolve", "SELECT * FROM " + from + " s WHERE "

@@ -86,6 +86,12 @@ public interface Dialect {
     /** Adds a source column to a table of the model (the history, the archive or the pending table). */
     Statement addColumn(TableName table, SourceColumn column);
 
+    /**
+     * Adds a bookkeeping column of a logical type to an existing table (the meta columns a history adopted from
+     * another tool lacks).
+     */
+    Statement addColumn(TableName table, String column, TableSpec.ColumnType type);
+
     /** Changes {@code column} of {@code table} to the type of {@code to} (a widening, see {@link #widens}). */
     Statement widenColumn(TableName table, String column, SourceColumn to);
 

@@ -241,6 +241,12 @@ public final class DatabricksDialect extends AbstractSqlDialect {
                 + columnType(column) + ")");
     }
 
+    @Override
+    public Statement addColumn(TableName table, String column, dev.itersnap.spi.TableSpec.ColumnType type) {
+        return Statement.of("add column", "ALTER TABLE " + table(table) + " ADD COLUMNS (" + quote(column) + " "
+                + typeName(type) + ")");
+    }
+
     /** Needs {@code delta.enableTypeWidening}, which {@link #prepareWidening} sets just before. */
     @Override
     public Statement widenColumn(TableName table, String column, SourceColumn to) {
