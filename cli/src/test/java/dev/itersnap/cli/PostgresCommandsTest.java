@@ -252,18 +252,7 @@ class PostgresCommandsTest {
      */
     @Test
     void adoptADbtSnapshot() throws Exception {
-        sql("CREATE TABLE customers_history (customer_id INT, status VARCHAR(20), tier VARCHAR(20), "
-                + "updated_at TIMESTAMP, file_date DATE, dbt_scd_id VARCHAR(32), dbt_updated_at TIMESTAMP, "
-                + "dbt_valid_from TIMESTAMP, dbt_valid_to TIMESTAMP)");
-        String[][] versions = {{"A", "01", "'2024-01-02 09:00'"}, {"B", "02", "'2024-01-04 09:00'"},
-                {"D", "04", "'2024-01-03 09:00'"}, {"C", "03", "NULL"}};
-        for (String[] v : versions) {
-            String at = "TIMESTAMP '2024-01-" + v[1] + " 09:00'";
-            file("2024-01-" + v[1], "1, '" + v[0] + "', 'gold', " + at);
-            sql("INSERT INTO customers_history VALUES (1, '" + v[0] + "', 'gold', " + at + ", DATE '2024-01-" + v[1]
-                    + "', md5('1|2024-01-" + v[1] + " 09:00'), " + at + ", " + at + ", CAST(" + v[2]
-                    + " AS TIMESTAMP))");
-        }
+        dbtSnapshot();
         String table = "SELECT status, dbt_scd_id, dbt_valid_from, dbt_valid_to FROM customers_history ORDER BY "
                 + "dbt_valid_from";
         List<String> before = rows(table);

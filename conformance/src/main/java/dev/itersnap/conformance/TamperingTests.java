@@ -164,19 +164,24 @@ public abstract class TamperingTests extends ConformanceTestBase {
     void deletedNewestLedgerRowIsRepairedByReplay() {
         ModelSettings.Builder[] m = new ModelSettings.Builder[1];
         built(3, m);
-        fixture.execute("DELETE FROM " + SnapshotFixture.METADATA + ".itersnap_ledger WHERE model = ? AND "
-                + "sequence_value = ?", MODEL, day(3).toString());
-        RecordingListener events = new RecordingListener();
 
-        RunResult r = fixture.engine(events).run(m[0].build());
+        runAfterDeletingTheLedgerRowOf(3, m[0]);
 
-        assertThat(events.of(SnapshotEvent.LedgerRepaired.class)).singleElement()
-                .satisfies(e -> assertThat(e.sequences()).containsExactly(day(3)));
-        assertThat(r.batchesApplied()).isEqualTo(1);
         assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(3));
         assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
         assertThat(fixture.ledger(MODEL)).extracting(LedgerEntry::sequence)
                 .containsExactlyInAnyOrder(day(1).toString(), day(2).toString(), day(3).toString());
+    }
+
+    /** Deletes day {@code d}'s ledger row and runs: the run reports the repair and applies that one batch again. */
+    private void runAfterDeletingTheLedgerRowOf(int d, ModelSettings.Builder model) {
+        fixture.execute("DELETE FROM " + SnapshotFixture.METADATA + ".itersnap_ledger WHERE model = ? AND "
+                + "sequence_value = ?", MODEL, day(d).toString());
+        RecordingListener events = new RecordingListener();
+        RunResult r = fixture.engine(events).run(model.build());
+        assertThat(events.of(SnapshotEvent.LedgerRepaired.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequences()).containsExactly(day(d)));
+        assertThat(r.batchesApplied()).isEqualTo(1);
     }
 
     /**
@@ -197,15 +202,9 @@ public abstract class TamperingTests extends ConformanceTestBase {
         List<SnapshotFixture.ErrorEntry> logged = fixture.errors(MODEL);
         assertThat(logged).extracting(SnapshotFixture.ErrorEntry::sequence).containsExactly(day(3).toString());
         List<Essence> before = fixture.essence(TARGET);
-        fixture.execute("DELETE FROM " + SnapshotFixture.METADATA + ".itersnap_ledger WHERE model = ? AND "
-                + "sequence_value = ?", MODEL, day(3).toString());
-        RecordingListener events = new RecordingListener();
 
-        RunResult r = fixture.engine(events).run(m[0].build());
+        runAfterDeletingTheLedgerRowOf(3, m[0]);
 
-        assertThat(events.of(SnapshotEvent.LedgerRepaired.class)).singleElement()
-                .satisfies(e -> assertThat(e.sequences()).containsExactly(day(3)));
-        assertThat(r.batchesApplied()).isEqualTo(1);
         assertThat(fixture.errors(MODEL)).extracting(SnapshotFixture.ErrorEntry::sequence,
                 SnapshotFixture.ErrorEntry::reason, SnapshotFixture.ErrorEntry::record).containsExactlyElementsOf(
                 logged.stream().map(e -> org.assertj.core.groups.Tuple.tuple(e.sequence(), e.reason(), e.record()))
