@@ -590,6 +590,44 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     // ================================================================== aged-out batches, refresh, replay
 
     /**
+     * A batch reproduced from the history keeps the deletion time its ledger entry recorded (the time its deletions by
+     * absence were closed at), rather than computing one again from the rows the history gives back. Here the recorded
+     * time is set apart from what a computation would give (as a history written under other rules would have it):
+     * the late batch's replay closes the absent key at the recorded time, and the ledger keeps it.
+     */
+    @Test
+    void reproducedBatchKeepsItsRecordedDeletionTime() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "batch_no INT");
+        ModelSettings m = model(raw, "batch_no").hardDeletes(HardDeletes.INVALIDATE).build();
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", ts("2024-01-01 09:00"), 1);
+        }
+        fixture.run(m);
+        raw.insert(1, "Gold", ts("2024-01-03 09:00"), 3);
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), 3); // key 3 absent: deleted
+        fixture.run(m);
+        String computed = fixture.deletionTime(MODEL, "3");
+        assertThat(computed).as("the greatest updated_at of batch 3").contains("2024-01-03");
+        String recorded = computed.replace("2024-01-03", "2024-01-05");
+        fixture.execute("UPDATE " + SnapshotFixture.METADATA + ".itersnap_ledger SET deletion_time = ? WHERE model = ? "
+                + "AND sequence_value = ?", recorded, MODEL, "3");
+        fixture.execute("UPDATE " + TARGET + " SET dbt_valid_to = ? WHERE id = 3", ts("2024-01-05 09:00"));
+        raw.deleteWhere("batch_no", 3); // retention: batch 3 only in the history now
+        raw.insert(1, "Silver", ts("2024-01-02 09:00"), 2); // late, and it changes key 3 before batch 3 deletes it
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), 2);
+        raw.insert(3, "Silver", ts("2024-01-02 10:00"), 2);
+
+        RunResult late = fixture.run(m);
+
+        assertThat(late.batches()).extracting(BatchResult::sequenceText, BatchResult::reproduced)
+                .containsExactly(tuple("2", false), tuple("3", true));
+        assertThat(fixture.versions(TARGET, "id", 3)).extracting(v -> v.get("status"), Version::validTo)
+                .containsExactly(tuple("Active", ts("2024-01-02 10:00")), tuple("Silver", ts("2024-01-05 09:00")));
+        assertThat(fixture.deletionTime(MODEL, "3")).isEqualTo(recorded);
+    }
+
+    /**
      * Batch C is applied, then retention drops it from the raw table; batch B arrives late, so C is inside the replay
      * range. C is reproduced from the history and the final history equals applying A, B, C, D in order.
      */
