@@ -493,69 +493,14 @@ final class SnapshotRun {
             }
         });
         jdbc.commit("adopt: add bookkeeping columns");
-        String t = m.target().parts().stream().map(dialect::quote).collect(java.util.stream.Collectors.joining("."));
-        String vt = dialect.quote(n.validTo());
-        String open = vt + " IS NULL";
-        if (settings.validToCurrent() != null) {
-            SourceColumn vtColumn = column(targetColumns, n.validTo());
-            open = "(" + open + " OR " + vt + " = CAST('" + settings.validToCurrent().replace("'", "''") + "' AS "
-                    + dialect.columnType(vtColumn) + "))";
-        }
-        String opened = dialect.quote(n.openedSeq());
-        String closed = dialect.quote(n.closedSeq());
-        String ct = dialect.quote(n.changeType());
-        String vf = dialect.quote(n.validFrom());
-        // MERGE over an aggregate rather than UPDATE with a correlated subquery: Delta Lake refuses subqueries in an
-        // UPDATE's condition, and every dialect runs this form (see the key-scoped roll back)
-        List<String> keyJoin = new ArrayList<>();
-        List<String> keyList = new ArrayList<>();
-        for (String k : m.keys()) {
-            keyJoin.add("x." + dialect.quote(k) + " = y." + dialect.quote(k));
-            keyList.add(dialect.quote(k));
-        }
-        String keys = String.join(", ", keyList);
-        String on = String.join(" AND ", keyJoin) + " AND x." + vf + " = y.itersnap_vf";
-        if (cut != null) {
-            // the versions that start at or after the rebuild point go (the batches from there rebuild them); each
-            // key's latest version before it, unless it closed by then, is reopened as the state the rebuild starts
-            // from; the versions that closed before it are kept as they are
-            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("DELETE FROM " + t + " WHERE " + vf
-                    + " >= ").bind(cut).build());
-            jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("MERGE INTO " + t + " x USING (SELECT " + keys
-                    + ", MAX(" + vf + ") AS itersnap_vf FROM " + t + " GROUP BY " + keys + ") y ON " + on
-                    + " WHEN MATCHED AND (" + open.replace(vt, "x." + vt) + " OR x." + vt + " > ").bind(cut)
-                    .sql(") THEN UPDATE SET " + vt + " = NULL, " + ct + " = 'insert', "
-                            + dialect.quote(n.changedAttributes()) + " = NULL").build());
-        }
-        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + opened + " = ")
-                .bind(through.value()).build());
-        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = NULL WHERE "
-                + open).build());
-        jdbc.update(dev.itersnap.spi.Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = ")
-                .bind(through.value()).sql(" WHERE NOT " + open).build());
-        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct
-                + " IS NULL AND " + closed + " IS NULL"));
-        // a closed version is an update when the key's next version starts where it ends, else a delete
-        List<String> aKeys = new ArrayList<>();
-        List<String> succeeded = new ArrayList<>();
-        for (String k : m.keys()) {
-            aKeys.add("a." + dialect.quote(k));
-            succeeded.add("s." + dialect.quote(k) + " = a." + dialect.quote(k));
-        }
-        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "MERGE INTO " + t + " x USING (SELECT DISTINCT "
-                + String.join(", ", aKeys) + ", a." + vf + " AS itersnap_vf FROM " + t + " a JOIN " + t + " s ON "
-                + String.join(" AND ", succeeded) + " AND s." + vf + " = a." + vt + ") y ON " + on
-                + " WHEN MATCHED AND x." + ct + " IS NULL THEN UPDATE SET " + ct + " = 'update'"));
-        jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'delete' WHERE " + ct
-                + " IS NULL"));
-        if (added.contains(n.isDeleted())) {
-            jdbc.update(dev.itersnap.spi.Statement.of("adopt", "UPDATE " + t + " SET "
-                    + dialect.quote(n.isDeleted()) + " = FALSE"));
-        }
+        String validToType = settings.validToCurrent() == null ? null
+                : dialect.columnType(column(targetColumns, n.validTo()));
+        tables.adoptVersions(through.value(), cut, validToType, added.contains(n.isDeleted()))
+                .forEach(st -> jdbc.update(st.inStep("adopt")));
         if (settings.validToCurrent() != null) {
             jdbc.update(dialect.markOpenVersions(m).inStep("adopt"));
         }
-        long versions = jdbc.query(dev.itersnap.spi.Statement.of("adopt", "SELECT COUNT(*) FROM " + t),
+        long versions = jdbc.query(tables.countHistory().inStep("adopt"),
                 rs -> rs.getLong(1)).get(0);
         // the ledger: every batch of the source up to the adoption point, and the point itself
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));

@@ -272,6 +272,72 @@ public final class ModelTables {
                 + "'");
     }
 
+    /** The number of versions in the history table. */
+    public Statement countHistory() {
+        return Statement.of("count history", "SELECT COUNT(*) FROM " + name(m.target()));
+    }
+
+    /**
+     * Takes over an existing SCD Type 2 table's versions as the history through {@code through}, once its bookkeeping
+     * columns exist. With {@code cut} (a rebuild), the versions that start at or after that time go and each key's
+     * latest remaining version is reopened unless it closed by then. Then every version is opened at {@code through}
+     * and every closed one closed there (no roll back reaches them), and change types are filled from the timeline:
+     * {@code insert} for an open version, {@code update} when the key's next version starts where this one ends,
+     * otherwise {@code delete}. With {@code fillIsDeleted} the deletion flag (just added) is set false.
+     * {@code validToType}: the table's valid_to type when {@code valid_to_current} marks open versions, else null.
+     * The MERGEs over an aggregate stand where an UPDATE with a correlated subquery would: Delta Lake refuses
+     * subqueries in an UPDATE's condition.
+     */
+    public List<Statement> adoptVersions(Object through, Object cut, String validToType, boolean fillIsDeleted) {
+        ColumnNames n = m.meta();
+        String t = name(m.target());
+        String vt = q(n.validTo());
+        String open = vt + " IS NULL";
+        if (validToType != null) {
+            open = "(" + open + " OR " + vt + " = CAST('" + m.settings().validToCurrent().replace("'", "''")
+                    + "' AS " + validToType + "))";
+        }
+        String closed = q(n.closedSeq());
+        String ct = q(n.changeType());
+        String vf = q(n.validFrom());
+        List<String> keyJoin = new ArrayList<>();
+        List<String> keyList = new ArrayList<>();
+        List<String> aKeys = new ArrayList<>();
+        List<String> succeeded = new ArrayList<>();
+        for (String k : m.keys()) {
+            keyJoin.add("x." + q(k) + " = y." + q(k));
+            keyList.add(q(k));
+            aKeys.add("a." + q(k));
+            succeeded.add("s." + q(k) + " = a." + q(k));
+        }
+        String keys = String.join(", ", keyList);
+        String on = String.join(" AND ", keyJoin) + " AND x." + vf + " = y.itersnap_vf";
+        List<Statement> out = new ArrayList<>();
+        if (cut != null) {
+            out.add(Statement.builder("adopt").sql("DELETE FROM " + t + " WHERE " + vf + " >= ").bind(cut).build());
+            out.add(Statement.builder("adopt").sql("MERGE INTO " + t + " x USING (SELECT " + keys + ", MAX(" + vf
+                    + ") AS itersnap_vf FROM " + t + " GROUP BY " + keys + ") y ON " + on + " WHEN MATCHED AND ("
+                    + open.replace(vt, "x." + vt) + " OR x." + vt + " > ").bind(cut).sql(") THEN UPDATE SET " + vt
+                    + " = NULL, " + ct + " = 'insert', " + q(n.changedAttributes()) + " = NULL").build());
+        }
+        out.add(Statement.builder("adopt").sql("UPDATE " + t + " SET " + q(n.openedSeq()) + " = ").bind(through)
+                .build());
+        out.add(Statement.of("adopt", "UPDATE " + t + " SET " + closed + " = NULL WHERE " + open));
+        out.add(Statement.builder("adopt").sql("UPDATE " + t + " SET " + closed + " = ").bind(through)
+                .sql(" WHERE NOT " + open).build());
+        out.add(Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct + " IS NULL AND "
+                + closed + " IS NULL"));
+        out.add(Statement.of("adopt", "MERGE INTO " + t + " x USING (SELECT DISTINCT " + String.join(", ", aKeys)
+                + ", a." + vf + " AS itersnap_vf FROM " + t + " a JOIN " + t + " s ON " + String.join(" AND ",
+                succeeded) + " AND s." + vf + " = a." + vt + ") y ON " + on + " WHEN MATCHED AND x." + ct
+                + " IS NULL THEN UPDATE SET " + ct + " = 'update'"));
+        out.add(Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'delete' WHERE " + ct + " IS NULL"));
+        if (fillIsDeleted) {
+            out.add(Statement.of("adopt", "UPDATE " + t + " SET " + q(n.isDeleted()) + " = FALSE"));
+        }
+        return out;
+    }
+
     /** One row of the history table, if it has any. */
     public Statement anyHistoryRow() {
         return Statement.of("check owner", "SELECT 1 FROM " + name(m.target()));
