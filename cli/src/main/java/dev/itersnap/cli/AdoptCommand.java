@@ -8,6 +8,7 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
+import dev.itersnap.internal.MetadataStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -220,7 +221,14 @@ public final class AdoptCommand implements Callable<Integer> {
                 r = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""))
                         .adoptRebuildingFrom(settings, rebuildFrom);
             } catch (RuntimeException e) {
-                dropQuietly(dataSource, backup); // nothing adopted: the copy would only block the next attempt
+                if (adoptedNothing(dataSource, settings)) {
+                    dropQuietly(dataSource, backup); // the copy would only block the next attempt
+                } else {
+                    // adopted, then the rebuild's apply failed (a rerun of `run` finishes it): the copy is the only
+                    // record of the table as it was, so it stays
+                    spec.commandLine().getErr().println("itersnap: the adoption was recorded before the failure; "
+                            + backupName(settings) + " keeps the table as it was before this adopt");
+                }
                 throw e;
             }
             o.put("adopted", true).put("run_id", r.runId()).put("before_table", backupName(settings));
@@ -266,6 +274,15 @@ public final class AdoptCommand implements Callable<Integer> {
             }
             out.flush();
             return ExitCodes.OK;
+        }
+    }
+
+    /** Whether the model's ledger is still empty (an adoption that failed before recording anything). */
+    private boolean adoptedNothing(HikariDataSource dataSource, ModelSettings settings) {
+        try (Connection c = dataSource.getConnection()) {
+            return MetadataStore.reading(c, connection.dialect(dataSource), settings).ledgerSequences().isEmpty();
+        } catch (SQLException | RuntimeException unreadable) {
+            return false; // when in doubt, keep the copy
         }
     }
 

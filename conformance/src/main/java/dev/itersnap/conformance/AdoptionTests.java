@@ -1,6 +1,7 @@
 package dev.itersnap.conformance;
 
 import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
@@ -185,6 +186,41 @@ public abstract class AdoptionTests extends ConformanceTestBase {
 
         raw.deleteWhere("file_date", day(3));
         assertThat(fixture.run(model(raw).build()).batches()).as("with the batch gone, runs go on").hasSize(1);
+    }
+
+    /**
+     * The adoption point holds whatever became of the adopting run's row in the run log (a rebuild whose apply failed
+     * after the adoption was recorded is logged as failed): a late batch below it is still refused.
+     */
+    @Test
+    void adoptionPointHoldsWhenTheAdoptingRunIsLoggedAsFailed() throws Exception {
+        RawTable raw = adopted(1, 2, 4);
+        adopt(raw, "2024-01-04");
+        fixture.execute("UPDATE " + SnapshotFixture.METADATA + ".itersnap_runs SET status = 'failed' WHERE model = ? "
+                + "AND operation = 'adopt'", MODEL);
+        List<Map<String, Object>> adoptedVersions = dbtVersions();
+        file(raw, 3);
+
+        assertThatThrownBy(() -> fixture.run(model(raw).build()))
+                .satisfies(e -> assertLateBeforeAdoption(e, "batch 2024-01-03 arrived"));
+        assertThat(dbtVersions()).isEqualTo(adoptedVersions);
+    }
+
+    /** dbt writes its deletion flag as text ('True' / 'False'): refused, naming the column, before anything is written. */
+    @Test
+    void textDeletionFlagIsRefusedBeforeAnythingIsWritten() throws Exception {
+        RawTable raw = adopted(1, 2, 4);
+        fixture.execute("ALTER TABLE " + TARGET + " ADD COLUMN dbt_is_deleted " + type("VARCHAR(5)"));
+        List<Map<String, Object>> before = fixture.query("SELECT * FROM " + TARGET);
+
+        assertThatThrownBy(() -> fixture.engine(null).adopt(model(raw).hardDeletes(HardDeletes.NEW_RECORD).build(),
+                "2024-01-04")).isInstanceOfSatisfying(ItersnapException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING);
+                    assertThat(e.getMessage()).containsIgnoringCase("dbt_is_deleted").contains("BOOLEAN")
+                            .contains("Nothing was written");
+                });
+        assertThat(fixture.query("SELECT * FROM " + TARGET)).isEqualTo(before);
+        assertThat(fixture.ledger(MODEL)).isEmpty();
     }
 
     /** An adopted batch whose rows change in the source (restated) would replay into the adopted range: refused. */

@@ -451,8 +451,8 @@ public final class MetadataStore {
         MetadataSchema.Runs r = schema.runs();
         List<String[]> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
                 + q(r.replayPoint()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model)
-                .sql(" AND " + q(r.operation()) + " = 'adopt' AND " + q(r.status()) + " = 'success' AND "
-                        + q(r.replayPoint()) + " IS NOT NULL ORDER BY " + q(r.startedAt()) + " DESC").build(),
+                .sql(" AND " + q(r.operation()) + " = 'adopt' AND " + q(r.replayPoint()) + " IS NOT NULL ORDER BY "
+                        + q(r.startedAt()) + " DESC").build(),
                 rs -> new String[] {rs.getString(1), rs.getString(2)});
         return s.isEmpty() ? null : s.get(0);
     }
@@ -502,12 +502,26 @@ public final class MetadataStore {
         jdbc.commit("log run");
     }
 
+    /**
+     * Records an adoption's point in its run's row (its replay point), with the adoption's writes: whatever the run's
+     * end, the row keeps it ({@link #finished} never clears a replay point).
+     */
+    void markAdoption(String runId, String point) {
+        MetadataSchema.Runs r = schema.runs();
+        jdbc.update(Statement.builder("adopt").sql("UPDATE " + name(r.spec().name()) + " SET " + q(r.replayPoint())
+                + " = ").bind(point).sql(" WHERE " + q(r.runId()) + " = ").bind(runId).build());
+    }
+
     void finished(String runId, String status, int batches, boolean late, String replayPoint, String error) {
         MetadataSchema.Runs r = schema.runs();
-        jdbc.update(Statement.builder("log run").sql("UPDATE " + name(r.spec().name()) + " SET " + q(r.finishedAt())
-                + " = ").bind(LocalDateTime.now()).sql(", " + q(r.status()) + " = ").bind(status).sql(", "
-                + q(r.batchesApplied()) + " = ").bind(batches).sql(", " + q(r.lateBatch()) + " = ").bind(late)
-                .sql(", " + q(r.replayPoint()) + " = ").bind(replayPoint).sql(", " + q(r.errorMessage()) + " = ")
+        Statement.Builder b = Statement.builder("log run").sql("UPDATE " + name(r.spec().name()) + " SET "
+                + q(r.finishedAt()) + " = ").bind(LocalDateTime.now()).sql(", " + q(r.status()) + " = ").bind(status)
+                .sql(", " + q(r.batchesApplied()) + " = ").bind(batches).sql(", " + q(r.lateBatch()) + " = ")
+                .bind(late);
+        if (replayPoint != null) { // never cleared: an adoption's point stays when its run fails afterwards
+            b.sql(", " + q(r.replayPoint()) + " = ").bind(replayPoint);
+        }
+        jdbc.update(b.sql(", " + q(r.errorMessage()) + " = ")
                 .bind(error == null ? null : error.substring(0, Math.min(3900, error.length())))
                 .sql(" WHERE " + q(r.runId()) + " = ").bind(runId).build());
         jdbc.commit("log run");

@@ -149,9 +149,9 @@ final class SnapshotRun {
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
-        forgetRowsLoggedWithoutEntry(fresh);
         boolean late = detect(fresh, applied, source, lostFrom);
-        refuseBelowAdoption(fresh, applied);
+        refuseBelowAdoption(fresh, applied); // before anything is written
+        forgetRowsLoggedWithoutEntry(fresh);
         TreeSet<Seq> batches = new TreeSet<>(fresh);
         if (replayPoint != null) {
             batches.addAll(applied.tailMap(replayPoint, true).keySet());
@@ -485,6 +485,13 @@ final class SnapshotRun {
         }
         bookkeeping.put(n.openedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
         bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        SourceColumn flag = m.deletionRecords() ? column(targetColumns, n.isDeleted()) : null;
+        if (flag != null && flag.jdbcType() != java.sql.Types.BOOLEAN && flag.jdbcType() != java.sql.Types.BIT) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': target " + key
+                    + " has column '" + flag.name() + "' of type " + flag.typeName() + "; itersnap keeps the deletion "
+                    + "flag as a BOOLEAN (dbt writes the text 'True' / 'False'). Convert the column to BOOLEAN first, "
+                    + "then adopt. Nothing was written");
+        }
         List<String> added = new ArrayList<>();
         bookkeeping.forEach((c, type) -> {
             if (column(targetColumns, c) == null) {
@@ -495,7 +502,7 @@ final class SnapshotRun {
         jdbc.commit("adopt: add bookkeeping columns");
         String validToType = settings.validToCurrent() == null ? null
                 : dialect.columnType(column(targetColumns, n.validTo()));
-        tables.adoptVersions(through.value(), cut, validToType, added.contains(n.isDeleted()))
+        tables.adoptVersions(through.value(), cut, validToType, m.deletionRecords())
                 .forEach(st -> jdbc.update(st.inStep("adopt")));
         if (settings.validToCurrent() != null) {
             jdbc.update(dialect.markOpenVersions(m).inStep("adopt"));
@@ -520,6 +527,10 @@ final class SnapshotRun {
                     false, 0));
             deletionTimes.add(null);
         }
+        // the adoption point goes into this run's run-log row before the ledger entries (in the same transaction where
+        // the database has one): whenever the ledger holds the adoption's entries, later runs find the point, also
+        // when this run fails afterwards (a rebuild's apply) or dies before its row is marked finished
+        store.markAdoption(runId, through.text());
         store.fingerprints(fingerprints);
         store.recordAll(results, seqs, runId, deletionTimes);
         for (SourceColumn src : m.sourceColumns()) {
@@ -609,7 +620,7 @@ final class SnapshotRun {
      * first; the batch is reported as repaired. One read, only by runs that apply new batches.
      */
     private void forgetRowsLoggedWithoutEntry(TreeSet<Seq> fresh) {
-        if (fresh.isEmpty() || operation == Operation.FULL_REFRESH) {
+        if (fresh.isEmpty()) {
             return;
         }
         List<Seq> logged = new ArrayList<>();

@@ -283,7 +283,7 @@ public final class ModelTables {
      * latest remaining version is reopened unless it closed by then. Then every version is opened at {@code through}
      * and every closed one closed there (no roll back reaches them), and change types are filled from the timeline:
      * {@code insert} for an open version, {@code update} when the key's next version starts where this one ends,
-     * otherwise {@code delete}. With {@code fillIsDeleted} the deletion flag (just added) is set false.
+     * otherwise {@code delete}. With {@code fillIsDeleted} a NULL deletion flag is set false.
      * {@code validToType}: the table's valid_to type when {@code valid_to_current} marks open versions, else null.
      * The MERGEs over an aggregate stand where an UPDATE with a correlated subquery would: Delta Lake refuses
      * subqueries in an UPDATE's condition.
@@ -333,7 +333,8 @@ public final class ModelTables {
                 + " IS NULL THEN UPDATE SET " + ct + " = 'update'"));
         out.add(Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'delete' WHERE " + ct + " IS NULL"));
         if (fillIsDeleted) {
-            out.add(Statement.of("adopt", "UPDATE " + t + " SET " + q(n.isDeleted()) + " = FALSE"));
+            out.add(Statement.of("adopt", "UPDATE " + t + " SET " + q(n.isDeleted()) + " = FALSE WHERE "
+                    + q(n.isDeleted()) + " IS NULL"));
         }
         return out;
     }
