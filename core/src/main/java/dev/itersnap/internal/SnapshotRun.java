@@ -337,8 +337,9 @@ final class SnapshotRun {
     // ---------------------------------------------------------------- adoption
 
     /**
-     * The point an adopted history was taken over through, while it holds: the latest successful {@code adopt} whose
-     * ledger entry for that sequence is still the one it wrote (a full refresh that starts over forgets it).
+     * The point an adopted history was taken over through, while it holds: the latest {@code adopt} run (whatever its
+     * status) whose ledger entry for that sequence is still the one it wrote (a full refresh that starts over forgets
+     * it).
      */
     private Seq adoptionPoint(TreeMap<Seq, MetadataStore.Entry> applied) {
         String[] adoption = store.adoption();
