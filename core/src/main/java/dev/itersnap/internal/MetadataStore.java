@@ -303,9 +303,16 @@ public final class MetadataStore {
 
     /** Runs one statement per {@link #FORGET_CHUNK} sequences, so that none binds more values than a driver takes. */
     private void forEachChunk(List<Seq> seqs, java.util.function.Function<List<Seq>, Statement> statement) {
+        chunks(seqs).forEach(chunk -> jdbc.update(statement.apply(chunk)));
+    }
+
+    /** {@code seqs} in runs of at most {@link #FORGET_CHUNK}, each one IN list under the drivers' parameter limits. */
+    private static List<List<Seq>> chunks(List<Seq> seqs) {
+        List<List<Seq>> out = new ArrayList<>();
         for (int from = 0; from < seqs.size(); from += FORGET_CHUNK) {
-            jdbc.update(statement.apply(seqs.subList(from, Math.min(seqs.size(), from + FORGET_CHUNK))));
+            out.add(seqs.subList(from, Math.min(seqs.size(), from + FORGET_CHUNK)));
         }
+        return out;
     }
 
     /** Ends {@code b} with {@code IN (...)} of the sequences' canonical texts, each bound. */
@@ -370,11 +377,10 @@ public final class MetadataStore {
     List<String> loggedSequences(List<Seq> batches) {
         MetadataSchema.Errors e = schema.errors();
         List<String> out = new ArrayList<>();
-        for (int from = 0; from < batches.size(); from += FORGET_CHUNK) {
+        for (List<Seq> chunk : chunks(batches)) {
             out.addAll(jdbc.query(inList(Statement.builder("read error log").sql("SELECT DISTINCT "
                     + q(e.sequence()) + " FROM " + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ")
-                    .bind(model).sql(" AND " + q(e.sequence())), batches.subList(from,
-                    Math.min(batches.size(), from + FORGET_CHUNK))), rs -> rs.getString(1)));
+                    .bind(model).sql(" AND " + q(e.sequence())), chunk), rs -> rs.getString(1)));
         }
         return out;
     }
