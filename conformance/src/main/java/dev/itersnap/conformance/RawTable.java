@@ -53,7 +53,7 @@ public final class RawTable {
      * is a commit: one per row made the suite's set-ups cost more than the runs they set up).
      */
     public RawTable insertAll(List<Object[]> rows) {
-        int perStatement = Math.max(1, Math.min(ROWS_PER_INSERT, 250 / columns.size()));
+        int perStatement = rowsPerInsert(columns.size());
         for (int from = 0; from < rows.size(); from += perStatement) {
             List<Object[]> chunk = rows.subList(from, Math.min(rows.size(), from + perStatement));
             List<Object> binds = new ArrayList<>();
@@ -73,6 +73,11 @@ public final class RawTable {
 
     /** Rows per multi-row INSERT of {@link #insertAll}, fewer when 250 values would not hold them. */
     static final int ROWS_PER_INSERT = 20;
+
+    /** How many rows of {@code columns} values one fixture INSERT takes: well under every driver's parameter limit. */
+    static int rowsPerInsert(int columns) {
+        return Math.max(1, Math.min(ROWS_PER_INSERT, 250 / columns));
+    }
 
     /** Removes the rows whose {@code column} equals {@code value} (retention dropping a batch). */
     public int deleteWhere(String column, Object value) {

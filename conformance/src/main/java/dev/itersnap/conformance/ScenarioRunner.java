@@ -214,8 +214,8 @@ public final class ScenarioRunner {
         List<Column> columns = mirror.columns();
         String tuple = columns.stream().map(c -> "?").collect(Collectors.joining(", ", "(", ")"));
         // several rows a statement: on Delta Lake every statement is a commit (one per row made deliveries cost more
-        // than the runs they feed); 20 rows stay under every driver's parameter limit
-        int perStatement = Math.max(1, Math.min(20, 250 / columns.size()));
+        // than the runs they feed)
+        int perStatement = RawTable.rowsPerInsert(columns.size());
         try (Connection c = ds.getConnection()) {
             for (int from = 0; from < rows.size(); from += perStatement) {
                 List<Map<String, Object>> chunk = rows.subList(from, Math.min(rows.size(), from + perStatement));
