@@ -41,10 +41,16 @@ final class SparkTestSession {
                     // the suite's tables hold tens of rows and every engine statement is a job: one partition per
                     // shuffle and per Delta snapshot, no whole-stage code generation (compiling each new plan cost
                     // more than running it) and no adaptive re-planning; together about 12 % off a Spark test class
-                    // (measured on SparkTamperingTest: 107 s -> 94 s)
+                    // (measured on SparkTamperingTest: 107 s -> 94 s); expressions interpreted rather than compiled
+                    // (Janino compiles every new projection and predicate: a few milliseconds each, hundreds per
+                    // statement) and a MERGE's source not copied before the merge (it reads Delta tables nobody else
+                    // writes during the merge); these two took another 16-25 % off SparkCostFiguresTest's four runs
+                    // (172 s -> 129-144 s). Semantics are Spark's either way: both are planner choices, not SQL.
                     .config("spark.sql.shuffle.partitions", "1")
                     .config("spark.default.parallelism", "2")
                     .config("spark.sql.codegen.wholeStage", "false")
+                    .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
+                    .config("spark.databricks.delta.merge.materializeSource", "none")
                     .config("spark.sql.adaptive.enabled", "false")
                     .config("spark.ui.enabled", "false")
                     .config("spark.driver.host", "127.0.0.1")
