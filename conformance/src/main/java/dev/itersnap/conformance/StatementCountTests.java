@@ -43,7 +43,7 @@ public abstract class StatementCountTests extends ConformanceTestBase {
      * scratch tables' DDL included (fourteen of them: five tables dropped and created, four indexed).
      */
     protected int budgetPerRun() {
-        return 54;
+        return 52;
     }
 
     /**

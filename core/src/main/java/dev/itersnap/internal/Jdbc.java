@@ -28,6 +28,8 @@ final class Jdbc {
 
     private final Connection connection;
     private final String model;
+    /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
+    private long writes;
 
     Jdbc(Connection connection, String model) {
         this.connection = connection;
@@ -46,6 +48,7 @@ final class Jdbc {
      * Inside a transaction a conflict ends the transaction and is not retried.
      */
     int update(Statement s) {
+        writes++;
         for (int attempt = 1; ; attempt++) {
             try (PreparedStatement ps = s.prepare(connection)) {
                 return ps.executeUpdate();
@@ -93,6 +96,14 @@ final class Jdbc {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * How many writes were attempted (and rollbacks done) on this connection: a result read when the count was the
+     * same is still what the database holds, since every write of a run goes through {@link #update}.
+     */
+    long writes() {
+        return writes;
     }
 
     void updateAll(List<Statement> statements) {
@@ -190,6 +201,7 @@ final class Jdbc {
     }
 
     void rollbackQuietly() {
+        writes++;
         try {
             if (!connection.isClosed() && !connection.getAutoCommit()) {
                 connection.rollback();

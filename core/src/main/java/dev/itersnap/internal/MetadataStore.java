@@ -69,6 +69,8 @@ public final class MetadataStore {
     private final String model;
     /** The content hashes of the source's batches found by this run, recorded with the batches applied from it. */
     private Map<Seq, String> fingerprints = Map.of();
+    private List<LedgerRead> ledgerRows;
+    private long ledgerRowsAt;
 
     MetadataStore(Jdbc jdbc, Dialect dialect, MetadataSchema schema, String model) {
         this.jdbc = jdbc;
@@ -151,21 +153,49 @@ public final class MetadataStore {
 
     /** Applied batches in business order. */
     TreeMap<Seq, Entry> ledger(ValueType sequenceType) {
-        MetadataSchema.Ledger l = schema.ledger();
         TreeMap<Seq, Entry> out = new TreeMap<>();
-        jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.deletionTime(), l.reproduced(),
-                l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(),
-                l.contentHash()), l.model()),
-                rs -> {
-                    Seq s = Seq.parse(sequenceType, rs.getString(1));
-                    boolean reproduced = rs.getBoolean(4);
-                    BatchResult counts = new BatchResult(s.value(), rs.getLong(5), rs.getLong(7), rs.getLong(8),
-                            rs.getLong(9), rs.getLong(10), reproduced, rs.getLong(6));
-                    out.put(s, new Entry(s, rs.getString(2), rs.getString(3), reproduced, false, counts,
-                            rs.getString(11)));
-                    return null;
-                });
+        for (LedgerRead r : ledgerRead()) {
+            Seq s = Seq.parse(sequenceType, r.sequence());
+            BatchResult counts = new BatchResult(s.value(), r.sourceRows(), r.inserted(), r.updated(), r.deleted(),
+                    r.rejected(), r.reproduced(), r.duplicateRows());
+            out.put(s, new Entry(s, r.runId(), r.deletionTime(), r.reproduced(), false, counts, r.fingerprint()));
+        }
         return out;
+    }
+
+    /** The model's ledger entries and the versions they inserted: {count, sum of inserted}. */
+    long[] ledgerSize() {
+        long inserted = 0;
+        List<LedgerRead> rows = ledgerRead();
+        for (LedgerRead r : rows) {
+            inserted += r.inserted();
+        }
+        return new long[] {rows.size(), inserted};
+    }
+
+    /** One ledger row as read, its sequence still text (the owner check reads it before the type is checked). */
+    private record LedgerRead(String sequence, String runId, String deletionTime, boolean reproduced, long sourceRows,
+                              long duplicateRows, long inserted, long updated, long deleted, long rejected,
+                              String fingerprint) {
+    }
+
+    /**
+     * The model's ledger rows: read once and reused while nothing was written on the run's connection since (the
+     * owner check and the run's plan both need them; on Delta every read is a job).
+     */
+    private List<LedgerRead> ledgerRead() {
+        if (ledgerRows != null && ledgerRowsAt == jdbc.writes()) {
+            return ledgerRows;
+        }
+        MetadataSchema.Ledger l = schema.ledger();
+        ledgerRows = List.copyOf(jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(),
+                l.deletionTime(), l.reproduced(), l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(),
+                l.deleted(), l.rejected(), l.contentHash()), l.model()),
+                rs -> new LedgerRead(rs.getString(1), rs.getString(2), rs.getString(3), rs.getBoolean(4),
+                        rs.getLong(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10),
+                        rs.getString(11))));
+        ledgerRowsAt = jdbc.writes();
+        return ledgerRows;
     }
 
     /** The ledger's rows of the model, with their counts, in the order the database returns them. */
@@ -204,13 +234,6 @@ public final class MetadataStore {
                 .map(Seq::text).toList();
     }
 
-    /** The model's ledger entries and the versions they inserted: {count, sum of inserted}. */
-    long[] ledgerSize() {
-        MetadataSchema.Ledger l = schema.ledger();
-        return jdbc.query(Statement.builder("check owner").sql("SELECT COUNT(*), SUM(" + q(l.inserted()) + ") FROM "
-                + name(l.spec().name()) + " WHERE " + q(l.model()) + " = ").bind(model).build(),
-                rs -> new long[] {rs.getLong(1), rs.getLong(2)}).get(0);
-    }
 
     /**
      * The content hashes of the source's batches that this run found ({@link Fingerprints}): a batch applied from
@@ -326,21 +349,26 @@ public final class MetadataStore {
 
     // ---------------------------------------------------------------- owners of history tables
 
-    /** The model of this metadata schema that owns history table {@code target} (folded, dot-joined), or null. */
-    String ownerOf(String target) {
+    /**
+     * Who owns what, in one read of the owners table: {the model of this metadata schema that owns history table
+     * {@code target} (folded, dot-joined), the history table this model owns}; either null when no row records it.
+     */
+    String[] owners(String target) {
         MetadataSchema.Targets t = schema.targets();
-        List<String> s = jdbc.queryFirst(Statement.builder("check owner").sql("SELECT " + q(t.model()) + " FROM "
-                + name(t.spec().name()) + " WHERE " + q(t.target()) + " = ").bind(target).build(),
-                rs -> rs.getString(1));
-        return s.isEmpty() ? null : s.get(0);
-    }
-
-    /** The history table this model owns in this metadata schema (folded, dot-joined), or null. */
-    String targetOf() {
-        MetadataSchema.Targets t = schema.targets();
-        List<String> s = jdbc.queryFirst(select("check owner", t.spec(), List.of(t.target()), t.model()),
-                rs -> rs.getString(1));
-        return s.isEmpty() ? null : s.get(0);
+        String[] out = new String[2];
+        jdbc.query(Statement.builder("check owner").sql("SELECT " + q(t.target()) + ", " + q(t.model()) + ", CASE WHEN "
+                + q(t.target()) + " = ").bind(target).sql(" THEN 1 ELSE 0 END, CASE WHEN " + q(t.model()) + " = ")
+                .bind(model).sql(" THEN 1 ELSE 0 END FROM " + name(t.spec().name()) + " WHERE " + q(t.target()) + " = ")
+                .bind(target).sql(" OR " + q(t.model()) + " = ").bind(model).build(), rs -> {
+                    if (rs.getInt(3) == 1 && out[0] == null) {
+                        out[0] = rs.getString(2);
+                    }
+                    if (rs.getInt(4) == 1 && out[1] == null) {
+                        out[1] = rs.getString(1);
+                    }
+                    return null;
+                });
+        return out;
     }
 
     /** Records that this model owns {@code target} (and no other table). */
@@ -429,24 +457,38 @@ public final class MetadataStore {
         return jvm + " thread " + Thread.currentThread().getName();
     }
 
-    /** Status of the model's most recent run before this one, or null. */
-    String previousStatus(String runId) {
-        MetadataSchema.Runs r = schema.runs();
-        List<String> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.status()) + " FROM "
-                + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId())
-                + " <> ").bind(runId).sql(" ORDER BY " + q(r.startedAt()) + " DESC").build(), rs -> rs.getString(1));
-        return s.isEmpty() ? null : s.get(0);
+    /**
+     * What a run needs from the run log before it starts, in one read: the status of the model's most recent run
+     * before this one (null if none) and the logic of the last successful run that recorded one (run id, start, logic
+     * text; null if none).
+     */
+    record RunLogHead(String previousStatus, String[] lastLogic) {
     }
 
-    /** The logic of the last successful run that recorded one: run id, start, logic text; or null. */
-    String[] lastSuccessfulLogic(String runId) {
+    RunLogHead runLogHead(String runId) {
         MetadataSchema.Runs r = schema.runs();
-        List<String[]> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
-                + q(r.startedAt()) + ", " + q(r.logic()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model())
-                + " = ").bind(model).sql(" AND " + q(r.runId()) + " <> ").bind(runId).sql(" AND " + q(r.status())
-                + " = 'success' AND " + q(r.logic()) + " IS NOT NULL ORDER BY " + q(r.startedAt()) + " DESC").build(),
-                rs -> new String[] {rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3)});
-        return s.isEmpty() ? null : s.get(0);
+        String logged = "CASE WHEN " + q(r.status()) + " = 'success' AND " + q(r.logic()) + " IS NOT NULL THEN 1 "
+                + "ELSE 0 END";
+        String[] previous = new String[1];
+        String[][] logic = new String[1][];
+        jdbc.query(Statement.builder("read run log").sql("SELECT itersnap_run, itersnap_start, itersnap_logic, "
+                + "itersnap_status, itersnap_latest, itersnap_logged FROM (SELECT " + q(r.runId()) + " AS itersnap_run, "
+                + q(r.startedAt()) + " AS itersnap_start, " + q(r.logic()) + " AS itersnap_logic, " + q(r.status())
+                + " AS itersnap_status, " + logged + " AS itersnap_logged, ROW_NUMBER() OVER (ORDER BY "
+                + q(r.startedAt()) + " DESC) AS itersnap_latest, ROW_NUMBER() OVER (PARTITION BY " + logged
+                + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_logged FROM " + name(r.spec().name())
+                + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId()) + " <> ").bind(runId)
+                .sql(") x WHERE itersnap_latest = 1 OR (itersnap_logged = 1 AND itersnap_latest_logged = 1)").build(),
+                rs -> {
+                    if (rs.getLong(5) == 1) {
+                        previous[0] = rs.getString(4);
+                    }
+                    if (rs.getInt(6) == 1) {
+                        logic[0] = new String[] {rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3)};
+                    }
+                    return null;
+                });
+        return new RunLogHead(previous[0], logic[0]);
     }
 
     /**

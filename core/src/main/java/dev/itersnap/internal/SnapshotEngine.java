@@ -95,11 +95,12 @@ public final class SnapshotEngine {
                     store.started(runId, operation.label(), settings.logic());
                     started = true;
                     listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
+                    MetadataStore.RunLogHead before = store.runLogHead(runId);
                     if (logicChange == LogicChange.REFUSE) {
-                        refuseLogicChange(store, runId);
+                        refuseLogicChange(before.lastLogic());
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
-                            store.previousStatus(runId), lock, pre, store);
+                            before.previousStatus(), lock, pre, store);
                     if (rebuildFrom != null) {
                         run.rebuildFrom(rebuildFrom);
                     }
@@ -134,8 +135,7 @@ public final class SnapshotEngine {
      * Stops the run when the model's logic differs from the last successful run's (replays and full refreshes
      * rebuild with the new logic on purpose, so they never get here).
      */
-    private void refuseLogicChange(MetadataStore log, String runId) {
-        String[] last = log.lastSuccessfulLogic(runId);
+    private void refuseLogicChange(String[] last) {
         String now = settings.logic();
         if (last == null || last[2].equals(now)) {
             return;
@@ -171,7 +171,8 @@ public final class SnapshotEngine {
      * Settings added to the fingerprint later whose absence means their default: setting one on a model whose last
      * run predates it is a change like any other.
      */
-    private static final Map<String, String> LOGIC_DEFAULTS = Map.of("valid_to_current", "");
+    private static final Map<String, String> LOGIC_DEFAULTS = Map.of("valid_to_current", "", "ignore_null_updates",
+            "false");
 
     /** A logic fingerprint's lines by key. */
     private static Map<String, String> logicLines(String logic) {

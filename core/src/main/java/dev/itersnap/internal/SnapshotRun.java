@@ -245,7 +245,8 @@ final class SnapshotRun {
         String key = m.target().toString();
         String schemaName = m.metadataSchema();
         boolean exists = targetColumns != null;
-        String rowOwner = store.ownerOf(key);
+        String[] owners = store.owners(key);
+        String rowOwner = owners[0];
         if (rowOwner != null && !rowOwner.equals(settings.name())) {
             throw notOwned("target " + key + " belongs to model '" + rowOwner + "' (metadata schema " + schemaName
                     + "); two models cannot share a history table. Point target at a table of its own (a new one is "
@@ -267,7 +268,7 @@ final class SnapshotRun {
                             + "models cannot share a history table. Point target at a table of its own (a new one is "
                             + "built by the next run, or by full-refresh --yes)");
         }
-        String mine = store.targetOf();
+        String mine = owners[1];
         boolean hasRows = exists && !jdbc.queryFirst(tables.anyHistoryRow(), rs -> 1).isEmpty();
         long[] ledger = store.ledgerSize();
         if (mine != null && !mine.equals(key)) {
@@ -443,8 +444,9 @@ final class SnapshotRun {
         } catch (SQLException e) {
             throw jdbc.failure("check owner", null, e);
         }
-        String rowOwner = store.ownerOf(key);
-        String mine = store.targetOf();
+        String[] owners = store.owners(key);
+        String rowOwner = owners[0];
+        String mine = owners[1];
         long[] ledger = store.ledgerSize();
         if (rowOwner != null || mark != null) {
             String owner = rowOwner != null ? rowOwner : mark[0];
