@@ -41,7 +41,7 @@ final class ModelConfig {
     /** Every key a model file may hold. */
     static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
             "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout",
-            "restatements", "valid_to_current");
+            "restatements", "valid_to_current", "ignore_null_updates");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     static final int MAX_BYTES = 1 << 20;
@@ -143,7 +143,20 @@ final class ModelConfig {
         if (restatements != null) {
             b.restatements(Restatements.parse(restatements));
         }
+        String ignoreNulls = text(settings, "ignore_null_updates");
+        if (ignoreNulls != null) {
+            b.ignoreNullUpdates(bool("ignore_null_updates", ignoreNulls));
+        }
         return b.build();
+    }
+
+    /** Reads {@code true} or {@code false} (any case). */
+    static boolean bool(String setting, String value) {
+        String v = value.trim().toLowerCase(Locale.ROOT);
+        if (v.equals("true") || v.equals("false")) {
+            return v.equals("true");
+        }
+        throw new ConfigException("setting '" + setting + "' expected true or false, got '" + value + "'");
     }
 
     /**

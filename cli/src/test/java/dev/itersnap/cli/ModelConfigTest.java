@@ -116,7 +116,7 @@ class ModelConfigTest {
         assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
-                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, valid_to_current");
+                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, valid_to_current, ignore_null_updates");
     }
 
     @Test
@@ -196,7 +196,19 @@ class ModelConfigTest {
         assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
                 "column_names", "metadata_schema", "lock_timeout", "restatements",
-                "valid_to_current"));
+                "valid_to_current", "ignore_null_updates"));
+    }
+
+    @Test
+    void ignoreNullUpdatesIsABooleanAndRefusedWithFullBatches() {
+        assertThat(ModelConfig.parse(MINIMAL, "m.yml").ignoreNullUpdates()).isFalse();
+        assertThat(ModelConfig.parse(MINIMAL + "ignore_null_updates: true\n", "m.yml").ignoreNullUpdates()).isTrue();
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "ignore_null_updates: sometimes\n", "m.yml"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("ignore_null_updates")
+                .hasMessageContaining("sometimes");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "ignore_null_updates: true\nhard_deletes: invalidate\n",
+                "m.yml")).isInstanceOf(ItersnapException.class).hasMessageContaining("ignore_null_updates")
+                .hasMessageContaining("hard_deletes");
     }
 
     @Test

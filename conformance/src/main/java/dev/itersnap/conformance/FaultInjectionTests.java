@@ -212,6 +212,31 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
+     * A partial-update feed ({@code ignore_null_updates}): a late batch changes what the NULLs of the batch after it
+     * stand for, and the replay that fills them again survives a failure anywhere.
+     */
+    @Test
+    void ignoreNullUpdatesLateBatchSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("ignore_null_updates with a late batch", List.of(Fault.FAIL,
+                Fault.EXECUTED_THEN_FAIL), false, f -> {
+                    RawTable raw = f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)",
+                            "sequenceNum INT");
+                    ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll())
+                            .uniqueKey("userId").updatedAt("sequenceNum").sequenceBy("sequenceNum")
+                            .ignoreNullUpdates(true).build();
+                    raw.insert(1, "Ana", "Lima", 1);
+                    raw.insert(2, "Bo", "Oslo", 1);
+                    raw.insert(1, null, "Cusco", 3);
+                    raw.insert(2, "Bob", null, 3);
+                    f.run(m);
+                    raw.insert(1, "Anna", null, 2);
+                    raw.insert(2, null, "Bergen", 2);
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
      * valid_to_current set on a history whose open versions carry NULL, in the run that also replays a late batch
      * under new_record: the conversion and the replay survive a failure anywhere, and the rerun converts what is left.
      */

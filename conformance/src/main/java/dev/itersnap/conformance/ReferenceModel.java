@@ -79,10 +79,13 @@ public final class ReferenceModel {
      * @param deleteWhen       the {@code delete_when} predicate over a source row, or null
      * @param temporalSequence true when {@code sequence_by} and {@code updated_at} are both temporal: the deletion
      *                         time of a full batch is then the sequence itself (a DATE at midnight)
+     * @param ignoreNullUpdates {@code ignore_null_updates}: a NULL in a non-key column of an accepted row takes the
+     *                         value of the key's current version (none when the key has no current version)
      */
     public record Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
                          Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
-                         Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence) {
+                         Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence,
+                         boolean ignoreNullUpdates) {
         public Config {
             columns = List.copyOf(columns);
             keyColumns = List.copyOf(keyColumns);
@@ -656,10 +659,13 @@ public final class ReferenceModel {
         boolean archived;
         LocalDateTime validFrom;
         List<String> changed;
+        /** The row as applied: with ignore_null_updates its NULLs filled from the current version; else the row. */
+        Map<String, Object> applied;
 
         Classified(Map<String, Object> row, List<Object> key) {
             this.row = row;
             this.key = key;
+            this.applied = row;
         }
     }
 
@@ -747,9 +753,20 @@ public final class ReferenceModel {
             Version cur = currentVersion(c.key);
             boolean has = cur != null;
             boolean curDeleted = has && cur.deletionRecord();
+            if (config.ignoreNullUpdates() && has && !curDeleted && !c.delete) {
+                // a NULL is "not supplied": the row stands for the current version's value (the archive and the
+                // error log keep the row as it came)
+                Map<String, Object> filled = new LinkedHashMap<>(c.row);
+                for (String col : sourceColumns) {
+                    if (!config.isMeta(col) && !untracked.contains(col) && filled.get(col) == null) {
+                        filled.put(col, cur.values().get(col));
+                    }
+                }
+                c.applied = filled;
+            }
             LocalDateTime u = updatedAt(c.row);
             boolean changed = has && (config.strategy() == Strategy.TIMESTAMP ? u.isAfter(cur.updatedAt())
-                    : !differing(tracked, cur.values(), c.row).isEmpty());
+                    : !differing(tracked, cur.values(), c.applied).isEmpty());
             boolean regression = has && !curDeleted && (changed || c.delete) && u.isBefore(cur.validFrom());
             if (regression) {
                 c.reason = UPDATED_AT_REGRESSION;
@@ -780,7 +797,7 @@ public final class ReferenceModel {
             } else {
                 c.validFrom = u;
             }
-            c.changed = has ? differing(tracked, cur.values(), c.row) : null;
+            c.changed = has ? differing(tracked, cur.values(), c.applied) : null;
         }
 
         // a column introduced by this batch: the current versions of the keys in it take its value in place
@@ -842,8 +859,8 @@ public final class ReferenceModel {
                 default -> { }
             }
             if (c.action != Action.DELETE) {
-                versions.add(new Version(c.key, project(c.row, sourceColumns), updatedAt(c.row), c.validFrom, false,
-                        s));
+                versions.add(new Version(c.key, project(c.applied, sourceColumns), updatedAt(c.row), c.validFrom,
+                        false, s));
                 inserted++;
             }
         }

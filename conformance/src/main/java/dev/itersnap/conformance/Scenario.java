@@ -59,9 +59,10 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
      * @param sequenceIsUpdatedAt {@code sequence_by} names the {@code updated_at} column (the raw table has no
      *                            separate updated_at: every event carries one sequence, a TIMESTAMP)
      * @param validToCurrent      {@code valid_to_current}: the date open versions carry in valid_to, or null
+     * @param ignoreNullUpdates   {@code ignore_null_updates}: a NULL in a row's non-key column means "not supplied"
      */
-    public record Options(boolean sequenceIsUpdatedAt, String validToCurrent) {
-        public static final Options NONE = new Options(false, null);
+    public record Options(boolean sequenceIsUpdatedAt, String validToCurrent, boolean ignoreNullUpdates) {
+        public static final Options NONE = new Options(false, null, false);
 
         /** What an open version's valid_to holds: NULL, or valid_to_current at midnight (updated_at is a TIMESTAMP). */
         public java.time.LocalDateTime openValidTo() {
@@ -76,6 +77,9 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
             }
             if (validToCurrent != null) {
                 on.add("valid_to_current=" + validToCurrent);
+            }
+            if (ignoreNullUpdates) {
+                on.add("ignore_null_updates");
             }
             return String.join(", ", on);
         }
@@ -234,6 +238,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
             b.deleteWhen(DELETE_WHEN);
         }
         b.validToCurrent(options.validToCurrent());
+        b.ignoreNullUpdates(options.ignoreNullUpdates());
         return b.build();
     }
 
@@ -241,7 +246,8 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
     public ReferenceModel.Config modelConfig() {
         boolean temporal = sequenceType == ColumnType.DATE || sequenceType == ColumnType.TIMESTAMP;
         return new ReferenceModel.Config(columnNames(), keyColumns, updatedAtColumn(), SEQUENCE, strategy, checkCols,
-                hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal);
+                hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal,
+                options.ignoreNullUpdates());
     }
 
     /** True when the plan changes the raw table's columns. */

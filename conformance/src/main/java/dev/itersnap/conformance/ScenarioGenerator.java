@@ -140,7 +140,9 @@ public final class ScenarioGenerator {
             SplittableRandom more = new SplittableRandom(seed ^ 0x5DEECE66DL);
             boolean sameColumn = sequenceType == ColumnType.TIMESTAMP && more.nextDouble() < 0.3;
             String validToCurrent = more.nextDouble() < 0.3 ? "9999-12-31" : null;
-            options = new Scenario.Options(sameColumn, validToCurrent);
+            boolean ignoreNulls = more.nextDouble() < 0.7 && hardDeletes == HardDeletes.IGNORE
+                    && strategy == Strategy.CHECK && checkCols == null;
+            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls);
         }
 
         Scenario scenario() {

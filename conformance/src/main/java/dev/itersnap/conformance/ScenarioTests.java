@@ -562,6 +562,52 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
     }
 
+    /**
+     * A partial-update feed ({@code ignore_null_updates: true}; the updates leave operation NULL too): a NULL is "not
+     * supplied", so the new version keeps the current value and a row whose only differences are NULLs is no change
+     * (no version, no error); a key that
+     * is new, or returns after a delete, keeps its NULLs. A late batch changes what the NULLs after it stand for, and
+     * the replay fills them again: the history equals one run over every event, and the error log and archive keep
+     * the rows as they came.
+     */
+    @Test
+    void ignoreNullUpdatesKeepsTheCurrentValueAndALateBatchChangesWhatLaterNullsStandFor() {
+        RawTable raw = autoCdcUsers(fixture);
+        ModelSettings m = autoCdcModel(raw).ignoreNullUpdates(true).build();
+        raw.insert(1, "Ana", "Lima", "INSERT", 1);
+        raw.insert(2, "Bo", null, "INSERT", 1);
+        raw.insert(1, null, "Cusco", null, 3);
+        raw.insert(2, null, null, null, 3);
+        raw.insert(2, null, null, "DELETE", 4);
+        raw.insert(2, null, "Oslo", "INSERT", 5);
+        fixture.run(m);
+        assertThat(fixture.versions(TARGET, "userId", 1)).extracting(v -> v.get("name"), v -> v.get("city"),
+                Version::changed).containsExactly(tuple("Ana", "Lima", "[\"city\"]"), tuple("Ana", "Cusco", null));
+        assertThat(fixture.versions(TARGET, "userId", 2)).as("no change at 3; a delete ends what NULLs stand for")
+                .extracting(v -> v.get("name"), v -> v.get("city"), v -> num(v.validFrom()), v -> num(v.validTo()))
+                .containsExactly(tuple("Bo", null, 1L, 4L), tuple(null, "Oslo", 5L, null));
+
+        raw.insert(1, "Anna", null, null, 2);
+        RunResult late = fixture.run(m);
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(fixture.versions(TARGET, "userId", 1)).extracting(v -> v.get("name"), v -> v.get("city"),
+                v -> num(v.validFrom())).containsExactly(tuple("Ana", "Lima", 1L), tuple("Anna", "Lima", 2L),
+                tuple("Anna", "Cusco", 3L));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+
+        SnapshotFixture oneRun = newFixture();
+        RawTable all = autoCdcUsers(oneRun);
+        all.insert(1, "Ana", "Lima", "INSERT", 1);
+        all.insert(2, "Bo", null, "INSERT", 1);
+        all.insert(1, "Anna", null, null, 2);
+        all.insert(1, null, "Cusco", null, 3);
+        all.insert(2, null, null, null, 3);
+        all.insert(2, null, null, "DELETE", 4);
+        all.insert(2, null, "Oslo", "INSERT", 5);
+        oneRun.run(autoCdcModel(all).ignoreNullUpdates(true).build());
+        assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
+    }
+
     private static Long num(Object v) {
         return v == null ? null : ((Number) v).longValue();
     }

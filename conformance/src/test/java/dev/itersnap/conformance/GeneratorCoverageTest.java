@@ -110,7 +110,8 @@ class GeneratorCoverageTest {
             new Feature("rejected: null_key", 0.30, c -> c.rejected(ReferenceModel.NULL_KEY)),
             new Feature("rejected: duplicate_key", 0.30, c -> c.rejected(ReferenceModel.DUPLICATE_KEY)),
             new Feature("rejected: null_updated_at", 0.30, c -> c.rejected(ReferenceModel.NULL_UPDATED_AT)),
-            new Feature("rejected: updated_at_regression", 0.20, c -> c.rejected(ReferenceModel.UPDATED_AT_REGRESSION)),
+            // (fewer since ignore_null_updates is drawn: a NULL is no change there, so no regression either)
+            new Feature("rejected: updated_at_regression", 0.18, c -> c.rejected(ReferenceModel.UPDATED_AT_REGRESSION)),
             new Feature("exact copies applied once", 0.30, c -> c.event(e -> e instanceof
                     SnapshotEvent.DuplicateRecords d && d.copies() > 0)),
             new Feature("a batch whose rows all lack updated_at", 0.04, c -> c.scenario.batches().stream()
@@ -127,6 +128,8 @@ class GeneratorCoverageTest {
             new Feature("sequence_by = updated_at (a CDC feed)", 0.03, c -> c.scenario.options().sequenceIsUpdatedAt()),
             new Feature("valid_to_current (open versions end 9999-12-31)", 0.15,
                     c -> c.scenario.options().validToCurrent() != null),
+            new Feature("ignore_null_updates (a NULL is not supplied)", 0.04,
+                    c -> c.scenario.options().ignoreNullUpdates()),
             new Feature("a version whose only change is updated_at ([])", 0.10, c -> c.model.versions().stream()
                     .anyMatch(v -> v.changedAttributes() != null && v.changedAttributes().isEmpty())));
 

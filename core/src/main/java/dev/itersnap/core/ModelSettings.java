@@ -35,6 +35,7 @@ public final class ModelSettings {
     private final Duration lockTimeout;
     private final Restatements restatements;
     private final String validToCurrent;
+    private final boolean ignoreNullUpdates;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -52,6 +53,7 @@ public final class ModelSettings {
         this.lockTimeout = b.lockTimeout;
         this.restatements = b.restatements;
         this.validToCurrent = b.validToCurrent;
+        this.ignoreNullUpdates = b.ignoreNullUpdates;
     }
 
     /**
@@ -92,6 +94,11 @@ public final class ModelSettings {
     public Restatements restatements() { return restatements; }
     /** The literal open versions carry in {@code dbt_valid_to} instead of NULL, or null (dbt 1.9's dbt_valid_to_current). */
     public String validToCurrent() { return validToCurrent; }
+    /**
+     * Whether a NULL in a non-key column of a row means "not supplied" ({@code ignore_null_updates}): the row takes
+     * the value the key's current version has, and such a NULL is never a change.
+     */
+    public boolean ignoreNullUpdates() { return ignoreNullUpdates; }
 
     /**
      * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
@@ -111,7 +118,8 @@ public final class ModelSettings {
                 + "column_names: " + columnNames.asMap() + "\n"
                 + "target: " + target.toString().toLowerCase(Locale.ROOT) + "\n"
                 + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n"
-                + "valid_to_current: " + (validToCurrent == null ? "" : validToCurrent) + "\n";
+                + "valid_to_current: " + (validToCurrent == null ? "" : validToCurrent) + "\n"
+                + "ignore_null_updates: " + ignoreNullUpdates + "\n";
     }
 
     @Override
@@ -120,7 +128,8 @@ public final class ModelSettings {
                 + updatedAt + ", sequence_by=" + sequenceBy + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
                 + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
                 + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen
-                + (validToCurrent == null ? "" : ", valid_to_current=" + validToCurrent) + "]";
+                + (validToCurrent == null ? "" : ", valid_to_current=" + validToCurrent)
+                + (ignoreNullUpdates ? ", ignore_null_updates=true" : "") + "]";
     }
 
     /** The first word of SQL text in upper case, after comments; "(" for a parenthesised query. */
@@ -167,6 +176,7 @@ public final class ModelSettings {
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private Restatements restatements = Restatements.DETECT;
         private String validToCurrent;
+        private boolean ignoreNullUpdates;
 
         private Builder(String name) {
             this.name = name;
@@ -207,6 +217,13 @@ public final class ModelSettings {
          * instead of NULL; null (default) keeps NULL.
          */
         public Builder validToCurrent(String literal) { this.validToCurrent = literal; return this; }
+        /**
+         * {@code true}: a NULL in a non-key column of a row means "not supplied" (partial-update change feeds): the
+         * row takes the value of the key's current version, and such a NULL is never a change. Default false. Only
+         * with {@code hard_deletes: ignore}, and with every column tracked ({@code strategy: check} without a
+         * {@code check_cols} subset).
+         */
+        public Builder ignoreNullUpdates(boolean ignore) { this.ignoreNullUpdates = ignore; return this; }
 
         /** Validates every setting and returns the immutable settings. */
         public ModelSettings build() {
@@ -295,6 +312,21 @@ public final class ModelSettings {
                     throw Settings.invalid("valid_to_current", "expected a date, time or number literal such as "
                             + "9999-12-31 (digits, letters, ' ', ':', '.', '+', '-'; at most 40), got '" + validToCurrent
                             + "'");
+                }
+            }
+            if (ignoreNullUpdates) {
+                if (hardDeletes.fullBatches()) {
+                    throw Settings.invalid("ignore_null_updates", "cannot be true with hard_deletes: "
+                            + hardDeletes.name().toLowerCase(Locale.ROOT) + ": a batch that holds every key's full "
+                            + "picture has no unsupplied values (a NULL there is the value). Use hard_deletes: ignore "
+                            + "for a change feed, or leave ignore_null_updates false");
+                }
+                if (strategy != Strategy.CHECK || checkCols != null) {
+                    throw Settings.invalid("ignore_null_updates", "needs every column tracked (strategy: check, "
+                            + "check_cols: all): with " + (strategy != Strategy.CHECK ? "strategy: timestamp"
+                            + " a row that is not newer is no change, so" : "a check_cols subset") + " the value a "
+                            + "NULL stands for would depend on how the batches were split into runs. Use strategy "
+                            + "check without check_cols, or leave ignore_null_updates false");
                 }
             }
             if (lockTimeout == null || lockTimeout.isNegative()) {

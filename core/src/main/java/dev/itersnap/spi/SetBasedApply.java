@@ -479,15 +479,17 @@ final class SetBasedApply {
                 + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
                 + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
+        List<String> fill = nullsFilled();
+        int o = fill.size(); // the levels before the windows below
         String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
         // the previous event's first deleting batch after it, and the next event
         String r = "r";
         String l1 = "SELECT r.*, LAG(" + ca(r, "nd_after") + ") OVER (" + partition(r) + ") AS " + a("prev_nd")
-                + ", LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ") AS " + a("next_idx") + " FROM " + cte(0) + " r";
+                + ", LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ") AS " + a("next_idx") + " FROM " + cte(o + 0) + " r";
         // g: how many batches before or at this event deleted the key by its absence (if it was live then)
         String y = "y";
         String l2 = "SELECT y.*, SUM(CASE WHEN " + ca(y, "prev_nd") + " < " + ci(y, IDX) + " THEN 1 ELSE 0 END) OVER ("
-                + partition(y) + " ROWS UNBOUNDED PRECEDING) AS " + a("g") + " FROM " + cte(1) + " y";
+                + partition(y) + " ROWS UNBOUNDED PRECEDING) AS " + a("g") + " FROM " + cte(o + 1) + " y";
         // the last upsert, delete or state before this event (position * 4 + what), the absences up to it, and the
         // last upsert or state (the version an upsert is compared with)
         String z = "z";
@@ -496,7 +498,7 @@ final class SetBasedApply {
                 + " OVER (" + partition(z) + before + ") AS " + a("pud") + ", MAX(CASE WHEN " + ci(z, KIND)
                 + " IN ('U', 'D', 'I') THEN " + ca(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + a("gud")
                 + ", MAX(CASE WHEN " + ci(z, KIND) + " IN ('U', 'I') THEN " + ci(z, IDX) + " END) OVER (" + partition(z)
-                + before + ") AS " + a("pu") + " FROM " + cte(2) + " z";
+                + before + ") AS " + a("pu") + " FROM " + cte(o + 2) + " z";
         // live before: the last of those was an upsert or a live state, and no absence deleted the key since
         String v = "v";
         String lb = "CASE WHEN " + ca(v, "pud") + " IS NULL THEN FALSE WHEN " + ca(v, "g") + " > " + ca(v, "gud")
@@ -505,7 +507,7 @@ final class SetBasedApply {
                 + " = 'live' ELSE " + lb + " END";
         String l4 = "SELECT v.*, " + lb + " AS " + a("lb") + ", " + la + " AS " + a("la") + ", SUM(CASE WHEN "
                 + ci(v, KIND) + " = 'U' AND NOT (" + lb + ") THEN 1 ELSE 0 END) OVER (" + partition(v)
-                + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + " FROM " + cte(3) + " v";
+                + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + " FROM " + cte(o + 3) + " v";
         String w = "w";
         String cupd = m.settings().strategy() == Strategy.TIMESTAMP
                 ? "MAX(CASE " + ci(w, KIND) + " WHEN 'U' THEN " + c(w, m.updatedAt()) + " WHEN 'I' THEN " + ci(w, IUPD)
@@ -517,10 +519,63 @@ final class SetBasedApply {
                 + ca(w, "nd_after") + " END";
         return "INSERT INTO " + t(m.events()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(KIND) + ", " + i(ISTATE)
                 + ", " + i(IVF) + ", " + i(IUPD) + ", " + i(IEND) + ", " + i(LB) + ", " + i(LA) + ", " + i(PU) + ", "
-                + i(CUPD) + ", " + i(ADEL) + ") " + with(rows, l1, l2, l3, l4) + " SELECT "
+                + i(CUPD) + ", " + i(ADEL) + ") " + with(levels(rows, fill, l1, l2, l3, l4)) + " SELECT "
                 + d.list(m.historyDataColumns(), w) + ", " + ci(w, IDX) + ", " + ci(w, KIND) + ", " + ci(w, ISTATE) + ", "
                 + ci(w, IVF) + ", " + ci(w, IUPD) + ", " + ci(w, IEND) + ", " + ca(w, "lb") + ", " + ca(w, "la") + ", "
-                + ca(w, "pu") + ", " + cupd + ", " + adel + " FROM " + cte(4) + " w";
+                + ca(w, "pu") + ", " + cupd + ", " + adel + " FROM " + cte(o + 4) + " w";
+    }
+
+    /** The levels of {@link #events}: the events, the NULL-filling levels (if any), then the windows. */
+    private static String[] levels(String rows, List<String> fill, String... windows) {
+        List<String> out = new ArrayList<>();
+        out.add(rows);
+        out.addAll(fill);
+        out.addAll(List.of(windows));
+        return out.toArray(String[]::new);
+    }
+
+    /**
+     * {@code ignore_null_updates}: two levels over the events ({@code cte(0)}) that give an accepted row's NULL the
+     * value of the key's current version just before it (every column is tracked then, so the key's latest row or
+     * state that supplied a value, within the key's life: an explicit delete ends a life, and the key's state before
+     * the run counts as a row). Per column: {@code nn} counts the rows and states that supplied a value so far; the
+     * rows of one (life, nn) group all stand for the value of its first row. The key, updated_at, sequence_by, columns
+     * the source no longer has and columns introduced after the run's batches are left as they are. None without
+     * the setting.
+     */
+    private List<String> nullsFilled() {
+        if (!m.settings().ignoreNullUpdates()) {
+            return List.of();
+        }
+        List<SourceColumn> filled = m.historyDataSourceColumns().stream().filter(col -> !m.keys().contains(col.name())
+                && !col.name().equals(m.updatedAt()) && !col.name().equals(m.sequenceBy())
+                && m.sourceColumn(col.name()) != null && !run.untracked().contains(col.name())).toList();
+        if (filled.isEmpty()) {
+            return List.of();
+        }
+        String r = "r";
+        StringBuilder counts = new StringBuilder("SELECT r.*, COALESCE(SUM(CASE WHEN " + ci(r, KIND)
+                + " = 'D' THEN 1 ELSE 0 END) OVER (" + partition(r) + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "
+                + "PRECEDING), 0) AS " + a("life"));
+        for (int j = 0; j < filled.size(); j++) {
+            counts.append(", COUNT(CASE WHEN ").append(ci(r, KIND)).append(" IN ('U', 'I') THEN ")
+                    .append(c(r, filled.get(j).name())).append(" END) OVER (").append(partition(r))
+                    .append(" ROWS UNBOUNDED PRECEDING) AS ").append(a("nn" + j));
+        }
+        counts.append(" FROM ").append(cte(0)).append(" r");
+        String f = "f";
+        String values = data(col -> {
+            int j = filled.indexOf(col);
+            if (j < 0) {
+                return c(f, col.name());
+            }
+            return "CASE WHEN " + ci(f, KIND) + " = 'U' AND " + c(f, col.name()) + " IS NULL THEN FIRST_VALUE("
+                    + c(f, col.name()) + ") OVER (PARTITION BY " + keys(f) + ", " + ca(f, "life") + ", "
+                    + ca(f, "nn" + j) + " ORDER BY " + ci(f, IDX) + ") ELSE " + c(f, col.name()) + " END";
+        });
+        String rest = String.join(", ", List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).stream()
+                .map(x -> ci(f, x) + " AS " + i(x)).toList()) + ", " + ca(f, "nd_after") + " AS " + a("nd_after");
+        return List.of(counts.toString(), "SELECT " + values + ", " + rest + " FROM " + cte(1) + " f");
     }
 
     // ---------------------------------------------------------------- derive
@@ -703,12 +758,19 @@ final class SetBasedApply {
                 + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
                 + " IS NULL AND NOT EXISTS (SELECT 1 FROM " + t(m.keysTable()) + " k WHERE " + d.keyJoin(m, "k", s)
                 + " AND " + ci("k", FROM_IDX) + " <= " + ci("b", IDX) + ")";
+        // ignore_null_updates: a noop row is archived as it came (its NULLs are filled again when it is replayed)
+        String noop = !m.settings().ignoreNullUpdates() ? " UNION ALL SELECT " + d.list(m.sourceNames(), w)
+                + ", FALSE, " + nullText(32) + " FROM " + t(m.work()) + " w" + keep
+                : " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, " + nullText(32) + " FROM "
+                + t(m.work()) + " w JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ci(w, IDX) + " JOIN "
+                + t(m.stage()) + " s ON " + d.keyJoin(m, s, w) + " AND " + c(s, m.sequenceBy()) + " = "
+                + c("b", m.sequenceBy()) + " AND " + ci(s, REJECT) + " IS NULL" + keep;
         return "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") SELECT "
                 + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
                 + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage()) + " s JOIN "
                 + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
                 + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy' UNION ALL SELECT "
                 + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM " + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')"
-                + " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", FALSE, " + nullText(32) + " FROM " + t(m.work()) + " w" + keep;
+                + noop;
     }
 }

@@ -6,11 +6,13 @@ import dev.itersnap.conformance.TestDatabase;
 /**
  * Conformance scenarios on local Spark + Delta. Selected: every kind of rejected row set aside with its reason and
  * counted (nothing lost, nothing silent), NULL-sequence rows logged through the counted MERGE with their RowsRejected
- * event. {@code setAsideRecordsKeepEveryValueExactly} (a set-aside record keeps its timestamp's microseconds; to_json's
+ * event, and {@code ignore_null_updates} (its NULL-filling windows, and a late batch that changes what later NULLs
+ * stand for). {@code setAsideRecordsKeepEveryValueExactly} (a set-aside record keeps its timestamp's microseconds; to_json's
  * default format keeps milliseconds) passed on Spark 4.2 and 3.5 when the format options came in and is left out of
  * the lean selection (90 s); the SQL it depends on is pinned in {@code databricks-steps.sql}.
  */
-@SparkSelection({"rowsTheBatchCannotApplyAreSetAsideWithTheirReason", "nullSequenceRowsFireRowsRejected"})
+@SparkSelection({"rowsTheBatchCannotApplyAreSetAsideWithTheirReason", "nullSequenceRowsFireRowsRejected",
+        "ignoreNullUpdatesKeepsTheCurrentValueAndALateBatchChangesWhatLaterNullsStandFor"})
 class SparkScenarioTest extends ScenarioTests {
     @Override
     protected TestDatabase database() {
