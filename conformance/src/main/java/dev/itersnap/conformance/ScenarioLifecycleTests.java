@@ -285,6 +285,64 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     }
 
     /**
+     * The schema changes of {@link #addedColumnJoinsTheHistoryWithoutOpeningVersionsAndDroppedColumnStaysNull} in
+     * three runs of two batches each (the lean form for databases where a run is expensive): a column added with the
+     * first batch of a run takes its values in place in the current versions and is compared from the run's next
+     * batch on; a dropped column stays, NULL in new versions and no longer compared.
+     */
+    @Test
+    void schemaChangesApplyWithinRunsOfSeveralBatches() {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "file_date DATE");
+        ModelSettings m = model(raw).build();
+        RecordingListener events = new RecordingListener();
+        IterativeSnapshot snap = fixture.engine(events);
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", ts("2024-01-01 09:00"), A);
+        }
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), B);
+        snap.run(m);
+
+        raw.addColumn("tier VARCHAR(20)");
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), C, "T1");
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
+        raw.insert(3, "Silver", ts("2024-01-03 09:00"), C, "T3");
+        raw.insert(1, "Gold", ts("2024-01-04 09:00"), D, "T9");
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), D, "T2");
+        RunResult added = snap.run(m);
+        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
+            assertThat(e.added()).map(String::toLowerCase).containsExactly("tier");
+            assertThat(e.runId()).isEqualTo(added.runId());
+        });
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("tier"),
+                Version::changed).containsExactly(tuple("Active", null, "[\"status\"]"),
+                tuple("Gold", "T1", "[\"tier\"]"), tuple("Gold", "T9", null));
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(v -> v.get("tier"), Version::validTo)
+                .containsExactly(tuple("T2", null));
+        assertThat(fixture.versions(TARGET, "id", 3)).as("the version current when the column came takes its value, "
+                + "also when the same row closes it").extracting(v -> v.get("status"), v -> v.get("tier"))
+                .containsExactly(tuple("Active", "T3"), tuple("Silver", "T3"));
+        assertThat(fixture.ledgerEntry(MODEL, "2024-01-03")).isEqualTo(new Counts("2024-01-03", 3, 1, 1, 0, 0, false));
+
+        events.clear();
+        raw.dropColumn("tier");
+        raw.insert(1, "Platinum", ts("2024-01-05 09:00"), date("2024-01-05"));
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), date("2024-01-05"));
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), date("2024-01-06"));
+        snap.run(m);
+        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
+            assertThat(e.added()).isEmpty();
+            assertThat(e.missing()).map(String::toLowerCase).containsExactly("tier");
+        });
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("tier"))
+                .containsExactly(tuple("Active", null), tuple("Gold", "T1"), tuple("Gold", "T9"),
+                        tuple("Platinum", null));
+        assertThat(fixture.versions(TARGET, "id", 2)).as("a dropped column is no longer compared")
+                .extracting(v -> v.get("tier"), Version::validTo).containsExactly(tuple("T2", null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+    }
+
+    /**
      * A late batch older than a column's introduction replays exactly: the result equals the arrivals in order (the
      * column was added before the introduction batch either way).
      */

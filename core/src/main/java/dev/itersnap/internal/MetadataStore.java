@@ -234,7 +234,6 @@ public final class MetadataStore {
                 .map(Seq::text).toList();
     }
 
-
     /**
      * The content hashes of the source's batches that this run found ({@link Fingerprints}): a batch applied from
      * the source is recorded with its hash; one reproduced from the history, or not in the map, with none.

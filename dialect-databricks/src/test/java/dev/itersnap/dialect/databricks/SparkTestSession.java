@@ -51,6 +51,8 @@ final class SparkTestSession {
                     .config("spark.sql.codegen.wholeStage", "false")
                     .config("spark.sql.codegen.factoryMode", "NO_CODEGEN")
                     .config("spark.databricks.delta.merge.materializeSource", "none")
+                    // a test table lives for a few dozen commits: no Parquet checkpoint of its log every ten
+                    .config("spark.databricks.delta.properties.defaults.checkpointInterval", "1000")
                     .config("spark.sql.adaptive.enabled", "false")
                     .config("spark.ui.enabled", "false")
                     .config("spark.driver.host", "127.0.0.1")
