@@ -300,18 +300,8 @@ public final class ModelTables {
         String closed = q(n.closedSeq());
         String ct = q(n.changeType());
         String vf = q(n.validFrom());
-        List<String> keyJoin = new ArrayList<>();
-        List<String> keyList = new ArrayList<>();
-        List<String> aKeys = new ArrayList<>();
-        List<String> succeeded = new ArrayList<>();
-        for (String k : m.keys()) {
-            keyJoin.add("x." + q(k) + " = y." + q(k));
-            keyList.add(q(k));
-            aKeys.add("a." + q(k));
-            succeeded.add("s." + q(k) + " = a." + q(k));
-        }
-        String keys = String.join(", ", keyList);
-        String on = String.join(" AND ", keyJoin) + " AND x." + vf + " = y.itersnap_vf";
+        String keys = keyList("");
+        String on = keysEqual("x", "y") + " AND x." + vf + " = y.itersnap_vf";
         List<Statement> out = new ArrayList<>();
         if (cut != null) {
             out.add(Statement.builder("adopt").sql("DELETE FROM " + t + " WHERE " + vf + " >= ").bind(cut).build());
@@ -327,9 +317,9 @@ public final class ModelTables {
                 .sql(" WHERE NOT " + open).build());
         out.add(Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'insert' WHERE " + ct + " IS NULL AND "
                 + closed + " IS NULL"));
-        out.add(Statement.of("adopt", "MERGE INTO " + t + " x USING (SELECT DISTINCT " + String.join(", ", aKeys)
-                + ", a." + vf + " AS itersnap_vf FROM " + t + " a JOIN " + t + " s ON " + String.join(" AND ",
-                succeeded) + " AND s." + vf + " = a." + vt + ") y ON " + on + " WHEN MATCHED AND x." + ct
+        out.add(Statement.of("adopt", "MERGE INTO " + t + " x USING (SELECT DISTINCT " + keyList("a.") + ", a." + vf
+                + " AS itersnap_vf FROM " + t + " a JOIN " + t + " s ON " + keysEqual("s", "a") + " AND s." + vf
+                + " = a." + vt + ") y ON " + on + " WHEN MATCHED AND x." + ct
                 + " IS NULL THEN UPDATE SET " + ct + " = 'update'"));
         out.add(Statement.of("adopt", "UPDATE " + t + " SET " + ct + " = 'delete' WHERE " + ct + " IS NULL"));
         if (fillIsDeleted) {
@@ -337,6 +327,17 @@ public final class ModelTables {
                     + q(n.isDeleted()) + " IS NULL"));
         }
         return out;
+    }
+
+    /** The key columns, quoted, each after {@code prefix} ("" or an alias and a dot), comma-separated. */
+    private String keyList(String prefix) {
+        return m.keys().stream().map(k -> prefix + q(k)).collect(Collectors.joining(", "));
+    }
+
+    /** {@code a.k = b.k} for every key column, joined by AND. */
+    private String keysEqual(String a, String b) {
+        return m.keys().stream().map(k -> a + "." + q(k) + " = " + b + "." + q(k))
+                .collect(Collectors.joining(" AND "));
     }
 
     /** One row of the history table, if it has any. */
