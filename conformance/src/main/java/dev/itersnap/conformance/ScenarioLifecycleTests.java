@@ -226,24 +226,15 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         ModelSettings m = model(raw).build();
         RecordingListener events = new RecordingListener();
         IterativeSnapshot snap = fixture.engine(events);
-        for (int id = 1; id <= 3; id++) {
-            raw.insert(id, "Active", ts("2024-01-01 09:00"), A);
-        }
+        threeActiveOnA(raw);
         snap.run(m);
         raw.insert(1, "Gold", ts("2024-01-02 09:00"), B);
         snap.run(m);
 
-        raw.addColumn("tier VARCHAR(20)");
-        raw.insert(1, "Gold", ts("2024-01-02 09:00"), C, "T1");
-        raw.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
-        raw.insert(3, "Silver", ts("2024-01-03 09:00"), C, "T3");
+        tierArrivesOnC(raw);
         RunResult added = snap.run(m);
 
-        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
-            assertThat(e.added()).map(String::toLowerCase).containsExactly("tier");
-            assertThat(e.missing()).isEmpty();
-            assertThat(e.runId()).isEqualTo(added.runId());
-        });
+        assertTierAddedBy(events, added);
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("tier"),
                 Version::validTo).containsExactly(tuple("Active", null, ts("2024-01-02 09:00")),
                 tuple("Gold", "T1", null));
@@ -284,6 +275,29 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         assertThat(events.of(SnapshotEvent.SchemaChange.class)).as("a missing column is reported once").isEmpty();
     }
 
+    private static void threeActiveOnA(RawTable raw) {
+        for (int id = 1; id <= 3; id++) {
+            raw.insert(id, "Active", ts("2024-01-01 09:00"), A);
+        }
+    }
+
+    /** Column tier comes with file C: key 1 unchanged, key 2 unchanged, key 3 changes its status. */
+    private static void tierArrivesOnC(RawTable raw) {
+        raw.addColumn("tier VARCHAR(20)");
+        raw.insert(1, "Gold", ts("2024-01-02 09:00"), C, "T1");
+        raw.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
+        raw.insert(3, "Silver", ts("2024-01-03 09:00"), C, "T3");
+    }
+
+    /** One SchemaChange event, from run {@code added}: tier added, nothing missing. */
+    private static void assertTierAddedBy(RecordingListener events, RunResult added) {
+        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
+            assertThat(e.added()).map(String::toLowerCase).containsExactly("tier");
+            assertThat(e.missing()).isEmpty();
+            assertThat(e.runId()).isEqualTo(added.runId());
+        });
+    }
+
     /**
      * The schema changes of {@link #addedColumnJoinsTheHistoryWithoutOpeningVersionsAndDroppedColumnStaysNull} in
      * three runs of two batches each (the lean form for databases where a run is expensive): a column added with the
@@ -297,23 +311,15 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
         ModelSettings m = model(raw).build();
         RecordingListener events = new RecordingListener();
         IterativeSnapshot snap = fixture.engine(events);
-        for (int id = 1; id <= 3; id++) {
-            raw.insert(id, "Active", ts("2024-01-01 09:00"), A);
-        }
+        threeActiveOnA(raw);
         raw.insert(1, "Gold", ts("2024-01-02 09:00"), B);
         snap.run(m);
 
-        raw.addColumn("tier VARCHAR(20)");
-        raw.insert(1, "Gold", ts("2024-01-02 09:00"), C, "T1");
-        raw.insert(2, "Active", ts("2024-01-01 09:00"), C, "T2");
-        raw.insert(3, "Silver", ts("2024-01-03 09:00"), C, "T3");
+        tierArrivesOnC(raw);
         raw.insert(1, "Gold", ts("2024-01-04 09:00"), D, "T9");
         raw.insert(2, "Active", ts("2024-01-01 09:00"), D, "T2");
         RunResult added = snap.run(m);
-        assertThat(events.of(SnapshotEvent.SchemaChange.class)).singleElement().satisfies(e -> {
-            assertThat(e.added()).map(String::toLowerCase).containsExactly("tier");
-            assertThat(e.runId()).isEqualTo(added.runId());
-        });
+        assertTierAddedBy(events, added);
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), v -> v.get("tier"),
                 Version::changed).containsExactly(tuple("Active", null, "[\"status\"]"),
                 tuple("Gold", "T1", "[\"tier\"]"), tuple("Gold", "T9", null));
