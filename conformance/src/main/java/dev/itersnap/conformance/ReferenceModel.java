@@ -788,6 +788,10 @@ public final class ReferenceModel {
                 c.archived = true;
             } else if (c.action == Action.NOOP) {
                 c.archived = !full || !same(cur.values(), c.row, sourceColumns, untracked);
+            } else if (c.action == Action.CHANGE && !c.applied.equals(c.row)) {
+                // ignore_null_updates: the version holds the values its NULLs stood for then; a late batch before
+                // it may change them, so a reproduction needs the row as it came
+                c.archived = true;
             }
             if (!has) {
                 LocalDateTime end = lastEnd(c.key);

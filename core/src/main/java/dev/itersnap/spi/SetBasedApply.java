@@ -544,12 +544,7 @@ final class SetBasedApply {
      * the setting.
      */
     private List<String> nullsFilled() {
-        if (!m.settings().ignoreNullUpdates()) {
-            return List.of();
-        }
-        List<SourceColumn> filled = m.historyDataSourceColumns().stream().filter(col -> !m.keys().contains(col.name())
-                && !col.name().equals(m.updatedAt()) && !col.name().equals(m.sequenceBy())
-                && m.sourceColumn(col.name()) != null && !run.untracked().contains(col.name())).toList();
+        List<SourceColumn> filled = filledColumns();
         if (filled.isEmpty()) {
             return List.of();
         }
@@ -576,6 +571,19 @@ final class SetBasedApply {
         String rest = String.join(", ", List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).stream()
                 .map(x -> ci(f, x) + " AS " + i(x)).toList()) + ", " + ca(f, "nd_after") + " AS " + a("nd_after");
         return List.of(counts.toString(), "SELECT " + values + ", " + rest + " FROM " + cte(1) + " f");
+    }
+
+    /**
+     * The columns whose NULLs {@code ignore_null_updates} fills: every column but the key, updated_at, sequence_by,
+     * columns the source no longer has and columns introduced after the run's batches. None without the setting.
+     */
+    private List<SourceColumn> filledColumns() {
+        if (!m.settings().ignoreNullUpdates()) {
+            return List.of();
+        }
+        return m.historyDataSourceColumns().stream().filter(col -> !m.keys().contains(col.name())
+                && !col.name().equals(m.updatedAt()) && !col.name().equals(m.sequenceBy())
+                && m.sourceColumn(col.name()) != null && !run.untracked().contains(col.name())).toList();
     }
 
     // ---------------------------------------------------------------- derive
@@ -744,16 +752,23 @@ final class SetBasedApply {
      * Rows the history alone cannot reproduce, into the archive: rows set aside (a regression without its reason,
      * so that a replay judges it again), explicit deletes, and rows that changed nothing (under full batches only
      * those that differ from their version in a column that is not compared; without, also the rows that are no
-     * key's event: those of the keys the run leaves alone).
+     * key's event: those of the keys the run leaves alone), and under {@code ignore_null_updates} the changes whose
+     * NULLs stood for a value.
      */
     private String archive() {
         String s = "s";
         String w = "w";
         String o = "o";
         String sources = d.list(m.sourceNames(), null);
+        // ignore_null_updates: also a change whose NULLs were filled (the values they stood for may change with a
+        // late batch before it, so a reproduction needs the row as it came)
+        List<String> filledNulls = filledColumns().stream().map(col -> c(s, col.name()) + " IS NULL AND "
+                + c(w, col.name()) + " IS NOT NULL").toList();
+        String kept = filledNulls.isEmpty() ? ci(w, ACTION) + " = 'noop'" : "(" + ci(w, ACTION) + " = 'noop' OR ("
+                + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + ")))";
         String keep = full ? " JOIN " + t(m.work()) + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = "
                 + ci(w, OIDX) + " WHERE " + ci(w, ACTION) + " = 'noop' AND NOT " + same(o, w, ci(w, IDX))
-                : " WHERE " + ci(w, ACTION) + " = 'noop' UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+                : " WHERE " + kept + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
                 + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
                 + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
                 + " IS NULL AND NOT EXISTS (SELECT 1 FROM " + t(m.keysTable()) + " k WHERE " + d.keyJoin(m, "k", s)
