@@ -156,14 +156,15 @@ public abstract class StatementCountTests extends ConformanceTestBase {
                 b30, b100, l1, l20);
         assertThat(daily.statements()).as("statements of an in-order run of one batch")
                 .isLessThanOrEqualTo(budgetPerRun());
-        // a first load of one batch has no row to archive (every row opens a version): the archive's INSERT, skipped
-        // then, is the one statement more that more batches may cost besides the ledger's chunks
+        // a first load of one batch closes nothing and has no row to archive (every row opens a version): the MERGE
+        // that closes versions and the archive's INSERT, each skipped when the counts say it has nothing to write, are
+        // the two statements more that more batches may cost besides the ledger's chunks
         assertThat(b30.statements()).as("statements of a run applying 30 batches vs 1")
-                .isLessThanOrEqualTo(b1.statements() + 1 + chunking(30));
+                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(30));
         assertThat(b100.statements()).as("statements of a run applying 100 batches vs 1")
-                .isLessThanOrEqualTo(b1.statements() + 1 + chunking(100));
+                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(100));
         assertThat(b100.writes()).as("writes of a run applying 100 batches vs 1")
-                .isLessThanOrEqualTo(b1.writes() + 1 + chunking(100));
+                .isLessThanOrEqualTo(b1.writes() + 2 + chunking(100));
         assertThat(l20.statements()).as("statements of a run finding a batch 20 deep vs 1 deep")
                 .isLessThanOrEqualTo(l1.statements() + chunking(21));
         assertThat(l20.writes()).as("writes of a run finding a batch 20 deep vs 1 deep")

@@ -215,17 +215,47 @@ final class BatchApplier {
         }
     }
 
-    /** The writes: the versions the run closes and opens, the error log and the archive. */
+    /**
+     * The writes: the versions the run closes and opens, the error log and the archive, each only when the counts say
+     * it has a row to write (on Delta Lake every statement is a job and a commit, even one that writes nothing).
+     */
     private void write(ApplyStatements sql, Counts counts) {
         lock.verifyHeld();
-        jdbc.update(sql.closeCurrent());
-        jdbc.update(sql.insertVersions());
+        long change = counts.total("change");
+        long ret = counts.total("return");
+        long deletes = counts.total("delete") + counts.total("absent");
+        // a version current before the run is closed only by a change, a delete, a deletion by absence, or a return
+        // (which closes a deletion record)
+        if (change + ret + deletes > 0) {
+            jdbc.update(sql.closeCurrent());
+        }
+        if (counts.total("insert") + ret + change + (m.deletionRecords() ? deletes : 0) > 0) {
+            jdbc.update(sql.insertVersions());
+        }
         if (counts.rejected > 0) {
             jdbc.update(sql.logRejected());
         }
-        if (counts.archiveCandidates > 0 || !m.settings().hardDeletes().fullBatches()) {
+        // ignore_null_updates also archives a change whose NULLs were filled
+        if (counts.archiveCandidates > 0 || (!m.settings().hardDeletes().fullBatches() && leftAlone(counts) > 0)
+                || (m.settings().ignoreNullUpdates() && change > 0)) {
             jdbc.update(sql.archive());
         }
+    }
+
+    /**
+     * The accepted rows of the stage that are no key's event (the keys the run leaves alone), which a run without
+     * full batches archives: the stage's rows, less those set aside or counted as exact copies, less those that
+     * became an event (each an insert, return, change, noop, delete or delnoop).
+     */
+    private static long leftAlone(Counts counts) {
+        long rows = counts.total(ApplyStatements.SOURCE_ROWS);
+        for (String what : List.of("duplicate_copy", "insert", "return", "change", "noop", "delete", "delnoop")) {
+            rows -= counts.total(what);
+        }
+        for (String reason : REASONS) {
+            rows -= counts.total(reason);
+        }
+        return rows;
     }
 
     /** The ledger entries of the pass, with the deletion time each batch deleted absent keys at. */
@@ -285,6 +315,11 @@ final class BatchApplier {
                           long regressions, long rejected, long archiveCandidates, boolean regressionsSetAside) {
         Counts withRegressionsSetAside() {
             return new Counts(byBatch, deletionTimes, regressions, rejected, archiveCandidates, true);
+        }
+
+        /** The rows counted as {@code what} over every batch of the pass. */
+        long total(String what) {
+            return byBatch.values().stream().mapToLong(c -> c.getOrDefault(what, 0L)).sum();
         }
     }
 
