@@ -69,6 +69,7 @@ public final class LeaseLock implements ModelLock {
     private static final long FIRST_BACKOFF_MS = 200;
     private static final long MAX_BACKOFF_MS = 5_000;
     private static final int CONFLICT_RETRIES = 3;
+    private static final int CREATE_ATTEMPTS = 10;
 
     private final DataSource dataSource;
     private final Statements sql;
@@ -139,7 +140,7 @@ public final class LeaseLock implements ModelLock {
                         }
                         // the first run of the metadata schema: create the table (each DDL costs a Delta commit or
                         // a catalog call, so not on every acquisition) and try again at once
-                        createTable(c, sql);
+                        createTable(c, sql, deadline);
                         created = true;
                         continue;
                     }
@@ -424,12 +425,24 @@ public final class LeaseLock implements ModelLock {
         }
     }
 
-    private static void createTable(Connection c, Statements sql) throws SQLException {
+    /**
+     * Creates the lease table. Two first runs may race on {@code CREATE ... IF NOT EXISTS}: the loser fails, and on
+     * Delta Lake it fails for as long as the winner's table is half created (its location not empty, its log not yet
+     * committed), so each statement is tried again after a pause, up to {@value #CREATE_ATTEMPTS} times (at least
+     * twice, then until the deadline).
+     */
+    private static void createTable(Connection c, Statements sql, long deadline) throws SQLException {
         for (Statement s : sql.createTable()) {
-            try {
-                update(c, s);
-            } catch (SQLException | RuntimeException e) {
-                update(c, s); // two first runs may race on CREATE ... IF NOT EXISTS; the second attempt sees it
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    update(c, s);
+                    break;
+                } catch (SQLException | RuntimeException e) {
+                    if (attempt >= CREATE_ATTEMPTS || (attempt >= 2 && System.nanoTime() - deadline > 0)) {
+                        throw e;
+                    }
+                    pauseAfterConflict();
+                }
             }
         }
     }
