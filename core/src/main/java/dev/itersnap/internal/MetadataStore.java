@@ -436,10 +436,24 @@ public final class MetadataStore {
         return out;
     }
 
-    void registerColumn(String column, String introducedText) {
+    /**
+     * Registers columns, each with the batch that introduced it (null: there from the start), in one statement (on
+     * Delta Lake a statement per column cost a commit each).
+     */
+    void registerColumns(Map<String, String> introducedTextByColumn) {
+        if (introducedTextByColumn.isEmpty()) {
+            return;
+        }
         MetadataSchema.Columns c = schema.columns();
-        jdbc.update(insert("register column", c.spec(), values(c.model(), model, c.column(), column, c.introduced(),
-                introducedText, c.inSource(), true)));
+        Statement.Builder b = Statement.builder("register column").sql("INSERT INTO " + name(c.spec().name()) + " ("
+                + list(c.model(), c.column(), c.introduced(), c.inSource()) + ") VALUES ");
+        String sep = "(";
+        for (Map.Entry<String, String> e : introducedTextByColumn.entrySet()) {
+            b.sql(sep).bind(model).sql(", ").bind(e.getKey()).sql(", ").bind(e.getValue()).sql(", ").bind(true)
+                    .sql(")");
+            sep = ", (";
+        }
+        jdbc.update(b.build());
     }
 
     void markInSource(String column, boolean inSource) {

@@ -536,11 +536,13 @@ final class SnapshotRun {
         store.markAdoption(runId, through.text());
         store.fingerprints(fingerprints);
         store.recordAll(results, seqs, runId, deletionTimes);
+        Map<String, String> columns = new LinkedHashMap<>();
         for (SourceColumn src : m.sourceColumns()) {
             if (column(targetColumns, src.name()) != null) {
-                store.registerColumn(src.name(), null); // a column the table lacks is added by the next run
+                columns.put(src.name(), null); // a column the table lacks is added by the next run
             }
         }
+        store.registerColumns(columns);
         store.own(key, runId);
         jdbc.update(tables.markOwner());
         jdbc.commit("adopt");
@@ -899,11 +901,12 @@ final class SnapshotRun {
         // perhaps after registering some of its columns: every column the history already had is there from the
         // start.
         boolean adopt = nothingApplied;
+        Map<String, String> registered = new LinkedHashMap<>();
         for (SourceColumn src : m.sourceColumns()) {
             MetadataStore.Column known = registry.get(src.name());
             if (known == null) {
                 boolean fromStart = targetColumns == null || (adopt && !added.contains(src.name()));
-                store.registerColumn(src.name(), fromStart ? null : firstBatch.text());
+                registered.put(src.name(), fromStart ? null : firstBatch.text());
                 if (!fromStart) {
                     introduced.put(src.name(), firstBatch);
                     if (!added.contains(src.name())) {
@@ -922,6 +925,7 @@ final class SnapshotRun {
                 }
             }
         }
+        store.registerColumns(registered);
         for (MetadataStore.Column known : registry.values()) {
             if (known.inSource() && m.sourceColumn(known.name()) == null) {
                 store.markInSource(known.name(), false);
