@@ -11,6 +11,7 @@ import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Restatements;
 import dev.itersnap.core.Strategy;
+import dev.itersnap.core.UntrackedColumns;
 
 import org.yaml.snakeyaml.LoaderOptions;
 
@@ -41,7 +42,7 @@ final class ModelConfig {
     /** Every key a model file may hold. */
     static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
             "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout",
-            "restatements", "valid_to_current", "ignore_null_updates");
+            "restatements", "valid_to_current", "ignore_null_updates", "untracked_columns");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     static final int MAX_BYTES = 1 << 20;
@@ -146,6 +147,10 @@ final class ModelConfig {
         String ignoreNulls = text(settings, "ignore_null_updates");
         if (ignoreNulls != null) {
             b.ignoreNullUpdates(bool("ignore_null_updates", ignoreNulls));
+        }
+        String untracked = text(settings, "untracked_columns");
+        if (untracked != null) {
+            b.untrackedColumns(UntrackedColumns.parse(untracked));
         }
         return b.build();
     }

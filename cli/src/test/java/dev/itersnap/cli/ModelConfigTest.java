@@ -6,6 +6,7 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Restatements;
 import dev.itersnap.core.Strategy;
+import dev.itersnap.core.UntrackedColumns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -116,7 +117,8 @@ class ModelConfigTest {
         assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
-                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, valid_to_current, ignore_null_updates");
+                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, valid_to_current, ignore_null_updates, "
+                        + "untracked_columns");
     }
 
     @Test
@@ -196,7 +198,20 @@ class ModelConfigTest {
         assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
                 "column_names", "metadata_schema", "lock_timeout", "restatements",
-                "valid_to_current", "ignore_null_updates"));
+                "valid_to_current", "ignore_null_updates", "untracked_columns"));
+    }
+
+    @Test
+    void untrackedColumnsIsIgnoreOrOverwriteAndOverwriteNeedsACheckColsList() {
+        assertThat(ModelConfig.parse(MINIMAL, "m.yml").untrackedColumns()).isEqualTo(UntrackedColumns.IGNORE);
+        assertThat(ModelConfig.parse(MINIMAL + "check_cols: [status]\nuntracked_columns: Overwrite\n", "m.yml")
+                .untrackedColumns()).isEqualTo(UntrackedColumns.OVERWRITE);
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: [status]\nuntracked_columns: keep\n",
+                "m.yml")).isInstanceOf(ItersnapException.class).hasMessageContaining("untracked_columns")
+                .hasMessageContaining("keep");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "untracked_columns: overwrite\n", "m.yml"))
+                .isInstanceOf(ItersnapException.class).hasMessageContaining("untracked_columns")
+                .hasMessageContaining("check_cols");
     }
 
     @Test

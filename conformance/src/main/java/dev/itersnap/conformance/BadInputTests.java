@@ -10,6 +10,7 @@ import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.Strategy;
+import dev.itersnap.core.UntrackedColumns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.function.Executable;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -82,6 +83,15 @@ public abstract class BadInputTests extends ConformanceTestBase {
                         b -> b.ignoreNullUpdates(true).strategy(Strategy.TIMESTAMP)),
                 bad("ignore_null_updates", "with a check_cols subset",
                         b -> b.ignoreNullUpdates(true).checkCols("status")),
+                bad("untracked_columns", "overwrite without a check_cols list",
+                        b -> b.untrackedColumns(UntrackedColumns.OVERWRITE)),
+                bad("untracked_columns", "overwrite with strategy timestamp",
+                        b -> b.untrackedColumns(UntrackedColumns.OVERWRITE).strategy(Strategy.TIMESTAMP)),
+                bad("untracked_columns", "overwrite with ignore_null_updates",
+                        b -> b.untrackedColumns(UntrackedColumns.OVERWRITE).checkCols("status")
+                                .ignoreNullUpdates(true)),
+                bad("untracked_columns", "missing", b -> b.untrackedColumns(null)),
+                bad("untracked_columns", "unknown", () -> UntrackedColumns.parse("keep")),
                 bad("strategy", "missing", b -> b.strategy(null)),
                 bad("strategy", "unknown", () -> Strategy.parse("fast")),
                 bad("strategy", "blank", () -> Strategy.parse(" ")),

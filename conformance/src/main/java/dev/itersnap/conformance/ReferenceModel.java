@@ -81,11 +81,13 @@ public final class ReferenceModel {
      *                         time of a full batch is then the sequence itself (a DATE at midnight)
      * @param ignoreNullUpdates {@code ignore_null_updates}: a NULL in a non-key column of an accepted row takes the
      *                         value of the key's current version (none when the key has no current version)
+     * @param overwriteUntracked {@code untracked_columns: overwrite}: a row that changes no tracked column writes the
+     *                         untracked ones into the current version
      */
     public record Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
                          Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
                          Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence,
-                         boolean ignoreNullUpdates) {
+                         boolean ignoreNullUpdates, boolean overwriteUntracked) {
         public Config {
             columns = List.copyOf(columns);
             keyColumns = List.copyOf(keyColumns);
@@ -114,6 +116,19 @@ public final class ReferenceModel {
 
         boolean isMeta(String c) {
             return keyColumns.contains(c) || c.equals(updatedAtColumn) || c.equals(sequenceColumn);
+        }
+
+        /**
+         * The columns among {@code sourceColumns} a row that changes no tracked column overwrites in place under
+         * {@code untracked_columns: overwrite} (none otherwise): every one but the key, updated_at, sequence_by and
+         * the tracked ones.
+         */
+        List<String> overwrittenColumns(List<String> sourceColumns) {
+            if (!overwriteUntracked) {
+                return List.of();
+            }
+            List<String> tracked = trackedColumns(sourceColumns);
+            return sourceColumns.stream().filter(c -> !isMeta(c) && !tracked.contains(c)).toList();
         }
     }
 
@@ -405,7 +420,7 @@ public final class ReferenceModel {
             }
         }
         if (point != null) {
-            rollBack(point, introduced);
+            rollBack(point, introduced, sourceColumns);
         }
         // Step 6: every batch in business order
         List<BatchResult> results = new ArrayList<>();
@@ -622,7 +637,7 @@ public final class ReferenceModel {
      * at or after it reopen, columns introduced at or after it are NULL again, and the ledger entries, error-log
      * rows and archive rows of the undone batches go.
      */
-    private void rollBack(Object point, Map<String, Object> introduced) {
+    private void rollBack(Object point, Map<String, Object> introduced, List<String> sourceColumns) {
         versions.removeIf(v -> compareValues(v.openedSeq(), point) >= 0);
         for (Version v : versions) {
             if (v.closedSeq() != null && compareValues(v.closedSeq(), point) >= 0) {
@@ -638,10 +653,42 @@ public final class ReferenceModel {
             }
         });
         archive.removeIf(a -> compareValues(a.sequence(), point) >= 0);
+        restoreOverwritten(sourceColumns);
         Set<Object> undone = new TreeSet<>(SEQUENCE_ORDER);
         undone.addAll(ledger.tailMap(point, true).keySet());
         ledger.keySet().removeAll(undone);
         errors.removeIf(e -> e.sequence() != null && undone.contains(e.sequence()));
+    }
+
+    /**
+     * {@code untracked_columns: overwrite}, after a roll back: each live current version takes, in its overwritten
+     * columns, the values of its last archived row from its opening on (the row that opened it or a later one that
+     * changed no tracked column; not a row set aside, a delete or a regression, which changes a tracked column).
+     */
+    private void restoreOverwritten(List<String> sourceColumns) {
+        List<String> overwritten = config.overwrittenColumns(sourceColumns);
+        if (overwritten.isEmpty()) {
+            return;
+        }
+        for (Version v : versions) {
+            if (!v.current() || v.deletionRecord()) {
+                continue;
+            }
+            ArchivedRow last = null;
+            for (ArchivedRow a : archive) {
+                if (keyOf(a.values()).equals(v.key()) && compareValues(a.sequence(), v.openedSeq()) >= 0
+                        && a.reason() == null && !a.delete()
+                        && config.checkCols().stream().allMatch(c -> Objects.equals(a.values().get(c),
+                        v.values().get(c)))
+                        && (last == null || compareValues(a.sequence(), last.sequence()) > 0)) {
+                    last = a;
+                }
+            }
+            if (last != null) {
+                ArchivedRow from = last;
+                overwritten.forEach(c -> v.values.put(c, from.values().get(c)));
+            }
+        }
     }
 
     // ------------------------------------------------------------------ one batch
@@ -793,6 +840,9 @@ public final class ReferenceModel {
                 // it may change them, so a reproduction needs the row as it came
                 c.archived = true;
             }
+            if (config.overwriteUntracked()) {
+                c.archived = true; // a version's values are those of its last row: a roll back restores them from here
+            }
             if (!has) {
                 LocalDateTime end = lastEnd(c.key);
                 c.validFrom = end != null && end.isAfter(u) ? end : u;
@@ -845,8 +895,15 @@ public final class ReferenceModel {
                 }
             }
         }
-        // the merge: close what changes, returns or is deleted; open new versions
+        // the merge: close what changes, returns or is deleted; open new versions; under untracked_columns:
+        // overwrite a noop writes the untracked columns into the current version
+        List<String> overwritten = config.overwrittenColumns(sourceColumns).stream()
+                .filter(c -> !untracked.contains(c)).toList();
         for (Classified c : rows) {
+            if (c.action == Action.NOOP && !c.delete && !overwritten.isEmpty()) {
+                Version cur = currentVersion(c.key);
+                overwritten.forEach(col -> cur.values.put(col, c.row.get(col)));
+            }
             if (c.action == null || c.action == Action.NOOP) {
                 continue;
             }

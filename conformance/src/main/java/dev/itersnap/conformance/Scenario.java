@@ -5,6 +5,7 @@ import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Strategy;
+import dev.itersnap.core.UntrackedColumns;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -60,9 +61,12 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
      *                            separate updated_at: every event carries one sequence, a TIMESTAMP)
      * @param validToCurrent      {@code valid_to_current}: the date open versions carry in valid_to, or null
      * @param ignoreNullUpdates   {@code ignore_null_updates}: a NULL in a row's non-key column means "not supplied"
+     * @param overwriteUntracked  {@code untracked_columns: overwrite}: a row that changes no tracked column writes the
+     *                            untracked ones into the current version in place (needs a {@code check_cols} list)
      */
-    public record Options(boolean sequenceIsUpdatedAt, String validToCurrent, boolean ignoreNullUpdates) {
-        public static final Options NONE = new Options(false, null, false);
+    public record Options(boolean sequenceIsUpdatedAt, String validToCurrent, boolean ignoreNullUpdates,
+                          boolean overwriteUntracked) {
+        public static final Options NONE = new Options(false, null, false, false);
 
         /** What an open version's valid_to holds: NULL, or valid_to_current at midnight (updated_at is a TIMESTAMP). */
         public java.time.LocalDateTime openValidTo() {
@@ -80,6 +84,9 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
             }
             if (ignoreNullUpdates) {
                 on.add("ignore_null_updates");
+            }
+            if (overwriteUntracked) {
+                on.add("untracked_columns=overwrite");
             }
             return String.join(", ", on);
         }
@@ -239,6 +246,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         }
         b.validToCurrent(options.validToCurrent());
         b.ignoreNullUpdates(options.ignoreNullUpdates());
+        b.untrackedColumns(options.overwriteUntracked() ? UntrackedColumns.OVERWRITE : UntrackedColumns.IGNORE);
         return b.build();
     }
 
@@ -247,7 +255,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         boolean temporal = sequenceType == ColumnType.DATE || sequenceType == ColumnType.TIMESTAMP;
         return new ReferenceModel.Config(columnNames(), keyColumns, updatedAtColumn(), SEQUENCE, strategy, checkCols,
                 hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal,
-                options.ignoreNullUpdates());
+                options.ignoreNullUpdates(), options.overwriteUntracked());
     }
 
     /** True when the plan changes the raw table's columns. */

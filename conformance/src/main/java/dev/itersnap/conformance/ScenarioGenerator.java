@@ -142,7 +142,8 @@ public final class ScenarioGenerator {
             String validToCurrent = more.nextDouble() < 0.3 ? "9999-12-31" : null;
             boolean ignoreNulls = more.nextDouble() < 0.7 && hardDeletes == HardDeletes.IGNORE
                     && strategy == Strategy.CHECK && checkCols == null;
-            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls);
+            boolean overwrite = more.nextDouble() < 0.4 && strategy == Strategy.CHECK && checkCols != null;
+            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls, overwrite);
         }
 
         Scenario scenario() {

@@ -10,6 +10,7 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.Strategy;
+import dev.itersnap.core.UntrackedColumns;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -560,6 +561,74 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         autoCdcLateEvents5(all);
         oneRun.run(autoCdcModel(all).build());
         assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
+    }
+
+    /**
+     * AUTO CDC's example with {@code TRACK HISTORY ON * EXCEPT (city)}, as published: {@code check_cols: [name]} and
+     * {@code untracked_columns: overwrite}. No version for a city change: the current version shows the latest city
+     * (Mercedes in Guadalajara since 2), and a version closed by the delete at 6 keeps the city it had then (Isabel
+     * in Chihuahua, from the late update of 5). Before the late updates the city of 6 is already in place; with them
+     * the roll back restores each version's city from the archive and the replay overwrites it again.
+     */
+    @Test
+    void autoCdcExampleTrackingHistoryExceptCityOverwritesTheCityInPlace() {
+        RawTable raw = autoCdcUsers(fixture);
+        ModelSettings m = autoCdcModel(raw).checkCols("name").untrackedColumns(UntrackedColumns.OVERWRITE).build();
+        autoCdcEventsUpTo6(raw);
+        fixture.run(m);
+        assertThat(fixture.history(TARGET)).extracting(v -> ((Number) v.get("userId")).intValue(), v -> v.get("city"),
+                v -> num(v.validFrom()), v -> num(v.validTo())).containsExactlyInAnyOrder(
+                tuple(123, "Monterrey", 1L, 6L), tuple(124, "Oaxaca", 1L, null),
+                tuple(125, "Guadalajara", 2L, null), tuple(126, "Cancun", 2L, null));
+        autoCdcLateEvents5(raw);
+        RunResult late = fixture.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(fixture.history(TARGET)).extracting(v -> ((Number) v.get("userId")).intValue(), v -> v.get("name"),
+                v -> v.get("city"), v -> num(v.validFrom()), v -> num(v.validTo())).containsExactlyInAnyOrder(
+                tuple(123, "Isabel", "Chihuahua", 1L, 6L),
+                tuple(124, "Raul", "Oaxaca", 1L, null),
+                tuple(125, "Mercedes", "Guadalajara", 2L, null),
+                tuple(126, "Lily", "Cancun", 2L, null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
+        assertThat(fixture.timelineProblems(TARGET, "userId")).isEmpty();
+
+        SnapshotFixture oneRun = newFixture();
+        RawTable all = autoCdcUsers(oneRun);
+        autoCdcEventsUpTo6(all);
+        autoCdcLateEvents5(all);
+        oneRun.run(autoCdcModel(all).checkCols("name").untrackedColumns(UntrackedColumns.OVERWRITE).build());
+        assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
+    }
+
+    /**
+     * {@code untracked_columns: overwrite}: a version closed by a change of a tracked column keeps the untracked
+     * values of its last row, the new version starts with its own row's; a late row inside the closed version (after
+     * its last row) changes what it kept, one before its last row does not, and a late change before a version splits
+     * it, each part keeping the values of its own last row.
+     */
+    @Test
+    void overwrittenUntrackedColumnsKeepTheLastRowOfEachVersion() {
+        RawTable raw = autoCdcUsers(fixture);
+        ModelSettings m = autoCdcModel(raw).checkCols("name").untrackedColumns(UntrackedColumns.OVERWRITE).build();
+        raw.insert(1, "Ana", "Lima", "INSERT", 1);
+        raw.insert(1, "Ana", "Cusco", "UPDATE", 3);
+        raw.insert(1, "Anna", "Quito", "UPDATE", 6);
+        raw.insert(1, "Anna", "Bogota", "UPDATE", 8);
+        fixture.run(m);
+        assertThat(fixture.versions(TARGET, "userId", 1)).extracting(v -> v.get("name"), v -> v.get("city"),
+                v -> v.get("operation"), v -> num(v.validFrom()), v -> num(v.validTo()), Version::changed)
+                .containsExactly(tuple("Ana", "Cusco", "UPDATE", 1L, 6L, "[\"name\"]"),
+                        tuple("Anna", "Bogota", "UPDATE", 6L, null, null));
+
+        raw.insert(1, "Ana", "Oslo", "UPDATE", 4);
+        raw.insert(1, "Ana", "Lima", "UPDATE", 2);
+        raw.insert(1, "Ann", "Paris", "UPDATE", 7);
+        fixture.run(m);
+        assertThat(fixture.versions(TARGET, "userId", 1)).extracting(v -> v.get("name"), v -> v.get("city"),
+                v -> num(v.validFrom()), v -> num(v.validTo())).containsExactly(tuple("Ana", "Oslo", 1L, 6L),
+                tuple("Anna", "Quito", 6L, 7L), tuple("Ann", "Paris", 7L, 8L), tuple("Anna", "Bogota", 8L, null));
+        assertThat(fixture.errors(MODEL)).isEmpty();
     }
 
     /**

@@ -130,6 +130,7 @@ class GeneratorCoverageTest {
                     c -> c.scenario.options().validToCurrent() != null),
             new Feature("ignore_null_updates (a NULL is not supplied)", 0.04,
                     c -> c.scenario.options().ignoreNullUpdates()),
+            new Feature("untracked_columns: overwrite", 0.05, c -> c.scenario.options().overwriteUntracked()),
             new Feature("a version whose only change is updated_at ([])", 0.10, c -> c.model.versions().stream()
                     .anyMatch(v -> v.changedAttributes() != null && v.changedAttributes().isEmpty())));
 

@@ -153,7 +153,7 @@ class ReferenceModelTest {
         columns.add("updated_at");
         columns.add("batch_seq");
         return new ReferenceModel.Config(columns, List.of("id"), "updated_at", "batch_seq", strategy, null,
-                hardDeletes, deleteWhen ? r -> "D".equals(r.get("op")) : null, temporalSequence, false);
+                hardDeletes, deleteWhen ? r -> "D".equals(r.get("op")) : null, temporalSequence, false, false);
     }
 
     private static ReferenceModel.Batch batch(Comparable<?> sequence, Map<String, Object>... rows) {

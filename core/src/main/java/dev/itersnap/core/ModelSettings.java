@@ -36,6 +36,7 @@ public final class ModelSettings {
     private final Restatements restatements;
     private final String validToCurrent;
     private final boolean ignoreNullUpdates;
+    private final UntrackedColumns untrackedColumns;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -54,6 +55,7 @@ public final class ModelSettings {
         this.restatements = b.restatements;
         this.validToCurrent = b.validToCurrent;
         this.ignoreNullUpdates = b.ignoreNullUpdates;
+        this.untrackedColumns = b.untrackedColumns;
     }
 
     /**
@@ -99,6 +101,12 @@ public final class ModelSettings {
      * the value the key's current version has, and such a NULL is never a change.
      */
     public boolean ignoreNullUpdates() { return ignoreNullUpdates; }
+    /**
+     * What a row whose tracked columns are unchanged does to the columns {@code check_cols} does not track
+     * ({@code untracked_columns}): nothing ({@code ignore}), or update them in the current version in place
+     * ({@code overwrite}).
+     */
+    public UntrackedColumns untrackedColumns() { return untrackedColumns; }
 
     /**
      * The settings that decide what the history contains and where it lives, one {@code key: value} per line in a
@@ -119,7 +127,8 @@ public final class ModelSettings {
                 + "target: " + target.toString().toLowerCase(Locale.ROOT) + "\n"
                 + "metadata_schema: " + metadataSchema.toLowerCase(Locale.ROOT) + "\n"
                 + "valid_to_current: " + (validToCurrent == null ? "" : validToCurrent) + "\n"
-                + "ignore_null_updates: " + ignoreNullUpdates + "\n";
+                + "ignore_null_updates: " + ignoreNullUpdates + "\n"
+                + "untracked_columns: " + untrackedColumns.name().toLowerCase(Locale.ROOT) + "\n";
     }
 
     @Override
@@ -129,7 +138,8 @@ public final class ModelSettings {
                 + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
                 + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen
                 + (validToCurrent == null ? "" : ", valid_to_current=" + validToCurrent)
-                + (ignoreNullUpdates ? ", ignore_null_updates=true" : "") + "]";
+                + (ignoreNullUpdates ? ", ignore_null_updates=true" : "")
+                + (untrackedColumns == UntrackedColumns.OVERWRITE ? ", untracked_columns=overwrite" : "") + "]";
     }
 
     /** The first word of SQL text in upper case, after comments; "(" for a parenthesised query. */
@@ -177,6 +187,7 @@ public final class ModelSettings {
         private Restatements restatements = Restatements.DETECT;
         private String validToCurrent;
         private boolean ignoreNullUpdates;
+        private UntrackedColumns untrackedColumns = UntrackedColumns.IGNORE;
 
         private Builder(String name) {
             this.name = name;
@@ -224,6 +235,12 @@ public final class ModelSettings {
          * {@code check_cols} subset).
          */
         public Builder ignoreNullUpdates(boolean ignore) { this.ignoreNullUpdates = ignore; return this; }
+        /**
+         * {@code ignore} (default): a row whose tracked columns are unchanged changes nothing. {@code overwrite}: it
+         * updates the columns {@code check_cols} does not track in the current version, in place. Only with
+         * {@code strategy: check} and a {@code check_cols} list.
+         */
+        public Builder untrackedColumns(UntrackedColumns untracked) { this.untrackedColumns = untracked; return this; }
 
         /** Validates every setting and returns the immutable settings. */
         public ModelSettings build() {
@@ -312,6 +329,21 @@ public final class ModelSettings {
                     throw Settings.invalid("valid_to_current", "expected a date, time or number literal such as "
                             + "9999-12-31 (digits, letters, ' ', ':', '.', '+', '-'; at most 40), got '" + validToCurrent
                             + "'");
+                }
+            }
+            if (untrackedColumns == null) {
+                throw Settings.invalid("untracked_columns", "is required: ignore or overwrite");
+            }
+            if (untrackedColumns == UntrackedColumns.OVERWRITE) {
+                if (strategy != Strategy.CHECK || checkCols == null) {
+                    throw Settings.invalid("untracked_columns", "overwrite needs strategy: check and a check_cols "
+                            + "list (the columns it names are tracked; the others are overwritten in place), got "
+                            + (strategy != Strategy.CHECK ? "strategy: timestamp" : "check_cols: all")
+                            + ". Name the tracked columns in check_cols, or leave untracked_columns: ignore");
+                }
+                if (ignoreNullUpdates) {
+                    throw Settings.invalid("untracked_columns", "overwrite cannot be combined with "
+                            + "ignore_null_updates: true (which needs every column tracked). Choose one");
                 }
             }
             if (ignoreNullUpdates) {

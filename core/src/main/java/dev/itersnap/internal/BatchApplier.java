@@ -221,12 +221,18 @@ final class BatchApplier {
      */
     private void write(ApplyStatements sql, Counts counts) {
         lock.verifyHeld();
+        boolean overwrite = m.overwritesUntracked();
+        if (overwrite) {
+            // untracked_columns: overwrite archives every row, first: a version overwritten in place then always has
+            // its run's rows in the archive, from which a recovery restores it
+            jdbc.update(sql.archive());
+        }
         long change = counts.total("change");
         long ret = counts.total("return");
         long deletes = counts.total("delete") + counts.total("absent");
         // a version current before the run is closed only by a change, a delete, a deletion by absence, or a return
-        // (which closes a deletion record)
-        if (change + ret + deletes > 0) {
+        // (which closes a deletion record); under overwrite a noop may update it in place
+        if (change + ret + deletes > 0 || (overwrite && counts.total("noop") > 0)) {
             jdbc.update(sql.closeCurrent());
         }
         if (counts.total("insert") + ret + change + (m.deletionRecords() ? deletes : 0) > 0) {
@@ -236,8 +242,9 @@ final class BatchApplier {
             jdbc.update(sql.logRejected());
         }
         // ignore_null_updates also archives a change whose NULLs were filled
-        if (counts.archiveCandidates > 0 || (!m.settings().hardDeletes().fullBatches() && leftAlone(counts) > 0)
-                || (m.settings().ignoreNullUpdates() && change > 0)) {
+        if (!overwrite && (counts.archiveCandidates > 0
+                || (!m.settings().hardDeletes().fullBatches() && leftAlone(counts) > 0)
+                || (m.settings().ignoreNullUpdates() && change > 0))) {
             jdbc.update(sql.archive());
         }
     }

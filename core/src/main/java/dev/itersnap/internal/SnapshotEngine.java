@@ -172,7 +172,7 @@ public final class SnapshotEngine {
      * run predates it is a change like any other.
      */
     private static final Map<String, String> LOGIC_DEFAULTS = Map.of("valid_to_current", "", "ignore_null_updates",
-            "false");
+            "false", "untracked_columns", "ignore");
 
     /** A logic fingerprint's lines by key. */
     private static Map<String, String> logicLines(String logic) {

@@ -555,7 +555,44 @@ public abstract class AbstractSqlDialect implements Dialect {
             sql.add("UPDATE " + t + " SET " + quote(c) + " = NULL");
         }
         sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + seq.apply(m.sequenceBy()) + op + p);
-        return sql.stream().map(s -> statement("roll back", s, FROM, r.sequence())).toList();
+        List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
+                .toList());
+        if (!m.overwritten().isEmpty()) {
+            out.add(Statement.of("roll back", restoreOverwritten(m, false)));
+        }
+        return out;
+    }
+
+    /**
+     * {@code untracked_columns: overwrite}: after a roll back, each live open version's overwritten columns take the
+     * values of its last archived row (the archive keeps every row of every applied batch, and the undone batches'
+     * rows are gone): the row that opened it or a later one that changed no tracked column. Rows set aside, deletes
+     * and regressions (a change, so some tracked column differs) are not the version's. A version without such a row
+     * (opened before the setting, or adopted) keeps its values.
+     *
+     * @param keyScoped only the keys a key-scoped replay computes again
+     */
+    protected String restoreOverwritten(ResolvedModel m, boolean keyScoped) {
+        ColumnNames n = m.meta();
+        List<String> over = m.overwritten();
+        String rn = quote(m.id("itersnap_w_rn"));
+        List<String> same = new ArrayList<>();
+        same.add("NOT " + col("a", m.id(DEL)));
+        for (String c : m.tracked()) {
+            same.add("NOT " + isDistinct(comparable(m, c, col("a", c)), comparable(m, c, col("v", c))));
+        }
+        String scope = keyScoped ? " JOIN " + table(m.keysTable()) + " k ON " + keyJoin(m, "k", "a") + " AND "
+                + col("k", m.id(ModelTables.FROM_IDX)) + " = 1" : "";
+        String last = "SELECT " + list(m.keys(), "a") + ", " + list(over, "a") + ", ROW_NUMBER() OVER (PARTITION BY "
+                + list(m.keys(), "a") + " ORDER BY " + ordered(m, col("a", m.sequenceBy())) + " DESC) AS " + rn
+                + " FROM " + table(m.archive()) + " a JOIN " + table(m.target()) + " v ON " + keyJoin(m, "v", "a")
+                + " AND " + isOpen(m, col("v", n.validTo())) + " AND " + notDeletionRecord(m, "v") + " AND "
+                + ordered(m, col("a", m.sequenceBy())) + " >= " + ordered(m, col("v", n.openedSeq())) + scope
+                + " WHERE " + col("a", m.id(REJECT)) + " IS NULL AND " + String.join(" AND ", same);
+        return "MERGE INTO " + table(m.target()) + " t USING (SELECT * FROM (" + last + ") x WHERE x." + rn
+                + " = 1) r ON " + keyJoin(m, "t", "r") + " AND " + isOpen(m, col("t", n.validTo())) + " AND "
+                + notDeletionRecord(m, "t") + " WHEN MATCHED THEN UPDATE SET " + over.stream()
+                .map(c -> quote(c) + " = " + col("r", c)).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**
@@ -579,6 +616,9 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN MATCHED THEN DELETE");
         List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
                 .toList());
+        if (!m.overwritten().isEmpty()) {
+            out.add(Statement.of("roll back", restoreOverwritten(m, true)));
+        }
         if (!r.errorLog()) {
             return out;
         }

@@ -4,6 +4,7 @@ import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.core.UntrackedColumns;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -266,6 +267,27 @@ public final class ResolvedModel {
             v = v + "T00:00:00" + (t == ValueType.TIMESTAMP_TZ ? "Z" : "");
         }
         return t.coerce(v);
+    }
+
+    /**
+     * {@code untracked_columns: overwrite}: the source columns a row whose tracked columns are unchanged updates in the
+     * current version in place (every source column but the key, updated_at, sequence_by and the tracked ones); empty
+     * otherwise.
+     */
+    public List<String> overwritten() {
+        if (!overwritesUntracked()) {
+            return List.of();
+        }
+        return sourceColumns.stream().map(SourceColumn::name).filter(c -> !keys.contains(c) && !c.equals(updatedAt)
+                && !c.equals(sequenceBy) && !tracked.contains(c)).toList();
+    }
+
+    /**
+     * True under {@code untracked_columns: overwrite}, whether or not the source has an untracked column now: every
+     * applied row is archived.
+     */
+    public boolean overwritesUntracked() {
+        return settings.untrackedColumns() == UntrackedColumns.OVERWRITE;
     }
 
     /** True when the history carries deletion records ({@code hard_deletes: new_record}). */

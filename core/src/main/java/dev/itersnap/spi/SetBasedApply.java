@@ -586,6 +586,14 @@ final class SetBasedApply {
                 && m.sourceColumn(col.name()) != null && !run.untracked().contains(col.name())).toList();
     }
 
+    /**
+     * {@code untracked_columns: overwrite}: the columns a row that changes no tracked column updates in place (see
+     * {@link ResolvedModel#overwritten}), but those introduced after the run's batches. None without the setting.
+     */
+    private List<String> overwrittenColumns() {
+        return m.overwritten().stream().filter(col -> !run.untracked().contains(col)).toList();
+    }
+
     // ---------------------------------------------------------------- derive
 
     /**
@@ -625,8 +633,27 @@ final class SetBasedApply {
         String reg = "CASE WHEN " + ca("y", "act") + " IN ('change', 'delete') AND " + ca("y", "t") + " < " + ca("y", "tp") + " THEN TRUE ELSE FALSE END";
         return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
                 + i(TT) + ", " + i(REG) + ", " + i(NIDX) + ", " + i(OIDX) + ") "
-                + with(classified + " UNION ALL " + absent, windows) + " SELECT " + d.list(m.historyDataColumns(), y)
-                + ", " + ci(y, IDX) + ", " + action + ", " + ca("y", "t") + ", " + ca("y", "tt") + ", " + reg + ", " + ca("y", "nidx") + ", " + ca("y", "oidx") + " FROM " + cte(1) + " y";
+                + with(classified + " UNION ALL " + absent, windows) + " SELECT " + versionData(y) + ", " + ci(y, IDX) + ", " + action + ", " + ca("y", "t") + ", " + ca("y", "tt") + ", " + reg + ", " + ca("y", "nidx") + ", " + ca("y", "oidx") + " FROM " + cte(1) + " y";
+    }
+
+    /**
+     * The data columns of {@link #derive}'s rows. Under {@code untracked_columns: overwrite} the row that opens a
+     * version (or the key's live version before the run) carries, in each overwritten column, the value of the last
+     * row of that version: itself or a later row that changed no tracked column (a noop) before the next event that
+     * changes the key's state. So a version is inserted, closed or copied into a deletion record with the values it
+     * has at its end.
+     */
+    private String versionData(String y) {
+        List<String> over = overwrittenColumns();
+        if (over.isEmpty()) {
+            return d.list(m.historyDataColumns(), y);
+        }
+        String opener = ca(y, "act") + " IN ('open', 'change', 'ilive')";
+        String inVersion = "CASE WHEN " + ca(y, "act") + " IN ('open', 'change', 'ilive', 'noop') THEN 1 ELSE 0 END";
+        return m.historyDataColumns().stream().map(col -> !over.contains(col) ? c(y, col)
+                : "CASE WHEN " + opener + " THEN FIRST_VALUE(" + c(y, col) + ") OVER (PARTITION BY " + keys(y) + ", "
+                        + ca(y, "oidx") + ", " + inVersion + " ORDER BY " + ci(y, IDX) + " DESC) ELSE " + c(y, col)
+                        + " END").collect(Collectors.joining(", "));
     }
 
     // ---------------------------------------------------------------- counts
@@ -663,8 +690,15 @@ final class SetBasedApply {
 
     // ---------------------------------------------------------------- writes
 
-    /** Closes the versions current before the run that the run closes (at most one per key). */
+    /**
+     * Closes the versions current before the run that the run closes (at most one per key). Under
+     * {@code untracked_columns: overwrite} it also writes, in place, the overwritten columns of the live version
+     * current before the run, closed or not, where the run's rows changed them.
+     */
     private String closeCurrent() {
+        if (!overwrittenColumns().isEmpty()) {
+            return closeAndOverwriteCurrent();
+        }
         String w = "w";
         String nx = "nx";
         String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
@@ -677,6 +711,38 @@ final class SetBasedApply {
         return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
                 + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
                 + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca") + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
+    }
+
+    /** {@link #closeCurrent} under {@code untracked_columns: overwrite}: a version may be overwritten, not closed. */
+    private String closeAndOverwriteCurrent() {
+        List<String> over = overwrittenColumns();
+        String w = "w";
+        String nx = "nx";
+        String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
+        String ca = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
+                ci(nx, IDX)) + " END";
+        String source = "SELECT " + keys(w) + ", " + ci(nx, TT) + " AS " + a("vt") + ", " + ct + " AS " + a("ct")
+                + ", " + ca + " AS " + a("ca") + ", " + c("b", m.sequenceBy()) + " AS " + a("cs") + ", "
+                + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN " + t(m.work()) + " nx ON "
+                + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " LEFT JOIN " + t(m.batches())
+                + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
+                + ci(w, ACTION) + " = 'idrec' AND " + ci(w, NIDX) + " IS NOT NULL)";
+        String closes = ca("c", "cs") + " IS NOT NULL";
+        List<String> changed = new ArrayList<>(List.of(closes));
+        over.forEach(col -> changed.add(d.isDistinct(c("t", col), c("c", col))));
+        List<String> set = new ArrayList<>();
+        set.add(q(n.validTo()) + " = CASE WHEN " + closes + " THEN " + ca("c", "vt") + " ELSE " + c("t", n.validTo())
+                + " END");
+        set.add(q(n.changeType()) + " = CASE WHEN " + closes + " THEN " + ca("c", "ct") + " ELSE "
+                + c("t", n.changeType()) + " END");
+        set.add(q(n.changedAttributes()) + " = CASE WHEN " + closes + " THEN " + ca("c", "ca") + " ELSE "
+                + c("t", n.changedAttributes()) + " END");
+        set.add(q(n.closedSeq()) + " = CASE WHEN " + closes + " THEN " + ca("c", "cs") + " ELSE "
+                + c("t", n.closedSeq()) + " END");
+        over.forEach(col -> set.add(q(col) + " = " + c("c", col)));
+        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
+                + d.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed) + ") WHEN MATCHED THEN "
+                + "UPDATE SET " + String.join(", ", set);
     }
 
     /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
@@ -757,6 +823,16 @@ final class SetBasedApply {
      */
     private String archive() {
         String s = "s";
+        if (m.overwritesUntracked()) {
+            // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
+            // are those of its last row, which a roll back restores from here)
+            return "INSERT INTO " + t(m.archive()) + " (" + d.list(m.sourceNames(), null) + ", " + i(DEL) + ", "
+                    + i(REJECT) + ") SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN "
+                    + ci(s, REJECT) + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM "
+                    + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
+                    + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT)
+                    + " <> 'duplicate_copy'";
+        }
         String w = "w";
         String o = "o";
         String sources = d.list(m.sourceNames(), null);
