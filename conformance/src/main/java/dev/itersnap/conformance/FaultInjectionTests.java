@@ -546,15 +546,17 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         file.accept(rawTable, B);
         RunResult late = fixture.run(m);
         assertThat(late.batches()).extracting(BatchResult::reproduced).containsExactly(false, true, false);
-        SnapshotFixture inOrder = newFixture();
-        RawTable all = raw.apply(inOrder);
-        for (LocalDate day : List.of(A, B, C, D)) {
-            file.accept(all, day);
+        if (checksTheReplayScenarioInOrder()) {
+            SnapshotFixture inOrder = newFixture();
+            RawTable all = raw.apply(inOrder);
+            for (LocalDate day : List.of(A, B, C, D)) {
+                file.accept(all, day);
+            }
+            inOrder.run(m);
+            assertThat(fixture.essence(m.target().toString())).as("late file with an aged-out batch vs in order")
+                    .isEqualTo(inOrder.essence(m.target().toString()));
+            release(inOrder);
         }
-        inOrder.run(m);
-        assertThat(fixture.essence(m.target().toString())).as("late file with an aged-out batch vs in order")
-                .isEqualTo(inOrder.essence(m.target().toString()));
-        release(inOrder);
         Outcome expected = outcome(fixture, m);
 
         FaultInjectingDataSource faults = new FaultInjectingDataSource(fixture.dataSource());
@@ -588,6 +590,16 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         System.out.printf("fault injection [replay on one database]: %d of %d statements injected, %d runs failed%n",
                 points, script.size(), failed);
         assertThat(failed).isPositive();
+    }
+
+    /**
+     * Whether {@link #replayOnOneDatabaseSurvivesAFailureAtEveryStatementInTurn} first checks its setup: the late file
+     * with an aged-out batch gives the history of the same files applied in order, in a fresh database. Default yes; a
+     * slow database whose build runs the same check on the others may skip it (the fault points compare with the
+     * history of its own clean replay either way).
+     */
+    protected boolean checksTheReplayScenarioInOrder() {
+        return true;
     }
 
     /**
