@@ -220,11 +220,8 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     void ignoreNullUpdatesLateBatchSurvivesAFailureAtEveryStatement() {
         Injected r = failEveryPoint("ignore_null_updates with a late batch", List.of(Fault.FAIL,
                 Fault.EXECUTED_THEN_FAIL), false, f -> {
-                    RawTable raw = f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)",
-                            "sequenceNum INT");
-                    ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll())
-                            .uniqueKey("userId").updatedAt("sequenceNum").sequenceBy("sequenceNum")
-                            .ignoreNullUpdates(true).build();
+                    RawTable raw = usersFeed(f);
+                    ModelSettings m = usersModel(raw).ignoreNullUpdates(true).build();
                     raw.insert(1, "Ana", "Lima", 1);
                     raw.insert(2, "Bo", "Oslo", 1);
                     raw.insert(1, null, "Cusco", 3);
@@ -239,29 +236,41 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
 
     /**
      * {@code untracked_columns: overwrite}: a late batch lands inside versions whose untracked column later batches
-     * overwrote in place (one of them closed since by a tracked change); the roll back restores the values from the
-     * archive and the replay overwrites them again, surviving a failure anywhere.
+     * overwrote in place (one closed since by a tracked change, one split by the late batch's own tracked change); the
+     * roll back restores the values from the archive and the replay overwrites them again, surviving a failure
+     * anywhere.
      */
     @Test
     void overwrittenUntrackedColumnsLateBatchSurvivesAFailureAtEveryStatement() {
         Injected r = failEveryPoint("untracked_columns overwrite with a late batch", List.of(Fault.FAIL,
                 Fault.EXECUTED_THEN_FAIL), false, f -> {
-                    RawTable raw = f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)",
-                            "sequenceNum INT");
-                    ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll())
-                            .uniqueKey("userId").updatedAt("sequenceNum").sequenceBy("sequenceNum").checkCols("name")
-                            .untrackedColumns(UntrackedColumns.OVERWRITE).build();
+                    RawTable raw = usersFeed(f);
+                    ModelSettings m = usersModel(raw).checkCols("name").untrackedColumns(UntrackedColumns.OVERWRITE)
+                            .build();
                     raw.insert(1, "Ana", "Lima", 1);
                     raw.insert(2, "Bo", "Oslo", 1);
+                    raw.insert(3, "Cy", "Rome", 1);
                     raw.insert(1, "Ana", "Cusco", 3);
                     raw.insert(2, "Bob", "Bergen", 3);
+                    raw.insert(3, "Cy", "Milan", 3);
                     raw.insert(1, "Ana", "Quito", 4);
                     f.run(m);
                     raw.insert(1, "Ana", "Lima", 2);
                     raw.insert(2, "Bo", "Trondheim", 2);
+                    raw.insert(3, "Cyd", "Turin", 2); // a tracked change inside a version row 3 overwrote
                     return UnderTest.run(m);
                 });
         assertThat(r.failedRuns()).isPositive();
+    }
+
+    /** A users feed whose one sequence number orders and dates the events (the shape of AUTO CDC's example). */
+    private static RawTable usersFeed(SnapshotFixture f) {
+        return f.rawTable("raw_users", "userId INT", "name VARCHAR(20)", "city VARCHAR(20)", "sequenceNum INT");
+    }
+
+    private static ModelSettings.Builder usersModel(RawTable raw) {
+        return ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("userId")
+                .updatedAt("sequenceNum").sequenceBy("sequenceNum");
     }
 
     /**

@@ -696,6 +696,9 @@ final class SnapshotRun {
         if (!logged.isEmpty()) {
             store.forget(logged);
         }
+        // untracked_columns: overwrite: a run that stopped inside a key-scoped roll back (its ledger entries already
+        // forgotten, its keys' versions rolled back, their values not yet restored) leaves no sequence to find above
+        recoverBy(Rollback.restoreOnly());
         jdbc.commit("recover");
     }
 

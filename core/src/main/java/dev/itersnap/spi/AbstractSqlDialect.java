@@ -539,6 +539,10 @@ public abstract class AbstractSqlDialect implements Dialect {
         if (r.keyScoped()) {
             return rollbackKeys(m, r);
         }
+        if (r.sequence() == null) {
+            return m.overwritten().isEmpty() ? List.of()
+                    : List.of(Statement.of("roll back", restoreOverwritten(m, false)));
+        }
         ColumnNames n = m.meta();
         String t = table(m.target());
         String op = r.onlyThisBatch() ? " = " : " >= ";

@@ -6,7 +6,7 @@ import java.util.List;
  * What to undo ({@link Dialect#rollback}): the versions opened and the closings made by batches from a sequence on,
  * or by one batch only, and their archived rows; of every key, or of the keys a key-scoped replay recomputes.
  *
- * @param sequence      the first (or the only) batch to undo
+ * @param sequence      the first (or the only) batch to undo; null: none ({@link #restoreOnly})
  * @param onlyThisBatch undo {@code sequence} alone, not every batch from it on
  * @param history       undo the history's versions too (false: the archive's rows only)
  * @param resetColumns  columns introduced by the undone batches, emptied on every version
@@ -41,6 +41,15 @@ public record Rollback(Object sequence, boolean onlyThisBatch, boolean history, 
     /** The batch {@code sequence} alone: its versions, closings and archived rows. */
     public static Rollback batch(Object sequence) {
         return new Rollback(sequence, true, true, List.of(), false, false);
+    }
+
+    /**
+     * Nothing to undo; only, under {@code untracked_columns: overwrite}, every live version's overwritten columns
+     * restored from the archive (a recovery after a run that stopped between its writes on a database without
+     * transactional DML, where a roll back it had begun leaves no sequence to find). No statement otherwise.
+     */
+    public static Rollback restoreOnly() {
+        return new Rollback(null, false, false, List.of(), false, false);
     }
 
     /** The archived rows of the batch {@code sequence} alone. */
