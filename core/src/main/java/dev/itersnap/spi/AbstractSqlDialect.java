@@ -561,7 +561,8 @@ public abstract class AbstractSqlDialect implements Dialect {
         sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + seq.apply(m.sequenceBy()) + op + p);
         List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
                 .toList());
-        if (!m.overwritten().isEmpty()) {
+        // a single batch is undone only by a recovery, which restores once at its end (Rollback.restoreOnly)
+        if (!m.overwritten().isEmpty() && !r.onlyThisBatch()) {
             out.add(Statement.of("roll back", restoreOverwritten(m, false)));
         }
         return out;

@@ -701,11 +701,7 @@ final class SetBasedApply {
         }
         String w = "w";
         String nx = "nx";
-        String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
-        String ca = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
-                ci(nx, IDX)) + " END";
-        String source = "SELECT " + keys(w) + ", " + ci(nx, TT) + " AS " + a("vt") + ", " + ct + " AS " + a("ct") + ", " + ca + " AS " + a("ca") + ", "
-                + c("b", m.sequenceBy()) + " AS " + a("cs") + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
+        String source = "SELECT " + closing(w, nx) + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
                 + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " JOIN " + t(m.batches()) + " b ON "
                 + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
         return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
@@ -718,12 +714,7 @@ final class SetBasedApply {
         List<String> over = overwrittenColumns();
         String w = "w";
         String nx = "nx";
-        String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
-        String ca = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
-                ci(nx, IDX)) + " END";
-        String source = "SELECT " + keys(w) + ", " + ci(nx, TT) + " AS " + a("vt") + ", " + ct + " AS " + a("ct")
-                + ", " + ca + " AS " + a("ca") + ", " + c("b", m.sequenceBy()) + " AS " + a("cs") + ", "
-                + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN " + t(m.work()) + " nx ON "
+        String source = "SELECT " + closing(w, nx) + ", " + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN " + t(m.work()) + " nx ON "
                 + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " LEFT JOIN " + t(m.batches())
                 + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
                 + ci(w, ACTION) + " = 'idrec' AND " + ci(w, NIDX) + " IS NOT NULL)";
@@ -743,6 +734,19 @@ final class SetBasedApply {
         return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
                 + d.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed) + ") WHEN MATCHED THEN "
                 + "UPDATE SET " + String.join(", ", set);
+    }
+
+    /**
+     * The columns of {@link #closeCurrent}'s source: the key of the version current before the run ({@code w}), and
+     * what the event that closes it ({@code nx}, in batch {@code b}) sets: valid_to, change type, changed_attributes,
+     * closing sequence.
+     */
+    private String closing(String w, String nx) {
+        String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
+        String ca = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
+                ci(nx, IDX)) + " END";
+        return keys(w) + ", " + ci(nx, TT) + " AS " + a("vt") + ", " + ct + " AS " + a("ct") + ", " + ca + " AS "
+                + a("ca") + ", " + c("b", m.sequenceBy()) + " AS " + a("cs");
     }
 
     /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
@@ -823,19 +827,15 @@ final class SetBasedApply {
      */
     private String archive() {
         String s = "s";
+        String sources = d.list(m.sourceNames(), null);
+        String into = "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") ";
         if (m.overwritesUntracked()) {
             // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
             // are those of its last row, which a roll back restores from here)
-            return "INSERT INTO " + t(m.archive()) + " (" + d.list(m.sourceNames(), null) + ", " + i(DEL) + ", "
-                    + i(REJECT) + ") SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN "
-                    + ci(s, REJECT) + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM "
-                    + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
-                    + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT)
-                    + " <> 'duplicate_copy'";
+            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> 'duplicate_copy'");
         }
         String w = "w";
         String o = "o";
-        String sources = d.list(m.sourceNames(), null);
         // ignore_null_updates: also a change whose NULLs were filled (the values they stood for may change with a
         // late batch before it, so a reproduction needs the row as it came)
         List<String> filledNulls = filledColumns().stream().map(col -> c(s, col.name()) + " IS NULL AND "
@@ -856,12 +856,20 @@ final class SetBasedApply {
                 + t(m.work()) + " w JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ci(w, IDX) + " JOIN "
                 + t(m.stage()) + " s ON " + d.keyJoin(m, s, w) + " AND " + c(s, m.sequenceBy()) + " = "
                 + c("b", m.sequenceBy()) + " AND " + ci(s, REJECT) + " IS NULL" + keep;
-        return "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") SELECT "
-                + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
-                + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage()) + " s JOIN "
-                + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
-                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy' UNION ALL SELECT "
-                + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM " + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')"
-                + noop;
+        return into + stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'")
+                + " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
+                + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')" + noop;
+    }
+
+    /**
+     * The run's staged rows ({@code s}) that satisfy {@code where}, as archive rows: their source columns, delete flag
+     * and reason (a regression's dropped, so that a replay judges it again).
+     */
+    private String stagedRows(String where) {
+        String s = "s";
+        return "SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
+                + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage())
+                + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
+                + " WHERE " + where;
     }
 }
