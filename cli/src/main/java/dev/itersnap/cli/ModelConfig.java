@@ -116,7 +116,7 @@ final class ModelConfig {
                 .source(text(settings, "source"))
                 .uniqueKey(list(settings, "unique_key"))
                 .updatedAt(text(settings, "updated_at"))
-                .sequenceBy(text(settings, "sequence_by"))
+                .sequenceBy(list(settings, "sequence_by"))
                 .deleteWhen(text(settings, "delete_when"))
                 .validToCurrent(text(settings, "valid_to_current"))
                 .columnNames(map(settings, "column_names"));

@@ -2,6 +2,7 @@ package dev.itersnap.cli;
 
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.internal.MetadataStore;
+import dev.itersnap.spi.SequenceKey;
 import dev.itersnap.spi.ValueType;
 
 import java.sql.SQLException;
@@ -22,20 +23,37 @@ final class ModelInspection {
     final List<Sql.Column> sourceColumns;
     final List<String> keys;
     final String updatedAt;
+    /** The sequence column, or a sequence_by list's columns joined by ", ". */
     final String sequenceBy;
+    /** The sequence column's type; for a sequence_by list STRING: the typed values are the lists' keys. */
     final ValueType sequenceType;
+    /** The key of a sequence_by list, null for one column. */
+    final SequenceKey sequenceKey;
+    final List<String> sequenceParts;
     final List<String> tracked;
 
     private ModelInspection(ModelSettings settings, Sql sql, List<Sql.Column> sourceColumns, List<String> keys,
-                            String updatedAt, String sequenceBy, ValueType sequenceType, List<String> tracked) {
+                            String updatedAt, List<String> sequenceParts, SequenceKey sequenceKey,
+                            ValueType sequenceType, List<String> tracked) {
         this.settings = settings;
         this.sql = sql;
         this.sourceColumns = sourceColumns;
         this.keys = keys;
         this.updatedAt = updatedAt;
-        this.sequenceBy = sequenceBy;
+        this.sequenceParts = sequenceParts;
+        this.sequenceBy = String.join(", ", sequenceParts);
+        this.sequenceKey = sequenceKey;
         this.sequenceType = sequenceType;
         this.tracked = tracked;
+    }
+
+    /** The type of the sequence as text shows it: the column's, or the list's components'. */
+    String sequenceTypeText() {
+        if (sequenceKey == null) {
+            return sequenceType.name().toLowerCase(Locale.ROOT).replace('_', ' ');
+        }
+        return "list: " + String.join(", ", sequenceKey.types().stream()
+                .map(t -> t.name().toLowerCase(Locale.ROOT).replace('_', ' ')).toList());
     }
 
     /** Describes the source ({@code SELECT * FROM (source) s WHERE 1=0}) and checks every configured column. */
@@ -62,11 +80,26 @@ final class ModelInspection {
             keys.add(find(source, "unique_key", k, s));
         }
         String updatedAt = find(source, "updated_at", s.updatedAt(), s);
-        String sequenceBy = find(source, "sequence_by", s.sequenceBy(), s);
-        Sql.Column seq = Sql.find(source, sequenceBy);
-        if (!seq.valueType().orderable()) {
-            throw new ConfigException(model + "setting 'sequence_by' column '" + sequenceBy + "' has type "
-                    + seq.typeName() + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
+        List<String> parts = new ArrayList<>();
+        for (String p : s.sequenceByColumns()) {
+            parts.add(find(source, "sequence_by", p, s));
+        }
+        SequenceKey key = null;
+        ValueType seqType;
+        if (parts.size() == 1) {
+            Sql.Column seq = Sql.find(source, parts.get(0));
+            if (!seq.valueType().orderable()) {
+                throw new ConfigException(model + "setting 'sequence_by' column '" + parts.get(0) + "' has type "
+                        + seq.typeName() + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
+            }
+            seqType = seq.valueType();
+        } else {
+            try {
+                key = SequenceKey.of(parts.stream().map(p -> Sql.find(source, p).source()).toList());
+            } catch (IllegalArgumentException e) {
+                throw new ConfigException(model + "setting 'sequence_by' " + e.getMessage(), e);
+            }
+            seqType = ValueType.STRING;
         }
         if (s.deleteWhen() != null) {
             try {
@@ -83,12 +116,12 @@ final class ModelInspection {
             }
         } else {
             for (Sql.Column c : source) {
-                if (!keys.contains(c.name()) && !c.name().equals(updatedAt) && !c.name().equals(sequenceBy)) {
+                if (!keys.contains(c.name()) && !c.name().equals(updatedAt) && !parts.contains(c.name())) {
                     tracked.add(c.name());
                 }
             }
         }
-        return new ModelInspection(s, sql, source, keys, updatedAt, sequenceBy, seq.valueType(), tracked);
+        return new ModelInspection(s, sql, source, keys, updatedAt, parts, key, seqType, tracked);
     }
 
     private static String find(List<Sql.Column> source, String setting, String name, ModelSettings s) {
@@ -121,12 +154,23 @@ final class ModelInspection {
     /** The distinct non-NULL sequences the source holds now, typed and in business order. */
     TreeSet<Comparable<?>> sourceSequences() throws SQLException {
         TreeSet<Comparable<?>> out = new TreeSet<>(sequenceMap().comparator());
-        String query = "SELECT DISTINCT s." + sql.quote(sequenceBy) + " FROM (" + settings.source() + ") s";
+        String query = "SELECT DISTINCT " + String.join(", ", sequenceParts.stream().map(p -> "s." + sql.quote(p))
+                .toList()) + " FROM (" + settings.source() + ") s";
         try (var st = sql.connection().createStatement(); var rs = st.executeQuery(query)) {
             while (rs.next()) {
-                Object v = sequenceType.read(rs, 1);
-                if (v != null) {
-                    out.add((Comparable<?>) v);
+                if (sequenceKey == null) {
+                    Object v = sequenceType.read(rs, 1);
+                    if (v != null) {
+                        out.add((Comparable<?>) v);
+                    }
+                    continue;
+                }
+                List<Object> values = new ArrayList<>();
+                for (int i = 0; i < sequenceParts.size(); i++) {
+                    values.add(sequenceKey.types().get(i).read(rs, i + 1));
+                }
+                if (!values.contains(null)) {
+                    out.add(sequenceKey.encode(values));
                 }
             }
         }
@@ -136,15 +180,18 @@ final class ModelInspection {
     /** A value of the sequence type from its text (ledger text or a user's --from). */
     Comparable<?> typed(String text) {
         try {
-            return (Comparable<?>) sequenceType.coerce(text);
+            return sequenceKey != null ? sequenceKey.encode(sequenceKey.parse(text))
+                    : (Comparable<?>) sequenceType.coerce(text);
         } catch (IllegalArgumentException e) {
             throw new ConfigException("model '" + settings.name() + "': sequence '" + text + "' is not a value of "
-                    + "sequence_by '" + sequenceBy + "' (" + sequenceType.name().toLowerCase(Locale.ROOT) + ")", e);
+                    + "sequence_by '" + sequenceBy + "' (" + sequenceTypeText() + ")"
+                    + (sequenceKey != null ? ": " + e.getMessage() : ""), e);
         }
     }
 
     String text(Object sequence) {
-        return sequenceType.format(sequence);
+        return sequenceKey != null ? sequenceKey.text(sequenceKey.decode((String) sequence))
+                : sequenceType.format(sequence);
     }
 
     private TreeMap<Comparable<?>, String> sequenceMap() {

@@ -104,16 +104,21 @@ final class Sql {
             ResultSetMetaData md = rs.getMetaData();
             List<Column> out = new ArrayList<>();
             for (int i = 1; i <= md.getColumnCount(); i++) {
-                out.add(new Column(md.getColumnLabel(i), md.getColumnType(i), md.getColumnTypeName(i)));
+                out.add(new Column(md.getColumnLabel(i), md.getColumnType(i), md.getColumnTypeName(i),
+                        md.getPrecision(i), md.getScale(i)));
             }
             return out;
         }
     }
 
     /** A column as JDBC metadata reports it. */
-    record Column(String name, int jdbcType, String typeName) {
+    record Column(String name, int jdbcType, String typeName, int precision, int scale) {
         dev.itersnap.spi.ValueType valueType() {
             return dev.itersnap.spi.ValueType.of(jdbcType, typeName);
+        }
+
+        dev.itersnap.spi.SourceColumn source() {
+            return new dev.itersnap.spi.SourceColumn(name, jdbcType, typeName, precision, scale);
         }
     }
 

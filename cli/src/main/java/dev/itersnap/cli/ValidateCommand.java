@@ -45,8 +45,7 @@ public final class ValidateCommand implements Callable<Integer> {
         out.println("valid: model " + settings.name() + " -> " + settings.target());
         out.println("  unique_key:  " + String.join(", ", m.keys));
         out.println("  updated_at:  " + m.updatedAt);
-        out.println("  sequence_by: " + m.sequenceBy + " (" + m.sequenceType.name().toLowerCase(Locale.ROOT)
-                .replace('_', ' ') + ")");
+        out.println("  sequence_by: " + m.sequenceBy + " (" + m.sequenceTypeText() + ")");
         out.println("  strategy:    " + settings.strategy().name().toLowerCase(Locale.ROOT));
         out.println("  tracked:     " + String.join(", ", m.tracked));
         if (settings.deleteWhen() != null) {

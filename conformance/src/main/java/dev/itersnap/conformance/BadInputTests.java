@@ -70,8 +70,14 @@ public abstract class BadInputTests extends ConformanceTestBase {
                 bad("unique_key", "contains updated_at", b -> b.uniqueKey("id", "updated_at")),
                 bad("updated_at", "missing", b -> b.updatedAt(null)),
                 bad("updated_at", "not an identifier", b -> b.updatedAt("updated at")),
-                bad("sequence_by", "missing", b -> b.sequenceBy(null)),
+                bad("sequence_by", "missing", b -> b.sequenceBy((String) null)),
                 bad("sequence_by", "not an identifier", b -> b.sequenceBy("file-date")),
+                bad("sequence_by", "an empty list", b -> b.sequenceBy(List.of())),
+                bad("sequence_by", "a list naming a column twice", b -> b.sequenceBy(List.of("file_date", "FILE_DATE"))),
+                bad("sequence_by", "a list with a non-identifier", b -> b.sequenceBy(List.of("file_date", "no; x"))),
+                bad("unique_key", "a column of the sequence_by list", b -> b.sequenceBy(List.of("file_date", "id"))),
+                bad("check_cols", "names a column of the sequence_by list",
+                        b -> b.sequenceBy(List.of("file_date", "tier")).checkCols("tier")),
                 bad("valid_to_current", "blank", b -> b.validToCurrent("  ")),
                 bad("valid_to_current", "not a literal", b -> b.validToCurrent("x'; DROP TABLE raw_customers")),
                 bad("valid_to_current", "a function call", b -> b.validToCurrent("current_date()")),
@@ -146,6 +152,8 @@ public abstract class BadInputTests extends ConformanceTestBase {
                         b.updatedAt("modified_at")),
                 Arguments.of("sequence_by", "batch_date", (UnaryOperator<ModelSettings.Builder>) b ->
                         b.sequenceBy("batch_date")),
+                Arguments.of("sequence_by", "file_no", (UnaryOperator<ModelSettings.Builder>) b ->
+                        b.sequenceBy(List.of("file_date", "file_no"))),
                 Arguments.of("check_cols", "colour", (UnaryOperator<ModelSettings.Builder>) b ->
                         b.checkCols("status", "colour")));
     }
@@ -237,6 +245,31 @@ public abstract class BadInputTests extends ConformanceTestBase {
 
         assertThatThrownBy(() -> fixture.run(model(raw, "batch_no").build()))
                 .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                    assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SOURCE);
+                    assertThat(e.getMessage()).contains("'sequence_by'").containsIgnoringCase("batch_no");
+                });
+        assertThat(fixture.tableExists(TARGET)).isFalse();
+    }
+
+    static Stream<Arguments> unfitSequenceListComponents() {
+        return Stream.of(Arguments.of("DOUBLE PRECISION", 1.5), Arguments.of("BOOLEAN", true),
+                Arguments.of("DECIMAL(30,2)", new java.math.BigDecimal("1.50")));
+    }
+
+    /**
+     * A column of a {@code sequence_by} list follows the type rules of one sequence_by column, and a decimal has a
+     * precision of at most 18: anything else is refused with INVALID_SOURCE naming sequence_by and the column, before
+     * anything is written.
+     */
+    @ParameterizedTest(name = "sequence_by [file_date, {0}]")
+    @MethodSource("unfitSequenceListComponents")
+    void sequenceByListComponentOfAnUnfitTypeIsRefused(String sqlType, Object value) {
+        RawTable raw = fixture.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "updated_at TIMESTAMP",
+                "file_date DATE", "batch_no " + sqlType);
+        raw.insert(1, "Active", ts("2024-01-01 09:00"), date("2024-01-01"), value);
+
+        assertThatThrownBy(() -> fixture.run(model(raw, "file_date").sequenceBy(List.of("file_date", "batch_no"))
+                .build())).isInstanceOfSatisfying(ItersnapException.class, e -> {
                     assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SOURCE);
                     assertThat(e.getMessage()).contains("'sequence_by'").containsIgnoringCase("batch_no");
                 });

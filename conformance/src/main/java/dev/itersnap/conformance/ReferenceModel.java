@@ -87,8 +87,19 @@ public final class ReferenceModel {
     public record Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
                          Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
                          Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence,
-                         boolean ignoreNullUpdates, boolean overwriteUntracked) {
+                         boolean ignoreNullUpdates, boolean overwriteUntracked,
+                         Map<String, java.util.function.Function<Object, Object>> sequenceParts) {
+        /** As above, with no other column in {@code sequence_by}. */
+        public Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
+                      Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
+                      Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence, boolean ignoreNullUpdates,
+                      boolean overwriteUntracked) {
+            this(columns, keyColumns, updatedAtColumn, sequenceColumn, strategy, checkCols, hardDeletes, deleteWhen,
+                    temporalSequence, ignoreNullUpdates, overwriteUntracked, Map.of());
+        }
+
         public Config {
+            sequenceParts = Map.copyOf(sequenceParts);
             columns = List.copyOf(columns);
             keyColumns = List.copyOf(keyColumns);
             checkCols = checkCols == null ? null : List.copyOf(checkCols);
@@ -115,7 +126,8 @@ public final class ReferenceModel {
         }
 
         boolean isMeta(String c) {
-            return keyColumns.contains(c) || c.equals(updatedAtColumn) || c.equals(sequenceColumn);
+            return keyColumns.contains(c) || c.equals(updatedAtColumn) || c.equals(sequenceColumn)
+                    || sequenceParts.containsKey(c);
         }
 
         /**
@@ -618,7 +630,8 @@ public final class ReferenceModel {
             }
             Map<String, Object> row = new LinkedHashMap<>();
             for (String c : sourceColumns) {
-                row.put(c, c.equals(config.sequenceColumn()) ? s : notYet.contains(c) ? null : v.values().get(c));
+                row.put(c, c.equals(config.sequenceColumn()) ? s : config.sequenceParts().containsKey(c)
+                        ? config.sequenceParts().get(c).apply(s) : notYet.contains(c) ? null : v.values().get(c));
             }
             out.add(new StagedRow(row, null, false));
         }
@@ -972,7 +985,8 @@ public final class ReferenceModel {
     private boolean same(Map<String, Object> version, Map<String, Object> row, List<String> sourceColumns,
                          Set<String> untracked) {
         for (String c : sourceColumns) {
-            if (c.equals(config.sequenceColumn()) || config.keyColumns().contains(c) || untracked.contains(c)) {
+            if (c.equals(config.sequenceColumn()) || config.sequenceParts().containsKey(c)
+                    || config.keyColumns().contains(c) || untracked.contains(c)) {
                 continue;
             }
             if (!Objects.equals(version.get(c), row.get(c))) {

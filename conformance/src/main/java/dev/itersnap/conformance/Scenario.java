@@ -47,6 +47,8 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
     public static final String MODEL_NAME = "customers";
     public static final String UPDATED_AT = "updated_at";
     public static final String SEQUENCE = "batch_seq";
+    /** The second column of a {@code sequence_by} list ({@link Options#sequenceList()}). */
+    public static final String SEQUENCE_PART = "batch_part";
     public static final String OP = "op";
     public static final String DELETE_WHEN = "op = 'D'";
     /** The status of rows a filtering source leaves out. */
@@ -63,10 +65,14 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
      * @param ignoreNullUpdates   {@code ignore_null_updates}: a NULL in a row's non-key column means "not supplied"
      * @param overwriteUntracked  {@code untracked_columns: overwrite}: a row that changes no tracked column writes the
      *                            untracked ones into the current version in place (needs a {@code check_cols} list)
+     * @param sequenceList        {@code sequence_by} as a list: 0 no, 1 {@code [batch_part, batch_seq]}, 2
+     *                            {@code [batch_seq, batch_part]}; {@code batch_part} is a number that grows with the
+     *                            batches (every third batch), so the list orders the batches as {@code batch_seq}
+     *                            alone does, with ties on {@code batch_part} broken by {@code batch_seq}
      */
     public record Options(boolean sequenceIsUpdatedAt, String validToCurrent, boolean ignoreNullUpdates,
-                          boolean overwriteUntracked) {
-        public static final Options NONE = new Options(false, null, false, false);
+                          boolean overwriteUntracked, int sequenceList) {
+        public static final Options NONE = new Options(false, null, false, false, 0);
 
         /** What an open version's valid_to holds: NULL, or valid_to_current at midnight (updated_at is a TIMESTAMP). */
         public java.time.LocalDateTime openValidTo() {
@@ -87,6 +93,9 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
             }
             if (overwriteUntracked) {
                 on.add("untracked_columns=overwrite");
+            }
+            if (sequenceList != 0) {
+                on.add("sequence_by=" + (sequenceList == 1 ? "[batch_part, batch_seq]" : "[batch_seq, batch_part]"));
             }
             return String.join(", ", on);
         }
@@ -233,7 +242,8 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
                 .source(source.sql())
                 .uniqueKey(keyColumns)
                 .updatedAt(updatedAtColumn())
-                .sequenceBy(SEQUENCE)
+                .sequenceBy(options.sequenceList() == 0 ? List.of(SEQUENCE) : options.sequenceList() == 1
+                        ? List.of(SEQUENCE_PART, SEQUENCE) : List.of(SEQUENCE, SEQUENCE_PART))
                 .strategy(strategy)
                 .checkCols(checkCols)
                 .hardDeletes(hardDeletes)
@@ -252,10 +262,46 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
 
     /** The same settings, as the reference model reads them. */
     public ReferenceModel.Config modelConfig() {
-        boolean temporal = sequenceType == ColumnType.DATE || sequenceType == ColumnType.TIMESTAMP;
+        // a sequence_by list is no time (deletions by absence are dated as under a number or string sequence)
+        boolean temporal = (sequenceType == ColumnType.DATE || sequenceType == ColumnType.TIMESTAMP)
+                && options.sequenceList() == 0;
         return new ReferenceModel.Config(columnNames(), keyColumns, updatedAtColumn(), SEQUENCE, strategy, checkCols,
                 hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal,
-                options.ignoreNullUpdates(), options.overwriteUntracked());
+                options.ignoreNullUpdates(), options.overwriteUntracked(), options.sequenceList() == 0 ? Map.of()
+                        : Map.of(SEQUENCE_PART, this::sequencePart));
+    }
+
+    /**
+     * The {@code batch_part} of the batch whose sequence is {@code sequence}: its position in business order / 3. A
+     * point between batches (a replay's) takes the part of the next batch, so the list orders it where its
+     * {@code batch_seq} does.
+     */
+    public Object sequencePart(Object sequence) {
+        for (int i = 0; i < batches.size(); i++) {
+            if (ReferenceModel.compareValues(batches.get(i).sequence(), sequence) >= 0) {
+                return (long) (i / 3);
+            }
+        }
+        return (long) (Math.max(0, batches.size() - 1) / 3);
+    }
+
+    /**
+     * A batch's sequence as the engine shows it: the value, or with a {@code sequence_by} list the list of values
+     * ({@code [batch_part, batch_seq]} or the other way round).
+     */
+    public Object shownSequence(Object sequence) {
+        if (sequence == null || options.sequenceList() == 0) {
+            return sequence;
+        }
+        Object part = sequencePart(sequence);
+        Object seq = ReferenceModel.normalise(sequence);
+        return options.sequenceList() == 1 ? List.of(part, seq) : List.of(seq, part);
+    }
+
+    /** A batch's sequence as the ledger writes it: canonical text, or the tuple {@code (0, 2024-01-05)}. */
+    public String sequenceText(Object sequence) {
+        Object shown = shownSequence(sequence);
+        return shown instanceof List<?> ? dev.itersnap.spi.ValueType.text(shown) : ReferenceModel.canonical(sequence);
     }
 
     /** True when the plan changes the raw table's columns. */

@@ -143,7 +143,12 @@ public final class ScenarioGenerator {
             boolean ignoreNulls = more.nextDouble() < 0.7 && hardDeletes == HardDeletes.IGNORE
                     && strategy == Strategy.CHECK && checkCols == null;
             boolean overwrite = more.nextDouble() < 0.4 && strategy == Strategy.CHECK && checkCols != null;
-            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls, overwrite);
+            // sequence_by as a list: not with sequence_by = updated_at (one column is the event's one sequence)
+            int sequenceList = more.nextDouble() < 0.2 && !sameColumn ? 1 + more.nextInt(2) : 0;
+            if (sequenceList != 0) {
+                columns.add(new Column(Scenario.SEQUENCE_PART, ColumnType.INTEGER));
+            }
+            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls, overwrite, sequenceList);
         }
 
         Scenario scenario() {
@@ -176,6 +181,11 @@ public final class ScenarioGenerator {
                 addNoise(calendar.get(d), rows, nullSeqRows);
                 for (Map<String, Object> row : rows) {
                     row.put(Scenario.SEQUENCE, sequence);
+                }
+                if (options.sequenceList() != 0) {
+                    long part = d / 3; // as Scenario#sequencePart computes it
+                    rows.forEach(row -> row.put(Scenario.SEQUENCE_PART, part));
+                    nullSeqRows.forEach(row -> row.put(Scenario.SEQUENCE_PART, part));
                 }
                 batches.add(new ReferenceModel.Batch((Comparable<?>) sequence, rows));
                 if (!nullSeqRows.isEmpty()) {

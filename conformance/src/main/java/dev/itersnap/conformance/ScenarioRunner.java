@@ -95,7 +95,7 @@ public final class ScenarioRunner {
                         result = switch (op) {
                             case RUN -> snapshots.run(settings);
                             case FULL_REFRESH -> snapshots.fullRefresh(settings);
-                            case REPLAY -> snapshots.replayFrom(settings, step.replayFrom());
+                            case REPLAY -> snapshots.replayFrom(settings, scenario.shownSequence(step.replayFrom()));
                         };
                     } catch (RuntimeException e) {
                         return new Result(runs, comparisons, where, List.of("the run failed: " + stackTrace(e)),

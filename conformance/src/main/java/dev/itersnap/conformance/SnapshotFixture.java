@@ -129,6 +129,30 @@ public final class SnapshotFixture {
         }
     }
 
+    /**
+     * The ledger's text of a sequence the history records ({@code dbt_opened_seq}, {@code dbt_closed_seq}): the value's
+     * own text, or for a {@code sequence_by} list the tuple its key stands for ({@code (2024-01-05, 3)}).
+     */
+    public String sequenceText(ModelSettings m, Object value) {
+        if (value == null || m.sequenceByColumns().size() == 1) {
+            return value == null ? null : dev.itersnap.spi.ValueType.text(value);
+        }
+        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement("SELECT "
+                + String.join(", ", m.sequenceByColumns()) + " FROM " + m.target() + " WHERE 1 = 0");
+             ResultSet rs = ps.executeQuery()) {
+            ResultSetMetaData md = rs.getMetaData();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                parts.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
+                        md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("fixture cannot describe " + m.target() + ": " + e.getMessage(), e);
+        }
+        dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
+        return key.text(key.decode(value.toString()));
+    }
+
     /** True when the table (unquoted name, optionally schema-qualified) can be selected from. */
     public boolean tableExists(String table) {
         try (Connection c = dataSource().getConnection(); PreparedStatement ps =

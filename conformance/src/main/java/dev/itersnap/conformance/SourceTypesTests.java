@@ -280,4 +280,75 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         assertThat(fixture.history(TARGET)).extracting(SnapshotFixture.Version::scdId).doesNotHaveDuplicates()
                 .hasSize(3);
     }
+
+    // ------------------------------------------------------------------ the key of a sequence_by list
+
+    /** Whether the database's strings can hold U+0000 (PostgreSQL's cannot). */
+    protected boolean stringsHoldNul() {
+        return true;
+    }
+
+    /**
+     * A {@code sequence_by} list is carried as one text, its key, computed by the database from each row: for every
+     * component type and its edge values (the smallest and largest integers, negative decimals, dates and timestamps
+     * before 1970, strings with control characters, quotes, commas, non-BMP characters) the database's key is the one
+     * {@link dev.itersnap.spi.SequenceKey} computes in Java, reads back as the row's values, and sorts like the tuples.
+     */
+    @Test
+    void sequenceKeyOfEveryComponentTypeIsTheJavaKeyAndSortsLikeTheValues() throws SQLException {
+        RawTable raw = fixture.rawTable("raw_keys", "id INT", "i BIGINT", "d DECIMAL(12,3)", "dt DATE",
+                "t TIMESTAMP", "s VARCHAR(20)");
+        String nul = stringsHoldNul() ? "a\u0000" : "a";
+        Object[][] rows = {
+                {1, Long.MIN_VALUE, new java.math.BigDecimal("-999999999.999"), date("1900-01-01"),
+                        ts("1969-12-31 23:59:59.999999"), ""},
+                {2, -1L, new java.math.BigDecimal("-0.001"), date("1969-12-31"), ts("1970-01-01 00:00:00"), "a"},
+                {3, 0L, new java.math.BigDecimal("0.000"), date("1970-01-01"), ts("2024-01-05 10:00:00.000001"),
+                        "a\u0001"},
+                {4, 9L, new java.math.BigDecimal("0.5"), date("2024-02-29"), ts("2024-01-05 10:00:00"), nul},
+                {5, 10L, new java.math.BigDecimal("123.456"), date("9999-12-31"), ts("1900-01-01 00:00:00"), "ab"},
+                {6, Long.MAX_VALUE, new java.math.BigDecimal("999999999.999"), date("2024-01-05"),
+                        ts("2024-01-05 10:00:00"), "a,b'c"},
+                {7, 9L, new java.math.BigDecimal("0.5"), date("2024-02-29"), ts("2024-01-05 10:00:00"), "\u00e9"},
+                {8, 9L, new java.math.BigDecimal("0.5"), date("2024-02-29"), ts("2024-01-05 10:00:00"),
+                        "\ud83d\ude00"},
+                {9, 9L, new java.math.BigDecimal("0.5"), date("2024-02-29"), ts("2024-01-05 10:00:00"), "b"},
+        };
+        raw.insertAll(java.util.Arrays.asList(rows));
+        dev.itersnap.spi.Dialect dialect = fixture.engine(null).dialect();
+        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
+        try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT i, d, dt, t, s FROM raw_keys WHERE 1 = 0")) {
+            ResultSetMetaData md = rs.getMetaData();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                parts.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
+                        md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
+            }
+        }
+        dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
+        List<List<Object>> tuples = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery("SELECT r.i, r.d, r.dt, r.t, r.s, " + dialect.sequenceKey(parts, "r")
+                     + " FROM raw_keys r")) {
+            while (rs.next()) {
+                List<Object> values = new ArrayList<>();
+                for (int i = 0; i < parts.size(); i++) {
+                    values.add(key.types().get(i).read(rs, i + 1));
+                }
+                String sqlKey = rs.getString(6);
+                assertThat(sqlKey).as("key of %s", values).isEqualTo(key.encode(values));
+                assertThat(key.decode(sqlKey)).isEqualTo(values);
+                assertThat(key.parse(key.text(values))).isEqualTo(values);
+                tuples.add(values);
+                keys.add(sqlKey);
+            }
+        }
+        assertThat(keys).hasSize(rows.length);
+        List<Integer> byKey = new ArrayList<>(java.util.stream.IntStream.range(0, keys.size()).boxed().toList());
+        byKey.sort((a, b) -> dev.itersnap.spi.ValueType.STRING.compare(keys.get(a), keys.get(b)));
+        List<Integer> byValues = new ArrayList<>(byKey);
+        byValues.sort((a, b) -> key.compare(tuples.get(a), tuples.get(b)));
+        assertThat(byKey).isEqualTo(byValues);
+    }
 }

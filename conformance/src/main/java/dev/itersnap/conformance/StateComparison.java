@@ -114,6 +114,9 @@ public final class StateComparison {
             return null;
         }
         List<String> out = new ArrayList<>(model.historyColumns());
+        if (scenario.options().sequenceList() != 0) {
+            out.add(SEQUENCE_KEY); // the engine's column holding the sequence_by list's key
+        }
         meta.asMap().forEach((key, name) -> {
             if (!key.equals("dbt_is_deleted") || scenario.hardDeletes() == HardDeletes.NEW_RECORD) {
                 out.add(name.toLowerCase(Locale.ROOT));
@@ -156,8 +159,8 @@ public final class StateComparison {
                 .append(" | ").append(changedAttributes(row.get(lower(meta.changedAttributes()))))
                 .append(" | ").append(scenario.hardDeletes() == HardDeletes.NEW_RECORD
                         ? booleanText(row.get(lower(meta.isDeleted()))) : "-")
-                .append(" | ").append(ReferenceModel.valueText(row.get(lower(meta.openedSeq())))).append(" / ")
-                .append(ReferenceModel.valueText(row.get(lower(meta.closedSeq()))));
+                .append(" | ").append(ReferenceModel.valueText(fromKey(row.get(lower(meta.openedSeq())))))
+                .append(" / ").append(ReferenceModel.valueText(fromKey(row.get(lower(meta.closedSeq())))));
         return s.toString();
     }
 
@@ -193,7 +196,7 @@ public final class StateComparison {
             text.append(k == null ? "" : database.castToText(k)).append('|');
         }
         text.append(updatedAt == null ? "" : database.castToText(updatedAt)).append('|')
-                .append(ReferenceModel.canonical(openedSeq));
+                .append(scenario.sequenceText(openedSeq));
         if (deletionRecord) {
             text.append("|deleted");
         }
@@ -213,11 +216,12 @@ public final class StateComparison {
                 String.valueOf(e.reproduced()))).toList();
     }
 
-    private static List<String> ledgerLines(DatabaseState db) {
+    private List<String> ledgerLines(DatabaseState db) {
         if (db.ledger() == null) {
             return List.of();
         }
-        return db.ledger().stream().map(r -> ledgerLine((String) r.get("sequence_value"), (String) r.get("run_id"),
+        return db.ledger().stream().map(r -> ledgerLine(fromText((String) r.get("sequence_value")),
+                (String) r.get("run_id"),
                 r.get("source_rows"), r.get("duplicate_rows"), r.get("inserted_rows"), r.get("updated_rows"),
                 r.get("deleted_rows"), r.get("rejected_rows"), (String) r.get("deletion_time"),
                 booleanText(r.get("reproduced")))).toList();
@@ -241,7 +245,8 @@ public final class StateComparison {
         if (db.errors() == null) {
             return List.of();
         }
-        return db.errors().stream().map(r -> r.get("sequence_value") + " | " + r.get("reason") + " | run "
+        return db.errors().stream().map(r -> fromText((String) r.get("sequence_value")) + " | " + r.get("reason")
+                + " | run "
                 + r.get("run_id") + " | " + record(r.get("record"))).toList();
     }
 
@@ -315,6 +320,9 @@ public final class StateComparison {
             return;
         }
         Set<String> expectedColumns = new TreeSet<>(model.historyColumns());
+        if (scenario.options().sequenceList() != 0) {
+            expectedColumns.add(SEQUENCE_KEY);
+        }
         expectedColumns.add("itersnap_del");
         expectedColumns.add("itersnap_reject");
         if (!expectedColumns.equals(new TreeSet<>(db.archiveColumns()))) {
@@ -349,12 +357,13 @@ public final class StateComparison {
                 + ReferenceModel.canonical(r.introducedAt()) + " | in_source=" + r.inSource()).toList();
     }
 
-    private static List<String> registryLines(DatabaseState db) {
+    private List<String> registryLines(DatabaseState db) {
         if (db.registry() == null) {
             return List.of();
         }
-        return db.registry().stream().map(r -> String.valueOf(r.get("column_name")).toLowerCase(Locale.ROOT)
-                + " | introduced " + r.get("introduced_seq") + " | in_source=" + booleanText(r.get("in_source")))
+        return db.registry().stream().filter(r -> !SEQUENCE_KEY.equalsIgnoreCase(String.valueOf(r.get("column_name"))))
+                .map(r -> String.valueOf(r.get("column_name")).toLowerCase(Locale.ROOT)
+                + " | introduced " + fromText((String) r.get("introduced_seq")) + " | in_source=" + booleanText(r.get("in_source")))
                 .toList();
     }
 
@@ -363,7 +372,7 @@ public final class StateComparison {
                 + r.batches() + " | late=" + r.late() + " | replay_point=" + r.replayPoint()).toList();
     }
 
-    private static List<String> runLines(ReferenceModel model, DatabaseState db) {
+    private List<String> runLines(ReferenceModel model, DatabaseState db) {
         if (db.runs() == null) {
             return List.of();
         }
@@ -372,7 +381,7 @@ public final class StateComparison {
         return db.runs().stream().filter(r -> ours.contains((String) r.get("run_id")))
                 .map(r -> r.get("run_id") + " | " + r.get("operation") + " | " + r.get("status") + " | batches="
                         + r.get("batches_applied") + " | late=" + booleanText(r.get("late_batch"))
-                        + " | replay_point=" + r.get("replay_point")).toList();
+                        + " | replay_point=" + fromText((String) r.get("replay_point"))).toList();
     }
 
     // ------------------------------------------------------------------ one run
@@ -383,17 +392,17 @@ public final class StateComparison {
         List<String> problems = new ArrayList<>();
         diff("batches the run applied (sequence, rows, inserted, updated, deleted, rejected, reproduced, copies)",
                 expected.batches().stream().map(StateComparison::batchLine).toList(),
-                result.batches().stream().map(StateComparison::batchLine).toList(), problems);
+                result.batches().stream().map(b -> batchLine(unlisted(b))).toList(), problems);
         if (result.lateBatchFound() != expected.lateBatchFound()) {
             problems.add("lateBatchFound=" + result.lateBatchFound() + ", expected " + expected.lateBatchFound());
         }
-        if (!Objects.equals(ReferenceModel.canonical(result.replayPoint()),
-                ReferenceModel.canonical(expected.replayPoint()))) {
+        Object replayPoint = unlisted(result.replayPoint());
+        if (!Objects.equals(ReferenceModel.canonical(replayPoint), ReferenceModel.canonical(expected.replayPoint()))) {
             problems.add("replayPoint=" + result.replayPoint() + ", expected " + expected.replayPoint());
         }
-        if (result.replayPoint() != null && expected.replayPoint() != null
-                && result.replayPoint().getClass() != ReferenceModel.normalise(expected.replayPoint()).getClass()) {
-            problems.add("replayPoint is a " + result.replayPoint().getClass().getSimpleName() + ", expected a "
+        if (replayPoint != null && expected.replayPoint() != null
+                && replayPoint.getClass() != ReferenceModel.normalise(expected.replayPoint()).getClass()) {
+            problems.add("replayPoint is a " + replayPoint.getClass().getSimpleName() + ", expected a "
                     + expected.replayPoint().getClass().getSimpleName());
         }
         if (result.timelineViolations() != 0) {
@@ -402,10 +411,104 @@ public final class StateComparison {
         for (Class<?> type : List.of(SnapshotEvent.OutOfOrder.class, SnapshotEvent.SchemaChange.class,
                 SnapshotEvent.RowsRejected.class, SnapshotEvent.DuplicateRecords.class,
                 SnapshotEvent.BatchApplied.class, SnapshotEvent.BatchRestated.class)) {
-            diff(type.getSimpleName() + " events", eventLines(expected.events(), type), eventLines(events, type),
-                    problems);
+            diff(type.getSimpleName() + " events", eventLines(expected.events(), type),
+                    eventLines(events.stream().map(this::unlisted).toList(), type), problems);
         }
         return problems;
+    }
+
+    /** The engine's column holding a sequence_by list's key. */
+    static final String SEQUENCE_KEY = "itersnap_sequence";
+
+    /**
+     * With a {@code sequence_by} list ({@link Scenario.Options#sequenceList()}) the engine shows each batch as the list
+     * of its values, where the model has the batch's {@code batch_seq} alone (the list orders batches as it does):
+     * these turn what the engine shows back into the model's form. Without a list they return what they are given.
+     */
+    private int sequenceIndex() {
+        return scenario.options().sequenceList() == 1 ? 1 : 0;
+    }
+
+    /** A sequence as the engine's results and events carry it (a list of values) as the model's: batch_seq. */
+    Object unlisted(Object v) {
+        return scenario.options().sequenceList() != 0 && v instanceof List<?> l ? l.get(sequenceIndex()) : v;
+    }
+
+    private BatchResult unlisted(BatchResult b) {
+        return new BatchResult(unlisted(b.sequence()), b.sourceRows(), b.inserted(), b.updated(), b.deleted(),
+                b.rejected(), b.reproduced(), b.duplicateCopies());
+    }
+
+    private SnapshotEvent unlisted(SnapshotEvent e) {
+        if (scenario.options().sequenceList() == 0) {
+            return e;
+        }
+        if (e instanceof SnapshotEvent.OutOfOrder o) {
+            return new SnapshotEvent.OutOfOrder(o.model(), o.runId(), o.incoming().stream().map(this::unlisted)
+                    .toList(), unlisted(o.greatestApplied()), unlisted(o.replayPoint()));
+        }
+        if (e instanceof SnapshotEvent.RowsRejected r) {
+            return new SnapshotEvent.RowsRejected(r.model(), r.runId(), unlisted(r.sequence()), r.reasons());
+        }
+        if (e instanceof SnapshotEvent.DuplicateRecords d) {
+            return new SnapshotEvent.DuplicateRecords(d.model(), d.runId(), unlisted(d.sequence()), d.rows(),
+                    d.copies());
+        }
+        if (e instanceof SnapshotEvent.BatchApplied b) {
+            return new SnapshotEvent.BatchApplied(b.model(), b.runId(), unlisted(b.batch()));
+        }
+        if (e instanceof SnapshotEvent.BatchRestated r) {
+            return new SnapshotEvent.BatchRestated(r.model(), r.runId(), unlisted(r.sequence()), r.oldRows(),
+                    r.newRows());
+        }
+        return e;
+    }
+
+    /** A sequence's text as the engine's metadata writes it ({@code (0, 2024-01-05)}) as the model's: batch_seq's. */
+    String fromText(String text) {
+        if (text == null || scenario.options().sequenceList() == 0) {
+            return text;
+        }
+        if (!text.startsWith("(") || !text.endsWith(")")) {
+            return "<not a list: " + text + ">";
+        }
+        String inner = text.substring(1, text.length() - 1);
+        // batch_part is a number: the list splits at the comma after it, or at the last one
+        int cut = sequenceIndex() == 1 ? inner.indexOf(", ") : inner.lastIndexOf(", ");
+        if (cut < 0) {
+            return "<not a list of two: " + text + ">";
+        }
+        String part = sequenceIndex() == 1 ? inner.substring(cut + 2) : inner.substring(0, cut);
+        return part.startsWith("'") && part.endsWith("'") && part.length() > 1
+                ? part.substring(1, part.length() - 1).replace("''", "'") : part;
+    }
+
+    /** A sequence key of the history (dbt_opened_seq, dbt_closed_seq) as the model's sequence: batch_seq's value. */
+    Object fromKey(Object key) {
+        if (key == null || scenario.options().sequenceList() == 0) {
+            return key;
+        }
+        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
+        dev.itersnap.spi.SourceColumn part = new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE_PART,
+                java.sql.Types.INTEGER, "INTEGER", 10, 0);
+        dev.itersnap.spi.SourceColumn seq = switch (scenario.sequenceType()) {
+            case INTEGER, BIGINT -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.BIGINT,
+                    "BIGINT", 19, 0);
+            case DECIMAL -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.DECIMAL, "DECIMAL",
+                    10, 3);
+            case VARCHAR -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.VARCHAR, "VARCHAR",
+                    40, 0);
+            case DATE -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.DATE, "DATE", 10, 0);
+            case TIMESTAMP -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.TIMESTAMP,
+                    "TIMESTAMP", 26, 6);
+        };
+        parts.add(sequenceIndex() == 1 ? part : seq);
+        parts.add(sequenceIndex() == 1 ? seq : part);
+        try {
+            return dev.itersnap.spi.SequenceKey.of(parts).decode(key.toString()).get(sequenceIndex());
+        } catch (IllegalArgumentException e) {
+            return "<not a sequence key: " + dev.itersnap.spi.SequenceKey.printable(key.toString()) + ">";
+        }
     }
 
     private static String batchLine(BatchResult b) {

@@ -25,7 +25,7 @@ public final class ModelSettings {
     private final String source;
     private final List<String> uniqueKey;
     private final String updatedAt;
-    private final String sequenceBy;
+    private final List<String> sequenceBy;
     private final Strategy strategy;
     private final List<String> checkCols;
     private final HardDeletes hardDeletes;
@@ -76,8 +76,16 @@ public final class ModelSettings {
     public List<String> uniqueKey() { return uniqueKey; }
     /** The business modification time column ({@code updated_at}). */
     public String updatedAt() { return updatedAt; }
-    /** The column naming the batch a row belongs to ({@code sequence_by}). */
-    public String sequenceBy() { return sequenceBy; }
+    /**
+     * The column naming the batch a row belongs to ({@code sequence_by}); for a list of columns, their names joined
+     * by {@code ", "} (for messages: {@link #sequenceByColumns()} has them one by one).
+     */
+    public String sequenceBy() { return String.join(", ", sequenceBy); }
+    /**
+     * The columns that name the batch a row belongs to, in order: one, or several compared one after the other (the
+     * first, then the next on a tie), each in its own type. One batch is one distinct combination of their values.
+     */
+    public List<String> sequenceByColumns() { return sequenceBy; }
     /** How a change is detected ({@code strategy}). */
     public Strategy strategy() { return strategy; }
     /** The tracked columns, or null for {@code all} (every source column but key, updated_at and sequence_by). */
@@ -118,7 +126,7 @@ public final class ModelSettings {
         return "source: " + source.replaceAll("\\s+", " ") + "\n"
                 + "unique_key: " + uniqueKey + "\n"
                 + "updated_at: " + updatedAt + "\n"
-                + "sequence_by: " + sequenceBy + "\n"
+                + "sequence_by: " + sequenceByText() + "\n"
                 + "strategy: " + strategy.name().toLowerCase(Locale.ROOT) + "\n"
                 + "check_cols: " + (checkCols == null ? "all" : checkCols) + "\n"
                 + "hard_deletes: " + hardDeletes.name().toLowerCase(Locale.ROOT) + "\n"
@@ -134,12 +142,17 @@ public final class ModelSettings {
     @Override
     public String toString() {
         return "ModelSettings[name=" + name + ", target=" + target + ", unique_key=" + uniqueKey + ", updated_at="
-                + updatedAt + ", sequence_by=" + sequenceBy + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
+                + updatedAt + ", sequence_by=" + sequenceByText() + ", strategy=" + strategy.name().toLowerCase(Locale.ROOT)
                 + ", check_cols=" + (checkCols == null ? "all" : checkCols) + ", hard_deletes="
                 + hardDeletes.name().toLowerCase(Locale.ROOT) + ", delete_when=" + deleteWhen
                 + (validToCurrent == null ? "" : ", valid_to_current=" + validToCurrent)
                 + (ignoreNullUpdates ? ", ignore_null_updates=true" : "")
                 + (untrackedColumns == UntrackedColumns.OVERWRITE ? ", untracked_columns=overwrite" : "") + "]";
+    }
+
+    /** sequence_by as the logic and toString write it: the column, or the list {@code [a, b]}. */
+    private String sequenceByText() {
+        return sequenceBy.size() == 1 ? sequenceBy.get(0) : sequenceBy.toString();
     }
 
     /** The first word of SQL text in upper case, after comments; "(" for a parenthesised query. */
@@ -175,7 +188,7 @@ public final class ModelSettings {
         private String source;
         private List<String> uniqueKey;
         private String updatedAt;
-        private String sequenceBy;
+        private List<String> sequenceBy;
         private Strategy strategy = Strategy.CHECK;
         private List<String> checkCols;
         private HardDeletes hardDeletes = HardDeletes.IGNORE;
@@ -203,8 +216,13 @@ public final class ModelSettings {
         public Builder uniqueKey(List<String> columns) { this.uniqueKey = columns == null ? null : new ArrayList<>(columns); return this; }
         /** Business modification time of a record; becomes {@code dbt_valid_from}. Required. */
         public Builder updatedAt(String column) { this.updatedAt = column; return this; }
-        /** The batch a row belongs to (DATE, TIMESTAMP, integer or string). Required. */
-        public Builder sequenceBy(String column) { this.sequenceBy = column; return this; }
+        /** The batch a row belongs to (DATE, TIMESTAMP, integer, decimal or string). Required. */
+        public Builder sequenceBy(String column) { this.sequenceBy = column == null ? null : java.util.Collections.singletonList(column); return this; }
+        /**
+         * The batch a row belongs to, as several columns compared one after the other (the first, then the next on a
+         * tie, each in its own type), like {@code [file_date, file_no]}; one batch is one distinct combination.
+         */
+        public Builder sequenceBy(List<String> columns) { this.sequenceBy = columns == null ? null : new ArrayList<>(columns); return this; }
         /** {@code check} (default) or {@code timestamp}. */
         public Builder strategy(Strategy strategy) { this.strategy = strategy; return this; }
         /** Tracked columns; null or never called means {@code all}. */
@@ -268,7 +286,7 @@ public final class ModelSettings {
             }
             uniqueKey = Settings.identifiers("unique_key", uniqueKey);
             Settings.identifier("updated_at", updatedAt);
-            Settings.identifier("sequence_by", sequenceBy);
+            sequenceBy = Settings.identifiers("sequence_by", sequenceBy);
             if (strategy == null) {
                 throw Settings.invalid("strategy", "is required: check or timestamp");
             }
@@ -276,7 +294,7 @@ public final class ModelSettings {
                 throw Settings.invalid("hard_deletes", "is required: ignore, invalidate or new_record");
             }
             for (String k : uniqueKey) {
-                if (k.equalsIgnoreCase(updatedAt) || k.equalsIgnoreCase(sequenceBy)) {
+                if (k.equalsIgnoreCase(updatedAt) || sequenceBy.stream().anyMatch(k::equalsIgnoreCase)) {
                     throw Settings.invalid("unique_key", "must not contain the updated_at or sequence_by column '" + k + "'");
                 }
             }
@@ -291,7 +309,7 @@ public final class ModelSettings {
                     checkCols = Settings.identifiers("check_cols", checkCols);
                     for (String c : checkCols) {
                         if (uniqueKey.stream().anyMatch(c::equalsIgnoreCase) || c.equalsIgnoreCase(updatedAt)
-                                || c.equalsIgnoreCase(sequenceBy)) {
+                                || sequenceBy.stream().anyMatch(c::equalsIgnoreCase)) {
                             throw Settings.invalid("check_cols", "must not list the key, updated_at or sequence_by column '" + c + "'");
                         }
                     }
@@ -367,7 +385,7 @@ public final class ModelSettings {
             for (String meta : columnNames.asMap().values()) {
                 List<String> user = new ArrayList<>(uniqueKey);
                 user.add(updatedAt);
-                user.add(sequenceBy);
+                user.addAll(sequenceBy);
                 if (checkCols != null) {
                     user.addAll(checkCols);
                 }

@@ -9,6 +9,6 @@ final class SequenceText {
         if (v == null) {
             return null;
         }
-        return v instanceof java.math.BigDecimal b ? b.toPlainString() : v.toString();
+        return dev.itersnap.spi.ValueType.text(v);
     }
 }

@@ -97,7 +97,7 @@ final class BatchApplier {
         for (int k = 0; k < pass.size(); k++) {
             Planned p = pass.get(k);
             Map<String, Long> c = counts.byBatch.getOrDefault(k + 1, Map.of());
-            results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
+            results.add(new BatchResult(p.sequence().shown(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
                     inserted(c), updated(c), deleted(c), rejected(c), p.reproduced(),
                     c.getOrDefault("duplicate_copy", 0L)));
             Map<String, Long> reasons = reasons(c);
@@ -137,14 +137,14 @@ final class BatchApplier {
             Planned p = pass.get(k);
             Map<String, Long> c = after.byBatch.getOrDefault(k + 1, Map.of());
             if (!p.replayed()) {
-                results.add(new BatchResult(p.sequence().value(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
+                results.add(new BatchResult(p.sequence().shown(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
                         inserted(c), updated(c), deleted(c), rejected(c), false,
                         c.getOrDefault("duplicate_copy", 0L)));
                 continue;
             }
             Map<String, Long> b = before.byBatch.getOrDefault(k + 1, Map.of());
             BatchResult old = ledger.get(p.sequence()).counts();
-            BatchResult now = new BatchResult(p.sequence().value(), old.sourceRows(),
+            BatchResult now = new BatchResult(p.sequence().shown(), old.sourceRows(),
                     old.inserted() - inserted(b) + inserted(c), old.updated() - updated(b) + updated(c),
                     old.deleted() - deleted(b) + deleted(c), old.rejected() - rejected(b) + rejected(c), false,
                     old.duplicateCopies());
@@ -278,12 +278,12 @@ final class BatchApplier {
 
     private void announce(Seq sequence, long conflicting, long copies, Map<String, Long> reasons) {
         if (conflicting > 0 || copies > 0) {
-            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, sequence.value(), conflicting,
+            listener.onEvent(new SnapshotEvent.DuplicateRecords(m.name(), runId, sequence.shown(), conflicting,
                     copies));
         }
         long rejected = reasons.values().stream().mapToLong(Long::longValue).sum();
         if (rejected > 0) {
-            listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, sequence.value(), reasons));
+            listener.onEvent(new SnapshotEvent.RowsRejected(m.name(), runId, sequence.shown(), reasons));
         }
     }
 

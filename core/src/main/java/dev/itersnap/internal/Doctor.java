@@ -83,8 +83,9 @@ public final class Doctor {
             ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
             String strings = m.sourceColumns().stream().filter(col -> col.valueType() == ValueType.STRING)
                     .map(col -> col.name() + " " + col.typeName()).collect(Collectors.joining(", "));
-            out.add(Check.ok("source", m.sourceColumns().size() + " columns; sequence_by " + m.sequenceBy() + " ("
-                    + m.sequenceColumn().typeName() + "), updated_at " + m.updatedAt() + " ("
+            out.add(Check.ok("source", m.recordNames().size() + " columns; " + (m.sequenceKey() != null
+                    ? m.sequenceDescription() : "sequence_by " + m.sequenceBy() + " (" + m.sequenceColumn().typeName()
+                    + ")") + ", updated_at " + m.updatedAt() + " ("
                     + m.updatedAtColumn().typeName() + ")"));
             out.add(Check.ok("collation", strings.isEmpty() ? "no string columns"
                     : "string columns compare binary: " + strings));

@@ -99,7 +99,7 @@ final class Fingerprints {
             Object v = m.sequenceType().read(rs, 1);
             BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
             if (v != null && hash != null) {
-                out.put(new Seq(m.sequenceType(), v), of(rs.getLong(2), hash));
+                out.put(Seq.of(m, v), of(rs.getLong(2), hash));
             }
             return null;
         });

@@ -5,6 +5,7 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
@@ -152,11 +153,11 @@ public final class MetadataStore {
     // ---------------------------------------------------------------- ledger
 
     /** Applied batches in business order. */
-    TreeMap<Seq, Entry> ledger(ValueType sequenceType) {
+    TreeMap<Seq, Entry> ledger(ResolvedModel m) {
         TreeMap<Seq, Entry> out = new TreeMap<>();
         for (LedgerRead r : ledgerRead()) {
-            Seq s = Seq.parse(sequenceType, r.sequence());
-            BatchResult counts = new BatchResult(s.value(), r.sourceRows(), r.inserted(), r.updated(), r.deleted(),
+            Seq s = Seq.parse(m, r.sequence());
+            BatchResult counts = new BatchResult(s.shown(), r.sourceRows(), r.inserted(), r.updated(), r.deleted(),
                     r.rejected(), r.reproduced(), r.duplicateRows());
             out.put(s, new Entry(s, r.runId(), r.deletionTime(), r.reproduced(), false, counts, r.fingerprint()));
         }
@@ -230,7 +231,7 @@ public final class MetadataStore {
         }
         dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
         Fingerprints prints = Fingerprints.of(dialect, m);
-        return prints.restated(ledger(m.sequenceType()), prints.read(jdbc, dialect, m)).keySet().stream()
+        return prints.restated(ledger(m), prints.read(jdbc, dialect, m)).keySet().stream()
                 .map(Seq::text).toList();
     }
 

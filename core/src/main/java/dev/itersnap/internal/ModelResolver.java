@@ -42,7 +42,8 @@ final class ModelResolver {
      */
     static ResolvedModel resolveSource(Jdbc jdbc, Dialect d, ModelSettings s) throws SQLException {
         UnaryOperator<String> fold = Jdbc.folding(jdbc.connection(), d);
-        List<SourceColumn> source = describe(jdbc, d.describe(Relation.query(s.source())), "source", s);
+        List<SourceColumn> source = new ArrayList<>(describe(jdbc, d.describe(Relation.query(s.source())), "source",
+                s));
         for (SourceColumn col : source) {
             if (!IDENTIFIER.matcher(col.name()).matches()) {
                 throw invalid(s, "source column '" + col.name() + "' is not a plain identifier; alias it in the source"
@@ -74,11 +75,30 @@ final class ModelResolver {
             keys.add(find(source, "unique_key", k, s));
         }
         String updatedAt = find(source, "updated_at", s.updatedAt(), s);
-        String sequenceBy = find(source, "sequence_by", s.sequenceBy(), s);
-        SourceColumn seqCol = column(source, sequenceBy);
-        if (!seqCol.valueType().orderable()) {
-            throw invalid(s, "setting 'sequence_by' column '" + sequenceBy + "' has type " + seqCol.typeName()
-                    + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
+        List<String> sequenceParts = new ArrayList<>();
+        for (String p : s.sequenceByColumns()) {
+            sequenceParts.add(find(source, "sequence_by", p, s));
+        }
+        String sequenceBy = sequenceParts.get(0);
+        if (sequenceParts.size() == 1) {
+            SourceColumn seqCol = column(source, sequenceBy);
+            if (!seqCol.valueType().orderable()) {
+                throw invalid(s, "setting 'sequence_by' column '" + sequenceBy + "' has type " + seqCol.typeName()
+                        + ", which is not a DATE, TIMESTAMP, integer, decimal or string type");
+            }
+        } else {
+            List<SourceColumn> parts = sequenceParts.stream().map(p -> column(source, p)).toList();
+            try {
+                dev.itersnap.spi.SequenceKey.of(parts);
+            } catch (IllegalArgumentException e) {
+                throw invalid(s, "setting 'sequence_by' " + e.getMessage());
+            }
+            // the engine's own column: the key of the list, computed by the database from each source row
+            sequenceBy = fold.apply("itersnap_sequence");
+            String keyed = "SELECT s.*, " + d.sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM ("
+                    + s.source() + ") s";
+            List<SourceColumn> withKey = describe(jdbc, d.describe(Relation.query(keyed)), "source", s);
+            source.add(withKey.get(withKey.size() - 1));
         }
         if (s.deleteWhen() != null) {
             Statement probe = d.describe(Relation.query(s.source()).where(s.deleteWhen()));
@@ -99,12 +119,12 @@ final class ModelResolver {
         } else {
             for (SourceColumn col : source) {
                 String n = col.name();
-                if (!keys.contains(n) && !n.equals(updatedAt) && !n.equals(sequenceBy)) {
+                if (!keys.contains(n) && !n.equals(updatedAt) && !n.equals(sequenceBy) && !sequenceParts.contains(n)) {
                     tracked.add(n);
                 }
             }
         }
-        refuseCollations(source, keys, sequenceBy, tracked, s);
+        refuseCollations(source, keys, sequenceParts, tracked, s);
         ColumnNames meta = foldMeta(s.columnNames(), fold);
         int limit = d.capabilities().maxIdentifierLength();
         if (limit > 0) {
@@ -125,7 +145,7 @@ final class ModelResolver {
             }
         }
         ResolvedModel resolved = ResolvedModel.builder(s, fold).sourceColumns(source).keys(keys).updatedAt(updatedAt)
-                .sequenceBy(sequenceBy).tracked(tracked).meta(meta).maxIdentifierLength(limit).build();
+                .sequenceBy(sequenceBy).sequenceParts(sequenceParts).tracked(tracked).meta(meta).maxIdentifierLength(limit).build();
         try {
             resolved.validToCurrent();
         } catch (IllegalArgumentException e) {
@@ -173,10 +193,10 @@ final class ModelResolver {
      * sequences would order otherwise than the ledger. The type name says the collation where the database reports
      * it ({@code STRING COLLATE UTF8_LCASE} on Spark 4 and Databricks).
      */
-    private static void refuseCollations(List<SourceColumn> source, List<String> keys, String sequenceBy,
+    private static void refuseCollations(List<SourceColumn> source, List<String> keys, List<String> sequenceBy,
                                          List<String> tracked, ModelSettings s) {
         for (SourceColumn c : source) {
-            String role = keys.contains(c.name()) ? "unique_key" : c.name().equals(sequenceBy) ? "sequence_by"
+            String role = keys.contains(c.name()) ? "unique_key" : sequenceBy.contains(c.name()) ? "sequence_by"
                     : tracked.contains(c.name()) ? "tracked (check_cols)" : null;
             String collation = collation(c.typeName());
             if (role != null && collation != null) {

@@ -60,7 +60,7 @@ public final class PointInTime {
             return dialect.asOf(m, asOf);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot read "
-                    + asOf.value() + " as " + (bySequence ? "a sequence (sequence_by '" + m.sequenceBy() + "')"
+                    + asOf.value() + " as " + (bySequence ? "a sequence (" + m.sequenceDescription() + ")"
                     : "a time (updated_at '" + m.updatedAt() + "')") + ": " + e.getMessage());
         }
     }

@@ -1,24 +1,79 @@
 package dev.itersnap.internal;
 
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SequenceKey;
 import dev.itersnap.spi.ValueType;
 
-/** A sequence value with its type: compared typed (numbers as numbers, strings by code point), stored as text. */
-record Seq(ValueType type, Object value) implements Comparable<Seq> {
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Objects;
+
+/**
+ * A sequence value with its type: compared typed (numbers as numbers, strings by code point), stored as text. For a
+ * {@code sequence_by} list the value is the tuple's {@link SequenceKey} (what the engine's SQL binds and compares),
+ * its text the readable tuple {@code (2024-01-05, 3)} and {@link #shown()} the list of values.
+ */
+record Seq(ValueType type, SequenceKey key, Object value) implements Comparable<Seq> {
     Seq {
         value = type.normalize(value);
     }
 
-    static Seq parse(ValueType type, String text) {
-        return new Seq(type, type.coerce(text));
+    /** A value of one sequence column (no list). */
+    Seq(ValueType type, Object value) {
+        this(type, null, value);
+    }
+
+    /** A value as the database gives it (for a list, the key its SQL computed). */
+    static Seq of(ResolvedModel m, Object value) {
+        return new Seq(m.sequenceType(), m.sequenceKey(), value);
+    }
+
+    /** Column {@code i} of a result set holding sequences. */
+    static Seq read(ResolvedModel m, ResultSet rs, int i) throws SQLException {
+        return of(m, m.sequenceType().read(rs, i));
+    }
+
+    /** A sequence's canonical text ({@link #text()}: the ledger's, the error log's and the run log's form). */
+    static Seq parse(ResolvedModel m, String text) {
+        return coerce(m, text);
+    }
+
+    /**
+     * A sequence a user names: canonical text or a Java value of a compatible type (for a list: a {@code List} of
+     * values, or text like {@code (2024-01-05, 3)}).
+     *
+     * @throws IllegalArgumentException when it cannot be read as the sequence's type
+     */
+    static Seq coerce(ResolvedModel m, Object value) {
+        SequenceKey key = m.sequenceKey();
+        if (key == null) {
+            return new Seq(m.sequenceType(), m.sequenceType().coerce(value));
+        }
+        return new Seq(m.sequenceType(), key, key.encode(key.parse(value)));
     }
 
     String text() {
-        return type.format(value);
+        return key == null ? type.format(value) : key.text(key.decode((String) value));
+    }
+
+    /** The value events, results and messages carry: the value, or for a list the list of its values. */
+    Object shown() {
+        return key == null || value == null ? value : key.decode((String) value);
     }
 
     @Override
     public int compareTo(Seq o) {
         return type.compare(value, o.value);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return o instanceof Seq s && Objects.equals(value, s.value);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hashCode(value);
     }
 
     @Override

@@ -18,6 +18,7 @@ import dev.itersnap.spi.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.TableSpec;
+import dev.itersnap.spi.ValueType;
 
 import java.sql.SQLException;
 import java.time.Duration;
@@ -141,7 +142,7 @@ final class SnapshotRun {
         resolve();
         own();
         recover();
-        TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m.sequenceType());
+        TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
         Seq lostFrom = checkLedger(applied);
         Discovery source = discover();
         store.fingerprints(source.fingerprints());
@@ -193,7 +194,7 @@ final class SnapshotRun {
         }
         long violations = check(first);
         recordFingerprints(unrecorded);
-        return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.value(),
+        return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.shown(),
                 violations, Duration.ZERO);
     }
 
@@ -215,17 +216,24 @@ final class SnapshotRun {
                     + ", which is not a DATE, TIMESTAMP, number or string type");
         }
         if (targetColumns != null) {
-            SourceColumn history = column(targetColumns, m.sequenceBy());
-            if (history != null && history.valueType() != m.sequenceType()) {
-                // the ledger holds the batches as values of the old type: they would not compare with the new ones
-                throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
-                        + "': sequence_by column '" + m.sequenceBy() + "' changed type from "
-                        + dialect.columnType(history) + " (history) to " + dialect.columnType(m.sequenceColumn())
-                        + " (source), another kind of value than the batches the ledger holds; nothing was written. "
-                        + "Cast it back in the source query (CAST(" + m.sequenceBy() + " AS "
-                        + dialect.columnType(history) + ")), or build a new table with the new type (full-refresh "
-                        + "--yes with a new target). A wider type of the same kind (INT to BIGINT, a longer "
-                        + "VARCHAR) is applied like any widening");
+            for (String part : m.sequenceParts()) {
+                SourceColumn history = column(targetColumns, part);
+                SourceColumn now = m.sourceColumn(part);
+                // a decimal of a sequence_by list is keyed at its scale: another scale is another key
+                boolean rescaled = m.sequenceKey() != null && history != null && now.valueType() == ValueType.DECIMAL
+                        && history.valueType() == ValueType.DECIMAL && history.scale() != now.scale();
+                if (history != null && (history.valueType() != now.valueType() || rescaled)) {
+                    // the ledger holds the batches as values of the old type: they would not compare with the new ones
+                    throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + settings.name()
+                            + "': sequence_by column '" + part + "' changed type from "
+                            + dialect.columnType(history) + " (history) to " + dialect.columnType(now)
+                            + " (source), another kind of value than the batches the ledger holds; nothing was "
+                            + "written. Cast it back in the source query (CAST(" + part + " AS "
+                            + dialect.columnType(history) + ")), or build a new table with the new type (full-refresh "
+                            + "--yes with a new target). A wider type of the same kind (INT to BIGINT, a longer "
+                            + "VARCHAR" + (m.sequenceKey() != null ? "; in a sequence_by list, a decimal of the same "
+                            + "scale" : "") + ") is applied like any widening");
+                }
             }
         }
         tables = new ModelTables(dialect, m);
@@ -347,7 +355,7 @@ final class SnapshotRun {
         if (adoption == null) {
             return null;
         }
-        Seq point = Seq.parse(m.sequenceType(), adoption[1]);
+        Seq point = Seq.parse(m, adoption[1]);
         MetadataStore.Entry e = applied.get(point);
         return e != null && adoption[0].equals(e.runId()) ? point : null;
     }
@@ -426,11 +434,11 @@ final class SnapshotRun {
         Object asked = rebuildFrom != null ? rebuildFrom : replayFrom;
         Seq through;
         try {
-            through = new Seq(m.sequenceType(), m.sequenceType().coerce(asked));
+            through = Seq.coerce(m, asked);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot adopt "
                     + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
-                    + " (sequence_by '" + m.sequenceBy() + "' is " + m.sequenceColumn().typeName() + ")");
+                    + " (" + m.sequenceDescription() + ")");
         }
         Seq rebuildPoint = null;
         Object cut = null;
@@ -526,7 +534,7 @@ final class SnapshotRun {
         List<String> deletionTimes = new ArrayList<>();
         for (Seq s : seqs) {
             boolean last = s.equals(through);
-            results.add(new BatchResult(s.value(), source.rows().getOrDefault(s, 0L), last ? versions : 0, 0, 0, 0,
+            results.add(new BatchResult(s.shown(), source.rows().getOrDefault(s, 0L), last ? versions : 0, 0, 0, 0,
                     false, 0));
             deletionTimes.add(null);
         }
@@ -547,7 +555,7 @@ final class SnapshotRun {
         jdbc.update(tables.markOwner());
         jdbc.commit("adopt");
         adopted = through;
-        listener.onEvent(new SnapshotEvent.HistoryAdopted(settings.name(), runId, through.value(), seqs.size(),
+        listener.onEvent(new SnapshotEvent.HistoryAdopted(settings.name(), runId, through.shown(), seqs.size(),
                 versions, added));
         return new RunResult(runId, settings.name(), results, false, null, 0, Duration.ZERO);
     }
@@ -572,8 +580,7 @@ final class SnapshotRun {
         }
         throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + settings.name() + "': adopt --rebuild-from "
                 + "places the rebuild point in the versions' validity, which needs sequence_by and updated_at of the "
-                + "same kind of time (DATE or TIMESTAMP; sequence_by '" + m.sequenceBy() + "' is "
-                + m.sequenceColumn().typeName() + ", updated_at '" + m.updatedAt() + "' is "
+                + "same kind of time (DATE or TIMESTAMP; " + m.sequenceDescription() + ", updated_at '" + m.updatedAt() + "' is "
                 + m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
     }
 
@@ -604,8 +611,7 @@ final class SnapshotRun {
             return null;
         }
         TreeSet<Seq> lost = new TreeSet<>();
-        jdbc.query(tables.historySequences(), rs -> lost.add(new Seq(m.sequenceType(),
-                m.sequenceType().read(rs, 1))));
+        jdbc.query(tables.historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
         lost.removeAll(applied.keySet());
         if (lost.isEmpty()) {
             return null;
@@ -614,7 +620,7 @@ final class SnapshotRun {
             applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null, null));
         }
         listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
-                lost.stream().map(Seq::value).toList()));
+                lost.stream().map(Seq::shown).toList()));
         return lost.first();
     }
 
@@ -630,7 +636,7 @@ final class SnapshotRun {
         }
         List<Seq> logged = new ArrayList<>();
         for (String text : store.loggedSequences(new ArrayList<>(fresh))) {
-            logged.add(Seq.parse(m.sequenceType(), text));
+            logged.add(Seq.parse(m, text));
         }
         if (logged.isEmpty()) {
             return;
@@ -639,7 +645,7 @@ final class SnapshotRun {
         store.forget(logged);
         jdbc.commit("repair ledger");
         listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
-                logged.stream().map(Seq::value).toList()));
+                logged.stream().map(Seq::shown).toList()));
     }
 
     /**
@@ -651,11 +657,10 @@ final class SnapshotRun {
         if (targetColumns == null || !needed) {
             return;
         }
-        TreeSet<Seq> recorded = new TreeSet<>(store.ledger(m.sequenceType()).keySet());
+        TreeSet<Seq> recorded = new TreeSet<>(store.ledger(m).keySet());
         TreeSet<Seq> inHistory = new TreeSet<>();
         for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
-            jdbc.query(tables.historySequences(column), rs -> inHistory.add(new Seq(m.sequenceType(),
-                    m.sequenceType().read(rs, 1))));
+            jdbc.query(tables.historySequences(column), rs -> inHistory.add(Seq.read(m, rs, 1)));
         }
         inHistory.removeAll(recorded);
         if (!inHistory.isEmpty() && (recorded.isEmpty() || inHistory.first().compareTo(recorded.last()) > 0)) {
@@ -665,7 +670,7 @@ final class SnapshotRun {
             List<String> reset = new ArrayList<>();
             store.columns().values().forEach(c -> {
                 if (c.introducedText() != null
-                        && Seq.parse(m.sequenceType(), c.introducedText()).compareTo(from) >= 0) {
+                        && Seq.parse(m, c.introducedText()).compareTo(from) >= 0) {
                     reset.add(c.name());
                 }
             });
@@ -678,7 +683,7 @@ final class SnapshotRun {
         if (archiveColumns != null) {
             TreeSet<Seq> archived = new TreeSet<>();
             jdbc.query(tables.archivedSequences(), rs ->
-                    archived.add(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1))));
+                    archived.add(Seq.read(m, rs, 1)));
             archived.removeAll(recorded);
             archived.removeAll(inHistory); // already undone with their batch
             for (Seq s : archived) {
@@ -688,7 +693,7 @@ final class SnapshotRun {
         // set-aside rows logged for a batch that was never recorded (its replay logs them again)
         List<Seq> logged = new ArrayList<>();
         for (String text : store.loggedSequences()) {
-            Seq s = Seq.parse(m.sequenceType(), text);
+            Seq s = Seq.parse(m, text);
             if (!recorded.contains(s)) {
                 logged.add(s);
             }
@@ -710,7 +715,7 @@ final class SnapshotRun {
     private Discovery discover() {
         if (pendingColumns != null) {
             jdbc.query(tables.pendingBatches(), rs -> {
-                        pending.put(new Seq(m.sequenceType(), m.sequenceType().read(rs, 1)), rs.getString(2));
+                        pending.put(Seq.read(m, rs, 1), rs.getString(2));
                         return null;
                     });
             pendingUsed = !pending.isEmpty();
@@ -727,7 +732,7 @@ final class SnapshotRun {
             if (v == null) {
                 nulls[0] = true;
             } else {
-                Seq s = new Seq(m.sequenceType(), v);
+                Seq s = Seq.of(m, v);
                 seqs.add(s);
                 int columns = rs.getMetaData().getColumnCount();
                 if (columns > 1) {
@@ -803,7 +808,7 @@ final class SnapshotRun {
             if (now != null && !e.lost() && !e.reproduced() && now > e.sourceRows()
                     && !batches.contains(e.sequence()) && (prints == null || !prints.comparable(e.fingerprint()))) {
                 listener.onEvent(new SnapshotEvent.RowsAddedToAppliedBatch(settings.name(), runId,
-                        e.sequence().value(), now, e.sourceRows()));
+                        e.sequence().shown(), now, e.sourceRows()));
             }
         }
     }
@@ -814,12 +819,11 @@ final class SnapshotRun {
         Seq point = lostFrom;
         if (operation == Operation.REPLAY) {
             try {
-                Seq asked = new Seq(m.sequenceType(), m.sequenceType().coerce(replayFrom));
+                Seq asked = Seq.coerce(m, replayFrom);
                 point = point == null || asked.compareTo(point) < 0 ? asked : point;
             } catch (IllegalArgumentException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot replay"
-                        + " from " + replayFrom + ": " + e.getMessage() + " (sequence_by '" + m.sequenceBy()
-                        + "' is " + m.sequenceColumn().typeName() + ")");
+                        + " from " + replayFrom + ": " + e.getMessage() + " (" + m.sequenceDescription() + ")");
             }
         }
         if (operation == Operation.FULL_REFRESH && !applied.isEmpty() && !source.sequences().isEmpty()) {
@@ -831,16 +835,16 @@ final class SnapshotRun {
             late = true;
             Seq lateFrom = fresh.first();
             point = point == null || lateFrom.compareTo(point) < 0 ? lateFrom : point;
-            List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::value).toList();
-            listener.onEvent(new SnapshotEvent.OutOfOrder(settings.name(), runId, incoming, applied.lastKey().value(),
-                    point.value()));
+            List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::shown).toList();
+            listener.onEvent(new SnapshotEvent.OutOfOrder(settings.name(), runId, incoming, applied.lastKey().shown(),
+                    point.shown()));
         }
         if (!restated.isEmpty()) {
             // a restated batch is replayed like a late one, for every key, with everything applied after it
             Seq first = restated.firstKey();
             point = point == null || first.compareTo(point) < 0 ? first : point;
             for (MetadataStore.Entry e : restated.values()) {
-                listener.onEvent(new SnapshotEvent.BatchRestated(settings.name(), runId, e.sequence().value(),
+                listener.onEvent(new SnapshotEvent.BatchRestated(settings.name(), runId, e.sequence().shown(),
                         Fingerprints.rows(e.fingerprint()), source.rows().getOrDefault(e.sequence(), 0L)));
             }
         }
@@ -924,7 +928,7 @@ final class SnapshotRun {
                     added.add(src.name());
                 }
                 if (known.introducedText() != null) {
-                    introduced.put(src.name(), Seq.parse(m.sequenceType(), known.introducedText()));
+                    introduced.put(src.name(), Seq.parse(m, known.introducedText()));
                 }
             }
         }

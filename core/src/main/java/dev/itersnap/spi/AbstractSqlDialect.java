@@ -330,8 +330,72 @@ public abstract class AbstractSqlDialect implements Dialect {
      * columns; the caller adds the alias.
      */
     protected String sourceRelation(ResolvedModel m) {
+        if (m.sequenceKey() != null) {
+            // a sequence_by list: every row also carries its sequence key, the engine's one sequence column
+            List<SourceColumn> parts = m.sequenceParts().stream().map(m::sourceColumn).toList();
+            return "(SELECT s.*, " + sequenceKey(parts, "s") + " AS " + quote(m.sequenceBy()) + " FROM ("
+                    + m.settings().source() + ") s)";
+        }
         Matcher plain = PLAIN_TABLE_SOURCE.matcher(m.settings().source());
         return plain.matches() ? plain.group(1) : "(" + m.settings().source() + ")";
+    }
+
+    // ---------------------------------------------------------------- the key of a sequence_by list
+
+    @Override
+    public String sequenceKey(List<SourceColumn> parts, String alias) {
+        List<String> keys = new ArrayList<>();
+        for (SourceColumn c : parts) {
+            String e = col(alias, c.name());
+            keys.add(switch (c.valueType()) {
+                case INTEGER -> integerKey(e);
+                case DECIMAL -> integerKey("CAST(" + e + (c.scale() > 0 ? " * 1" + "0".repeat(c.scale()) : "")
+                        + " AS BIGINT)");
+                case DATE -> integerKey(epochDays(e));
+                case TIMESTAMP, TIMESTAMP_TZ -> integerKey(epochMicros(c, e));
+                case STRING -> stringKey(e);
+                default -> throw new IllegalArgumentException("column '" + c.name() + "' cannot order batches");
+            });
+        }
+        return concat(keys);
+    }
+
+    /** An integer as {@link SequenceKey} writes it: p and 19 digits, or n and 19 digits of the value plus 10^19. */
+    private String integerKey(String e) {
+        return "CASE WHEN " + e + " < 0 THEN " + concat(List.of("'n'", "LPAD(" + toText("CAST(" + e
+                + " AS DECIMAL(20, 0)) + CAST(10000000000000000000 AS DECIMAL(20, 0))") + ", 19, '0')")) + " ELSE "
+                + concat(List.of("'p'", "LPAD(" + toText(e) + ", 19, '0')")) + " END";
+    }
+
+    /** The days from 1970-01-01 to a DATE, an integer. */
+    protected String epochDays(String e) {
+        return "DATEDIFF(DAY, DATE '1970-01-01', " + e + ")";
+    }
+
+    /** The microseconds from 1970-01-01 00:00 (UTC for a timestamp with time zone) to a timestamp, an integer. */
+    protected String epochMicros(SourceColumn c, String e) {
+        return c.valueType() == ValueType.TIMESTAMP_TZ
+                ? "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00:00', " + e + ")"
+                : "DATEDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")";
+    }
+
+    /** The character with this code. */
+    protected String chr(int code) {
+        return "CHAR(" + code + ")";
+    }
+
+    /** Whether strings can hold U+0000 (PostgreSQL's cannot, so it is not escaped there). */
+    protected boolean stringsHoldNul() {
+        return true;
+    }
+
+    /** A string as {@link SequenceKey} writes it: U+0001 and U+0000 escaped, ended by U+0001 U+0001. */
+    private String stringKey(String e) {
+        String x = "REPLACE(" + e + ", " + chr(1) + ", " + concat(List.of(chr(1), chr(3))) + ")";
+        if (stringsHoldNul()) {
+            x = "REPLACE(" + x + ", " + chr(0) + ", " + concat(List.of(chr(1), chr(2))) + ")";
+        }
+        return concat(List.of(x, chr(1), chr(1)));
     }
 
     @Override
@@ -472,8 +536,8 @@ public abstract class AbstractSqlDialect implements Dialect {
     @Override
     public Statement logNullSequences(ResolvedModel m, String runId, java.time.LocalDateTime loggedAt) {
         MetadataSchema.Errors e = m.metadata().errors();
-        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
-        String json = jsonObject(m.sourceNames(), exprs);
+        List<String> exprs = m.recordNames().stream().map(c -> col("s", c)).toList();
+        String json = jsonObject(m.recordNames(), exprs);
         String errors = table(e.spec().name());
         String numbered = " FROM (SELECT " + json + " AS rec, ROW_NUMBER() OVER (PARTITION BY " + json + " ORDER BY "
                 + json + ") AS rn FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL) x";
@@ -502,11 +566,20 @@ public abstract class AbstractSqlDialect implements Dialect {
                                      boolean fullPicture) {
         ColumnNames n = m.meta();
         String seqParam = param(m.sequenceColumn(), SEQ);
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(SEQ, sequence);
+        List<Object> parts = m.sequenceKey() == null ? List.of() : m.sequenceKey().decode((String) sequence);
         List<String> fromHistory = new ArrayList<>();
         List<String> fromArchive = new ArrayList<>();
         for (String c : m.sourceNames()) {
+            int part = m.sequenceKey() == null ? -1 : m.sequenceParts().indexOf(c);
             if (c.equals(m.sequenceBy())) {
                 fromHistory.add(seqParam);
+                fromArchive.add(col("a", c));
+            } else if (part >= 0) {
+                // the batch's own value of a column of the sequence_by list (the version has its opening batch's)
+                values.put(SEQ + (char) ('a' + part), parts.get(part));
+                fromHistory.add(param(m.sourceColumn(c), SEQ + (char) ('a' + part)));
                 fromArchive.add(col("a", c));
             } else if (notYetIntroduced.contains(c)) {
                 fromHistory.add("NULL");
@@ -529,7 +602,7 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + table(m.target()) + " h WHERE " + live + " AND " + notDeletionRecord(m, "h") + " AND NOT EXISTS ("
                 + archived + ") UNION ALL SELECT " + String.join(", ", fromArchive) + ", " + col("a", m.id(DEL)) + ", "
                 + col("a", m.id(REJECT)) + ", TRUE FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy())
-                + " = " + seqParam, SEQ, sequence);
+                + " = " + seqParam, values);
     }
 
     // ---------------------------------------------------------------- rollback
@@ -628,9 +701,9 @@ public abstract class AbstractSqlDialect implements Dialect {
             return out;
         }
         MetadataSchema.Errors e = m.metadata().errors();
-        List<String> exprs = m.sourceNames().stream().map(c -> col("s", c)).toList();
+        List<String> exprs = m.recordNames().stream().map(c -> col("s", c)).toList();
         String staged = "SELECT DISTINCT " + col("b", m.id(ModelTables.SEQTEXT)) + " AS sq, " + jsonObject(
-                m.sourceNames(), exprs) + " AS rec FROM " + table(m.stage()) + " s JOIN " + table(m.batches())
+                m.recordNames(), exprs) + " AS rec FROM " + table(m.stage()) + " s JOIN " + table(m.batches())
                 + " b ON " + col("b", m.sequenceBy()) + " = " + col("s", m.sequenceBy()) + " WHERE "
                 + col("b", m.id(ModelTables.REPLAYED));
         out.add(statement("roll back", "MERGE INTO " + table(e.spec().name()) + " t USING (" + staged + ") x ON "
@@ -690,7 +763,9 @@ public abstract class AbstractSqlDialect implements Dialect {
     public Statement asOf(ResolvedModel m, AsOf point) {
         ColumnNames n = m.meta();
         boolean bySequence = point instanceof AsOf.Sequence;
-        String literal = literal(bySequence ? m.sequenceColumn() : m.updatedAtColumn(), point.value());
+        Object value = bySequence && m.sequenceKey() != null
+                ? m.sequenceKey().encode(m.sequenceKey().parse(point.value())) : point.value();
+        String literal = literal(bySequence ? m.sequenceColumn() : m.updatedAtColumn(), value);
         String from = bySequence ? n.openedSeq() : n.validFrom();
         String to = bySequence ? n.closedSeq() : n.validTo();
         String lit = bySequence ? ordered(m, literal) : literal;

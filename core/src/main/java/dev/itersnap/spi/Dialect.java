@@ -107,6 +107,12 @@ public interface Dialect {
     /** A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}). */
     Statement describe(Relation relation);
 
+    /**
+     * The {@link SequenceKey} of a {@code sequence_by} list over the columns {@code parts} of the row aliased
+     * {@code alias}: the same text {@link SequenceKey#encode} gives for the row's values, NULL when one is NULL.
+     */
+    String sequenceKey(List<SourceColumn> parts, String alias);
+
     // ---------------------------------------------------------------- the steps of a run
 
     /**

@@ -28,6 +28,8 @@ public final class ResolvedModel {
     private final List<String> keys;
     private final String updatedAt;
     private final String sequenceBy;
+    private final List<String> sequenceParts;
+    private final SequenceKey sequenceKey;
     private final List<String> tracked;
     private final ColumnNames meta;
     private final int maxIdentifierLength;
@@ -43,11 +45,21 @@ public final class ResolvedModel {
         this.keys = List.copyOf(b.keys);
         this.updatedAt = Objects.requireNonNull(b.updatedAt, "updatedAt");
         this.sequenceBy = Objects.requireNonNull(b.sequenceBy, "sequenceBy");
+        this.sequenceParts = b.sequenceParts == null ? List.of(sequenceBy) : List.copyOf(b.sequenceParts);
         this.tracked = List.copyOf(b.tracked);
         this.meta = b.meta != null ? b.meta : foldAll(ColumnNames.DEFAULTS, fold);
         this.maxIdentifierLength = b.maxIdentifierLength;
         if (sourceColumn(updatedAt) == null || sourceColumn(sequenceBy) == null) {
             throw new IllegalArgumentException("updated_at and sequence_by must be source columns");
+        }
+        if (sequenceParts.size() > 1) {
+            List<SourceColumn> parts = new java.util.ArrayList<>();
+            for (String p : sequenceParts) {
+                parts.add(Objects.requireNonNull(sourceColumn(p), "sequence_by column " + p));
+            }
+            this.sequenceKey = SequenceKey.of(parts);
+        } else {
+            this.sequenceKey = null;
         }
     }
 
@@ -69,6 +81,7 @@ public final class ResolvedModel {
         b.keys = keys;
         b.updatedAt = updatedAt;
         b.sequenceBy = sequenceBy;
+        b.sequenceParts = sequenceParts;
         b.tracked = tracked;
         b.meta = meta;
         b.maxIdentifierLength = maxIdentifierLength;
@@ -221,6 +234,36 @@ public final class ResolvedModel {
         return meta;
     }
 
+    /**
+     * The columns of a {@code sequence_by} list, in order ({@link #sequenceBy()} is then the engine's own column
+     * {@code itersnap_sequence} holding their {@link SequenceKey}); the one sequence column otherwise.
+     */
+    public List<String> sequenceParts() {
+        return sequenceParts;
+    }
+
+    /** The key of a {@code sequence_by} list; null for one sequence column. */
+    public SequenceKey sequenceKey() {
+        return sequenceKey;
+    }
+
+    /** Whether a source column orders the batches: the sequence column, or a column of a {@code sequence_by} list. */
+    public boolean isSequenceColumn(String column) {
+        return column.equals(sequenceBy) || sequenceParts.contains(column);
+    }
+
+    /**
+     * sequence_by and its type, for messages: {@code sequence_by 'file_date' is DATE}, or for a list
+     * {@code sequence_by [file_date, file_no] is (DATE, INTEGER)}.
+     */
+    public String sequenceDescription() {
+        if (sequenceKey == null) {
+            return "sequence_by '" + sequenceBy + "' is " + sequenceColumn().typeName();
+        }
+        return "sequence_by " + sequenceParts + " is (" + String.join(", ", sequenceParts.stream()
+                .map(p -> sourceColumn(p).typeName()).toList()) + ")";
+    }
+
     /** The sequence column's metadata. */
     public SourceColumn sequenceColumn() {
         return sourceColumn(sequenceBy);
@@ -234,6 +277,15 @@ public final class ResolvedModel {
     /** Source column names, in source order. */
     public List<String> sourceNames() {
         return sourceColumns.stream().map(SourceColumn::name).toList();
+    }
+
+    /**
+     * The columns of a row as the error log records it: the source query's own (without the key column a
+     * {@code sequence_by} list adds), in source order.
+     */
+    public List<String> recordNames() {
+        return sequenceKey == null ? sourceNames()
+                : sourceColumns.stream().map(SourceColumn::name).filter(c -> !c.equals(sequenceBy)).toList();
     }
 
     /** Data columns of the history table: source columns then history-only ones. */
@@ -279,7 +331,7 @@ public final class ResolvedModel {
             return List.of();
         }
         return sourceColumns.stream().map(SourceColumn::name).filter(c -> !keys.contains(c) && !c.equals(updatedAt)
-                && !c.equals(sequenceBy) && !tracked.contains(c)).toList();
+                && !isSequenceColumn(c) && !tracked.contains(c)).toList();
     }
 
     /**
@@ -321,6 +373,7 @@ public final class ResolvedModel {
         private List<String> keys = List.of();
         private String updatedAt;
         private String sequenceBy;
+        private List<String> sequenceParts;
         private List<String> tracked = List.of();
         private ColumnNames meta;
         private int maxIdentifierLength;
@@ -354,6 +407,12 @@ public final class ResolvedModel {
 
         public Builder updatedAt(String column) {
             this.updatedAt = column;
+            return this;
+        }
+
+        /** The columns of a {@code sequence_by} list (the sequence column is then the key's own column). */
+        public Builder sequenceParts(List<String> columns) {
+            this.sequenceParts = columns;
             return this;
         }
 

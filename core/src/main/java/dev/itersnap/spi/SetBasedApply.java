@@ -246,7 +246,7 @@ final class SetBasedApply {
     private String same(String a, String b, String idxExpr) {
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
-            if (!column.equals(m.sequenceBy()) && !m.keys().contains(column)) {
+            if (!m.isSequenceColumn(column) && !m.keys().contains(column)) {
                 String diff = differs(column, a, b, idxExpr);
                 if (diff != null) {
                     parts.add("NOT " + diff);
@@ -321,7 +321,7 @@ final class SetBasedApply {
                 && m.settings().strategy() == Strategy.TIMESTAMP;
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
-            if ((sequenceTracked || !column.equals(m.sequenceBy())) && !m.keys().contains(column)) {
+            if ((sequenceTracked || !m.isSequenceColumn(column)) && !m.keys().contains(column)) {
                 parts.add("NOT " + d.isDistinct(d.comparable(m, column, c(h, column)),
                         d.comparable(m, column, c(s, column))));
             }
@@ -582,7 +582,7 @@ final class SetBasedApply {
             return List.of();
         }
         return m.historyDataSourceColumns().stream().filter(col -> !m.keys().contains(col.name())
-                && !col.name().equals(m.updatedAt()) && !col.name().equals(m.sequenceBy())
+                && !col.name().equals(m.updatedAt()) && !m.isSequenceColumn(col.name())
                 && m.sourceColumn(col.name()) != null && !run.untracked().contains(col.name())).toList();
     }
 
@@ -808,11 +808,11 @@ final class SetBasedApply {
     private String logRejected() {
         MetadataSchema.Errors e = m.metadata().errors();
         String s = "s";
-        List<String> exprs = m.sourceNames().stream().map(col -> c(s, col)).toList();
+        List<String> exprs = m.recordNames().stream().map(col -> c(s, col)).toList();
         return "INSERT INTO " + t(e.spec().name()) + " (" + d.list(List.of(e.model(), e.runId(), e.sequence(),
                 e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + AbstractSqlDialect.slot(AbstractSqlDialect.MODEL)
                 + ", " + AbstractSqlDialect.slot(AbstractSqlDialect.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
-                + ci(s, REJECT) + ", " + d.jsonObject(m.sourceNames(), exprs) + ", "
+                + ci(s, REJECT) + ", " + d.jsonObject(m.recordNames(), exprs) + ", "
                 + AbstractSqlDialect.slot(AbstractSqlDialect.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
                 + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
                 + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'";

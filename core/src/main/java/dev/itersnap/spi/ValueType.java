@@ -94,6 +94,15 @@ public enum ValueType {
         if (v instanceof BigDecimal b) {
             return b.toPlainString();
         }
+        if (v instanceof java.util.List<?> tuple) {
+            // a sequence_by list's values: as SequenceKey#text writes them
+            StringBuilder s = new StringBuilder("(");
+            for (Object part : tuple) {
+                s.append(s.length() > 1 ? ", " : "").append(part instanceof String str
+                        ? "'" + str.replace("'", "''") + "'" : part == null ? "NULL" : text(part));
+            }
+            return s.append(')').toString();
+        }
         return v.toString();
     }
 

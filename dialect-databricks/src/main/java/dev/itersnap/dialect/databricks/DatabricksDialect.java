@@ -94,6 +94,24 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return "CAST(" + expression + " AS STRING)";
     }
 
+    @Override
+    protected String epochDays(String e) {
+        return "datediff(" + e + ", DATE'1970-01-01')";
+    }
+
+    /** A TIMESTAMP is an instant (unix_micros does not depend on the session time zone); a TIMESTAMP_NTZ its wall time. */
+    @Override
+    protected String epochMicros(SourceColumn c, String e) {
+        return columnType(c).equals("TIMESTAMP_NTZ")
+                ? "timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', " + e + ")"
+                : "unix_micros(" + e + ")";
+    }
+
+    @Override
+    protected String chr(int code) {
+        return "chr(" + code + ")";
+    }
+
     /**
      * {@code ignoreNullFields=false} keeps NULL columns in the record (to_json drops them by default); the timestamp
      * formats keep microseconds (to_json's default keeps milliseconds, so two set-aside rows differing below a

@@ -12,7 +12,8 @@ import java.util.List;
  * them here.
  */
 @SparkSelection({"everyTypeRoundTripsThroughALateBatchReplayAndItsChangesAreSeen",
-        "aTypeThatCannotRoundTripIsRefusedNamingTheColumnAndTheType"})
+        "aTypeThatCannotRoundTripIsRefusedNamingTheColumnAndTheType",
+        "sequenceKeyOfEveryComponentTypeIsTheJavaKeyAndSortsLikeTheValues"})
 class SparkSourceTypesTest extends SourceTypesTests {
     @Override
     protected TestDatabase database() {

@@ -67,6 +67,27 @@ public final class PostgresDialect extends AbstractSqlDialect {
         return "CAST(" + expression + " AS TEXT)";
     }
 
+    @Override
+    protected String epochDays(String e) {
+        return "(" + e + " - DATE '1970-01-01')";
+    }
+
+    /** EXTRACT(EPOCH ...) is an exact numeric (PostgreSQL 14 on); for a timestamp without time zone, of its wall time. */
+    @Override
+    protected String epochMicros(SourceColumn c, String e) {
+        return "CAST(EXTRACT(EPOCH FROM " + e + ") * 1000000 AS BIGINT)";
+    }
+
+    @Override
+    protected String chr(int code) {
+        return "CHR(" + code + ")";
+    }
+
+    @Override
+    protected boolean stringsHoldNul() {
+        return false;
+    }
+
     /** {@code row_to_json} has no argument limit (json_build_object stops at 50 columns). */
     @Override
     protected String jsonObject(List<String> names, List<String> expressions) {

@@ -12,6 +12,11 @@ import java.util.List;
  */
 class PostgresSourceTypesTest extends SourceTypesTests {
     @Override
+    protected boolean stringsHoldNul() {
+        return false;
+    }
+
+    @Override
     protected TestDatabase database() {
         return new PostgresTestDatabase();
     }
