@@ -169,7 +169,9 @@ public final class BenchmarkMain {
 
         ModelSettings model(String name, String target) {
             return ModelSettings.builder(name).target(target).source("SELECT * FROM raw").uniqueKey("id")
-                    .updatedAt("updated_at").sequenceBy("batch_date").hardDeletes(HardDeletes.INVALIDATE).build();
+                    .updatedAt("updated_at").sequenceBy("batch_date").hardDeletes(HardDeletes.INVALIDATE)
+                    .restatements(Restatements.valueOf(opt("restatements", "detect").toUpperCase(java.util.Locale.ROOT)))
+                    .build();
         }
 
         void run() throws Exception {

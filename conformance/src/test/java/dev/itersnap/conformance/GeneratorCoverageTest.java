@@ -131,6 +131,12 @@ class GeneratorCoverageTest {
             new Feature("ignore_null_updates (a NULL is not supplied)", 0.04,
                     c -> c.scenario.options().ignoreNullUpdates()),
             new Feature("untracked_columns: overwrite", 0.05, c -> c.scenario.options().overwriteUntracked()),
+            new Feature("sequence_by list [batch_part, batch_seq]", 0.06,
+                    c -> c.scenario.options().sequenceList() == 1),
+            new Feature("sequence_by list [batch_seq, batch_part]", 0.06,
+                    c -> c.scenario.options().sequenceList() == 2),
+            new Feature("sequence_by list with a late batch", 0.04, c -> c.scenario.options().sequenceList() != 0
+                    && c.runs.stream().anyMatch(ReferenceModel.RunOutcome::lateBatchFound)),
             new Feature("a version whose only change is updated_at ([])", 0.10, c -> c.model.versions().stream()
                     .anyMatch(v -> v.changedAttributes() != null && v.changedAttributes().isEmpty())));
 

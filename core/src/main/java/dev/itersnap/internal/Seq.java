@@ -23,9 +23,28 @@ record Seq(ValueType type, SequenceKey key, Object value) implements Comparable<
         this(type, null, value);
     }
 
-    /** A value as the database gives it (for a list, the key its SQL computed). */
+    /**
+     * A value as the database gives it (for a list, the key its SQL computed: it must read back as values whose key
+     * is itself, or the database's key and the engine's would disagree; refused with INVALID_SEQUENCE otherwise).
+     */
     static Seq of(ResolvedModel m, Object value) {
-        return new Seq(m.sequenceType(), m.sequenceKey(), value);
+        SequenceKey key = m.sequenceKey();
+        if (key != null && value != null) {
+            String read = null;
+            try {
+                read = key.encode(key.decode((String) value));
+            } catch (RuntimeException e) {
+                // reported below
+            }
+            if (!value.equals(read)) {
+                throw new dev.itersnap.core.ItersnapException(dev.itersnap.core.ErrorCode.INVALID_SEQUENCE, "model '"
+                        + m.name() + "': the database computed the sequence key '" + SequenceKey.printable(
+                        (String) value) + "' for " + m.sequenceDescription() + ", which does not read back as the "
+                        + "values it stands for; nothing was written. Cast the columns of the list in the source "
+                        + "query to plain DATE, TIMESTAMP, integer, DECIMAL(p <= 18) or string types");
+            }
+        }
+        return new Seq(m.sequenceType(), key, value);
     }
 
     /** Column {@code i} of a result set holding sequences. */
