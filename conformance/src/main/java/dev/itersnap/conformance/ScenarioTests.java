@@ -585,6 +585,33 @@ public abstract class ScenarioTests extends ConformanceTestBase {
                 "pending", "new", "new");
     }
 
+    /**
+     * Turning a one-column sequence_by into a list changes what a batch is: a plain run stops at the logic change,
+     * and one that accepts it stops at the first batch the ledger records that is no value of the list
+     * (INCOMPATIBLE_SCHEMA_CHANGE, naming the batch), writing nothing.
+     */
+    @Test
+    void aSequenceByTurnedIntoAListIsRefusedBeforeAnythingIsWritten() {
+        RawTable raw = numberedFiles(fixture);
+        numberedFilesInOrder(raw);
+        fixture.run(ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("file_date").build());
+        List<Version> history = fixture.history(TARGET);
+        numberedFileLate(raw);
+        ModelSettings list = numberedFilesModel(raw);
+
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> fixture.run(list))
+                .isInstanceOfSatisfying(dev.itersnap.core.ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(dev.itersnap.core.ErrorCode.LOGIC_CHANGE));
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> fixture.engine(null).run(list,
+                        dev.itersnap.core.LogicChange.ACCEPT))
+                .isInstanceOfSatisfying(dev.itersnap.core.ItersnapException.class, e -> {
+                    assertThat(e.code()).isEqualTo(dev.itersnap.core.ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE);
+                    assertThat(e.getMessage()).contains("2024-01-01").containsIgnoringCase("file_date, file_no");
+                });
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+    }
+
     // ================================================================== CDC feeds (AUTO CDC's example)
 
     /** The users change feed of Databricks' AUTO CDC documentation: one sequence number per event. */

@@ -52,9 +52,22 @@ record Seq(ValueType type, SequenceKey key, Object value) implements Comparable<
         return of(m, m.sequenceType().read(rs, i));
     }
 
-    /** A sequence's canonical text ({@link #text()}: the ledger's, the error log's and the run log's form). */
+    /**
+     * A sequence's canonical text ({@link #text()}: the ledger's, the error log's and the run log's form).
+     *
+     * @throws dev.itersnap.core.ItersnapException INCOMPATIBLE_SCHEMA_CHANGE when the metadata holds a batch that is
+     *                                             no value of the current sequence_by (it changed its columns or kind)
+     */
     static Seq parse(ResolvedModel m, String text) {
-        return coerce(m, text);
+        try {
+            return coerce(m, text);
+        } catch (IllegalArgumentException e) {
+            throw new dev.itersnap.core.ItersnapException(dev.itersnap.core.ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE,
+                    "model '" + m.name() + "': the metadata records batch '" + text + "', which is no value of "
+                    + m.sequenceDescription() + " (" + e.getMessage() + "): sequence_by changed what a batch is "
+                    + "since it was recorded; nothing was written. Set sequence_by back, or build a new table from "
+                    + "the batches the source holds (full-refresh --yes with a new target)", e);
+        }
     }
 
     /**
