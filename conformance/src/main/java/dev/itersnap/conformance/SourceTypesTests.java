@@ -288,6 +288,46 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         return true;
     }
 
+    /** The type of a timestamp with time zone in a raw table, or null where the database has none of its own. */
+    protected String timestampWithTimeZoneType() {
+        return "TIMESTAMP WITH TIME ZONE";
+    }
+
+    /**
+     * A timestamp with time zone in a {@code sequence_by} list is keyed by its instant: 10:00 at +02:00 comes before
+     * 09:00 at +00:00, and the database's key is the Java key of the value it returns.
+     */
+    @Test
+    void sequenceKeyOfATimestampWithTimeZoneIsItsInstant() throws SQLException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(timestampWithTimeZoneType() != null);
+        RawTable raw = fixture.rawTable("raw_tz", "id INT", "t " + timestampWithTimeZoneType(), "n INT");
+        java.time.OffsetDateTime early = java.time.OffsetDateTime.parse("2024-01-01T10:00:00+02:00");
+        java.time.OffsetDateTime late = java.time.OffsetDateTime.parse("2024-01-01T09:00:00Z");
+        raw.insertAll(List.of(new Object[] {1, early, 1}, new Object[] {2, late, 1}));
+        dev.itersnap.spi.Dialect dialect = fixture.engine(null).dialect();
+        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
+        Map<Integer, String> keys = new LinkedHashMap<>();
+        try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement()) {
+            try (ResultSet rs = st.executeQuery("SELECT t, n FROM raw_tz WHERE 1 = 0")) {
+                ResultSetMetaData md = rs.getMetaData();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    parts.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
+                            md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
+                }
+            }
+            dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
+            try (ResultSet rs = st.executeQuery("SELECT r.id, r.t, r.n, " + dialect.sequenceKey(parts, "r")
+                    + " FROM raw_tz r")) {
+                while (rs.next()) {
+                    List<Object> values = List.of(key.types().get(0).read(rs, 2), key.types().get(1).read(rs, 3));
+                    assertThat(rs.getString(4)).as("key of %s", values).isEqualTo(key.encode(values));
+                    keys.put(rs.getInt(1), rs.getString(4));
+                }
+            }
+        }
+        assertThat(dev.itersnap.spi.ValueType.STRING.compare(keys.get(1), keys.get(2))).isNegative();
+    }
+
     /**
      * A {@code sequence_by} list is carried as one text, its key, computed by the database from each row: for every
      * component type and its edge values (the smallest and largest integers, negative decimals, dates and timestamps

@@ -372,10 +372,14 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "DATEDIFF(DAY, DATE '1970-01-01', " + e + ")";
     }
 
-    /** The microseconds from 1970-01-01 00:00 (UTC for a timestamp with time zone) to a timestamp, an integer. */
+    /**
+     * The microseconds from 1970-01-01 00:00 (UTC for a timestamp with time zone) to a timestamp, an integer. H2's
+     * DATEDIFF counts wall-clock time whatever the offsets, so a timestamp with time zone is moved to UTC first.
+     */
     protected String epochMicros(SourceColumn c, String e) {
         return c.valueType() == ValueType.TIMESTAMP_TZ
-                ? "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00:00', " + e + ")"
+                ? "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00:00', (" + e
+                        + " AT TIME ZONE 'UTC'))"
                 : "DATEDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")";
     }
 

@@ -15,6 +15,12 @@ import java.util.List;
         "aTypeThatCannotRoundTripIsRefusedNamingTheColumnAndTheType",
         "sequenceKeyOfEveryComponentTypeIsTheJavaKeyAndSortsLikeTheValues"})
 class SparkSourceTypesTest extends SourceTypesTests {
+    /** Spark's TIMESTAMP is an instant already (its key is covered by the other key test); no type of its own. */
+    @Override
+    protected String timestampWithTimeZoneType() {
+        return null;
+    }
+
     @Override
     protected TestDatabase database() {
         return new SparkTestDatabase();
