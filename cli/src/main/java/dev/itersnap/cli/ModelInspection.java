@@ -180,7 +180,7 @@ final class ModelInspection {
     /** A value of the sequence type from its text (ledger text or a user's --from). */
     Comparable<?> typed(String text) {
         try {
-            return sequenceKey != null ? sequenceKey.encode(sequenceKey.parse(text))
+            return sequenceKey != null ? sequenceKey.keyOf(text)
                     : (Comparable<?>) sequenceType.coerce(text);
         } catch (IllegalArgumentException e) {
             throw new ConfigException("model '" + settings.name() + "': sequence '" + text + "' is not a value of "

@@ -884,9 +884,10 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         Set<String> ledger = new HashSet<>();
         f.ledger(m.name()).forEach(e -> ledger.add(e.sequence()));
         List<String> unrecorded = new ArrayList<>();
+        Function<Object, String> text = f.sequenceTexts(m);
         for (Version v : f.history(m.target().toString())) {
             for (Object seq : new Object[] {v.openedSeq(), v.closedSeq()}) {
-                if (seq != null && !ledger.contains(f.sequenceText(m, seq))) {
+                if (seq != null && !ledger.contains(text.apply(seq))) {
                     unrecorded.add(seq + " in " + v);
                 }
             }

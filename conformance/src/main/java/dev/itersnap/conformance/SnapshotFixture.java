@@ -129,28 +129,34 @@ public final class SnapshotFixture {
         }
     }
 
-    /**
-     * The ledger's text of a sequence the history records ({@code dbt_opened_seq}, {@code dbt_closed_seq}): the value's
-     * own text, or for a {@code sequence_by} list the tuple its key stands for ({@code (2024-01-05, 3)}).
-     */
-    public String sequenceText(ModelSettings m, Object value) {
-        if (value == null || m.sequenceByColumns().size() == 1) {
-            return value == null ? null : dev.itersnap.spi.ValueType.text(value);
-        }
-        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
-        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement("SELECT "
-                + String.join(", ", m.sequenceByColumns()) + " FROM " + m.target() + " WHERE 1 = 0");
+    /** The columns of a query as JDBC metadata describes them (the query should return no row). */
+    public List<dev.itersnap.spi.SourceColumn> columns(String query) {
+        List<dev.itersnap.spi.SourceColumn> out = new ArrayList<>();
+        try (Connection c = dataSource().getConnection(); PreparedStatement ps = c.prepareStatement(query);
              ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
             for (int i = 1; i <= md.getColumnCount(); i++) {
-                parts.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
+                out.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
                         md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
             }
         } catch (SQLException e) {
-            throw new IllegalStateException("fixture cannot describe " + m.target() + ": " + e.getMessage(), e);
+            throw new IllegalStateException("fixture cannot describe " + query + ": " + e.getMessage(), e);
         }
-        dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
-        return key.text(key.decode(value.toString()));
+        return out;
+    }
+
+    /**
+     * The ledger's text of the sequences the history records ({@code dbt_opened_seq}, {@code dbt_closed_seq}): each
+     * value's own text, or for a {@code sequence_by} list the tuple its key stands for ({@code (2024-01-05, 3)}). The
+     * list's columns are described once, here.
+     */
+    public java.util.function.Function<Object, String> sequenceTexts(ModelSettings m) {
+        if (m.sequenceByColumns().size() == 1) {
+            return dev.itersnap.spi.ValueType::text;
+        }
+        dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(columns("SELECT "
+                + String.join(", ", m.sequenceByColumns()) + " FROM " + m.target() + " WHERE 1 = 0"));
+        return value -> value == null ? null : key.text(key.decode(value.toString()));
     }
 
     /** True when the table (unquoted name, optionally schema-qualified) can be selected from. */

@@ -305,16 +305,9 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         java.time.OffsetDateTime late = java.time.OffsetDateTime.parse("2024-01-01T09:00:00Z");
         raw.insertAll(List.of(new Object[] {1, early, 1}, new Object[] {2, late, 1}));
         dev.itersnap.spi.Dialect dialect = fixture.engine(null).dialect();
-        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
+        List<dev.itersnap.spi.SourceColumn> parts = fixture.columns("SELECT t, n FROM raw_tz WHERE 1 = 0");
         Map<Integer, String> keys = new LinkedHashMap<>();
         try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement()) {
-            try (ResultSet rs = st.executeQuery("SELECT t, n FROM raw_tz WHERE 1 = 0")) {
-                ResultSetMetaData md = rs.getMetaData();
-                for (int i = 1; i <= md.getColumnCount(); i++) {
-                    parts.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
-                            md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
-                }
-            }
             dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
             try (ResultSet rs = st.executeQuery("SELECT r.id, r.t, r.n, " + dialect.sequenceKey(parts, "r")
                     + " FROM raw_tz r")) {
@@ -356,15 +349,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         };
         raw.insertAll(java.util.Arrays.asList(rows));
         dev.itersnap.spi.Dialect dialect = fixture.engine(null).dialect();
-        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
-        try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT i, d, dt, t, s FROM raw_keys WHERE 1 = 0")) {
-            ResultSetMetaData md = rs.getMetaData();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                parts.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
-                        md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
-            }
-        }
+        List<dev.itersnap.spi.SourceColumn> parts = fixture.columns("SELECT i, d, dt, t, s FROM raw_keys WHERE 1 = 0");
         dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
         List<List<Object>> tuples = new ArrayList<>();
         List<String> keys = new ArrayList<>();

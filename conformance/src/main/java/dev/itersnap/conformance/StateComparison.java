@@ -483,29 +483,33 @@ public final class StateComparison {
                 ? part.substring(1, part.length() - 1).replace("''", "'") : part;
     }
 
+    /** The key of the scenario's sequence_by list, made on first use. */
+    private dev.itersnap.spi.SequenceKey sequenceKey;
+
     /** A sequence key of the history (dbt_opened_seq, dbt_closed_seq) as the model's sequence: batch_seq's value. */
     Object fromKey(Object key) {
         if (key == null || scenario.options().sequenceList() == 0) {
             return key;
         }
-        List<dev.itersnap.spi.SourceColumn> parts = new ArrayList<>();
-        dev.itersnap.spi.SourceColumn part = new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE_PART,
-                java.sql.Types.INTEGER, "INTEGER", 10, 0);
-        dev.itersnap.spi.SourceColumn seq = switch (scenario.sequenceType()) {
-            case INTEGER, BIGINT -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.BIGINT,
-                    "BIGINT", 19, 0);
-            case DECIMAL -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.DECIMAL, "DECIMAL",
-                    10, 3);
-            case VARCHAR -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.VARCHAR, "VARCHAR",
-                    40, 0);
-            case DATE -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.DATE, "DATE", 10, 0);
-            case TIMESTAMP -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.TIMESTAMP,
-                    "TIMESTAMP", 26, 6);
-        };
-        parts.add(sequenceIndex() == 1 ? part : seq);
-        parts.add(sequenceIndex() == 1 ? seq : part);
+        if (sequenceKey == null) {
+            dev.itersnap.spi.SourceColumn part = new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE_PART,
+                    java.sql.Types.INTEGER, "INTEGER", 10, 0);
+            dev.itersnap.spi.SourceColumn seq = switch (scenario.sequenceType()) {
+                case INTEGER, BIGINT -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.BIGINT,
+                        "BIGINT", 19, 0);
+                case DECIMAL -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.DECIMAL,
+                        "DECIMAL", 10, 3);
+                case VARCHAR -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.VARCHAR,
+                        "VARCHAR", 40, 0);
+                case DATE -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.DATE, "DATE", 10, 0);
+                case TIMESTAMP -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.TIMESTAMP,
+                        "TIMESTAMP", 26, 6);
+            };
+            sequenceKey = dev.itersnap.spi.SequenceKey.of(sequenceIndex() == 1 ? List.of(part, seq)
+                    : List.of(seq, part));
+        }
         try {
-            return dev.itersnap.spi.SequenceKey.of(parts).decode(key.toString()).get(sequenceIndex());
+            return sequenceKey.decode(key.toString()).get(sequenceIndex());
         } catch (IllegalArgumentException e) {
             return "<not a sequence key: " + dev.itersnap.spi.SequenceKey.printable(key.toString()) + ">";
         }

@@ -81,7 +81,7 @@ record Seq(ValueType type, SequenceKey key, Object value) implements Comparable<
         if (key == null) {
             return new Seq(m.sequenceType(), m.sequenceType().coerce(value));
         }
-        return new Seq(m.sequenceType(), key, key.encode(key.parse(value)));
+        return new Seq(m.sequenceType(), key, key.keyOf(value));
     }
 
     String text() {

@@ -768,7 +768,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         ColumnNames n = m.meta();
         boolean bySequence = point instanceof AsOf.Sequence;
         Object value = bySequence && m.sequenceKey() != null
-                ? m.sequenceKey().encode(m.sequenceKey().parse(point.value())) : point.value();
+                ? m.sequenceKey().keyOf(point.value()) : point.value();
         String literal = literal(bySequence ? m.sequenceColumn() : m.updatedAtColumn(), value);
         String from = bySequence ? n.openedSeq() : n.validFrom();
         String to = bySequence ? n.closedSeq() : n.validTo();

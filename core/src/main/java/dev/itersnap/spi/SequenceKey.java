@@ -243,21 +243,16 @@ public final class SequenceKey {
     /** The readable form of a tuple: {@code (2024-01-05, 3)}, strings in single quotes ({@code ''} for a quote). */
     public String text(List<?> values) {
         check(values);
-        StringBuilder b = new StringBuilder("(");
+        List<Object> normalized = new ArrayList<>();
         for (int i = 0; i < values.size(); i++) {
-            if (i > 0) {
-                b.append(", ");
-            }
-            Object v = types.get(i).normalize(values.get(i));
-            if (v == null) {
-                b.append("NULL");
-            } else if (types.get(i) == ValueType.STRING) {
-                b.append('\'').append(((String) v).replace("'", "''")).append('\'');
-            } else {
-                b.append(types.get(i).format(v));
-            }
+            normalized.add(types.get(i).normalize(values.get(i)));
         }
-        return b.append(')').toString();
+        return ValueType.text(normalized);
+    }
+
+    /** The key of a tuple a user or the ledger names ({@link #parse}, then {@link #encode}). */
+    public String keyOf(Object value) {
+        return encode(parse(value));
     }
 
     /**
