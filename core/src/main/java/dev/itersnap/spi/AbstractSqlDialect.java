@@ -506,15 +506,12 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
         String rel = sourceRelation(m);
         String scoped = switch (scope) {
-            case ALL -> "";
+            case ALL, REPLAYED_KEYS -> "";
             case FRESH -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
                     + col("s0", m.sequenceBy()) + " AND NOT " + col("sb", m.id(ModelTables.REPLAYED));
-            case REPLAYED_KEYS -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
-                    + col("s0", m.sequenceBy()) + " AND " + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN "
-                    + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s0") + " AND "
-                    + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1";
         };
-        String fromRows = rel + " s0" + scoped + " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+        String fromRows = scope == StageScope.REPLAYED_KEYS ? replayedKeyRows(m, rel, FROM)
+                : rel + " s0" + scoped + " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
                 + ordered(m, param(m.sequenceColumn(), FROM));
         if (includeNullSequence && scope != StageScope.REPLAYED_KEYS) {
             // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
@@ -529,6 +526,20 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + ", " + quote(m.id(DEL)) + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT "
                 + list(m.sourceNames(), "s") + ", " + del + ", " + reject + ", FALSE FROM (" + numbered + ") s",
                 FROM, from);
+    }
+
+    /**
+     * The source rows (alias {@code s0}, every source column) of the replayed batches from the sequence in slot
+     * {@code from} on, of the keys the run recomputes from the replay point ({@code itersnap_from = 1} in the keys
+     * table): a join of the source with the batches and keys tables, which a dialect may shape so that its planner
+     * probes the source per key where it can.
+     */
+    protected String replayedKeyRows(ResolvedModel m, String relation, String from) {
+        return relation + " s0 JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
+                + col("s0", m.sequenceBy()) + " AND " + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN "
+                + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s0") + " AND "
+                + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + ordered(m, col("s0", m.sequenceBy()))
+                + " >= " + ordered(m, param(m.sequenceColumn(), from));
     }
 
     /**

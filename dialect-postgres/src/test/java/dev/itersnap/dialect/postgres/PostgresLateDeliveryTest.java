@@ -4,7 +4,7 @@ import dev.itersnap.conformance.LateDeliveryTests;
 import dev.itersnap.conformance.TestDatabase;
 
 /**
- * Late delivery against in-order delivery on PostgreSQL: 8 cases by default (a case costs about 3 s here; H2 runs 24
+ * Late delivery against in-order delivery on PostgreSQL: 5 cases by default (a case costs about 3 s here; H2 runs 24
  * twice, and the generated cases of the reference model replay key by key on PostgreSQL too).
  */
 class PostgresLateDeliveryTest extends LateDeliveryTests {
@@ -15,6 +15,6 @@ class PostgresLateDeliveryTest extends LateDeliveryTests {
 
     @Override
     protected int cases() {
-        return Integer.getInteger("itersnap.lateCases", 8);
+        return Integer.getInteger("itersnap.lateCases", 5);
     }
 }
