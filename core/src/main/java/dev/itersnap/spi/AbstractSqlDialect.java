@@ -505,14 +505,8 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + " WHEN s." + copyNo + " > 1 THEN 'duplicate_copy'"
                 + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN 'null_updated_at' END";
         String rel = sourceRelation(m);
-        String scoped = switch (scope) {
-            case ALL, REPLAYED_KEYS -> "";
-            case FRESH -> " JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
-                    + col("s0", m.sequenceBy()) + " AND NOT " + col("sb", m.id(ModelTables.REPLAYED));
-        };
-        String fromRows = scope == StageScope.REPLAYED_KEYS ? replayedKeyRows(m, rel, FROM)
-                : rel + " s0" + scoped + " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
-                + ordered(m, param(m.sequenceColumn(), FROM));
+        String fromRows = scope == StageScope.ALL ? rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+                + ordered(m, param(m.sequenceColumn(), FROM)) : scopedRows(m, rel, scope, FROM);
         if (includeNullSequence && scope != StageScope.REPLAYED_KEYS) {
             // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
             fromRows = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + fromRows + " UNION ALL SELECT "
@@ -529,17 +523,24 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
-     * The source rows (alias {@code s0}, every source column) of the replayed batches from the sequence in slot
-     * {@code from} on, of the keys the run recomputes from the replay point ({@code itersnap_from = 1} in the keys
-     * table): a join of the source with the batches and keys tables, which a dialect may shape so that its planner
-     * probes the source per key where it can.
+     * The source rows (alias {@code s0}, every source column) a key-scoped replay stages, from the sequence in slot
+     * {@code from} on: those of the batches it applies in full ({@link StageScope#FRESH}: not replayed in the batches
+     * table), or the replayed batches' rows of the keys it recomputes ({@link StageScope#REPLAYED_KEYS}:
+     * {@code itersnap_from = 1} in the keys table). Joins of the source with those tables, which a dialect may shape
+     * so that its planner probes the source per batch, or per batch and key, where it can.
      */
-    protected String replayedKeyRows(ResolvedModel m, String relation, String from) {
-        return relation + " s0 JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
-                + col("s0", m.sequenceBy()) + " AND " + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN "
-                + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s0") + " AND "
-                + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + ordered(m, col("s0", m.sequenceBy()))
-                + " >= " + ordered(m, param(m.sequenceColumn(), from));
+    protected String scopedRows(ResolvedModel m, String relation, StageScope scope, String from) {
+        String batches = relation + " s0 JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
+                + col("s0", m.sequenceBy()) + " AND ";
+        String range = " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
+                + ordered(m, param(m.sequenceColumn(), from));
+        return switch (scope) {
+            case ALL -> throw new IllegalArgumentException("the whole source is not scoped");
+            case FRESH -> batches + "NOT " + col("sb", m.id(ModelTables.REPLAYED)) + range;
+            case REPLAYED_KEYS -> batches + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN " + table(m.keysTable())
+                    + " sk ON " + keyJoin(m, "sk", "s0") + " AND " + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1"
+                    + range;
+        };
     }
 
     /**

@@ -8,6 +8,7 @@ import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
@@ -166,11 +167,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
             return super.discoverSequences(m);
         }
         String seq = col("s", m.sequenceBy());
-        String indexed = "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
-                + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam JOIN pg_catalog.pg_attribute a ON "
-                + "a.attrelid = i.indrelid AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass("
-                + stringLiteral(rel) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND a.attname = "
-                + stringLiteral(m.sequenceBy()) + " AND i.indcollation[0] = a.attcollation)";
+        String indexed = sequenceIndexed(m, rel);
         // the gate is a CTE: evaluated once, and (parallel restricted) above any parallel scan, so a plan that is
         // not taken starts no workers
         String loose = "WITH RECURSIVE itersnap_gate(ok) AS (SELECT " + indexed + "), itersnap_seq(v) AS ((SELECT "
@@ -203,41 +200,64 @@ public final class PostgresDialect extends AbstractSqlDialect {
     }
 
     /**
-     * For a plain table source with a valid, non-partial B-tree index whose leading columns are the key columns (in
-     * any order), or the key columns and the sequence column, each (replayed batch, key) pair is probed through that
-     * index: a lateral subquery that the planner cannot flatten, so a late batch 20 deep with 120 changed keys reads
-     * about 2,500 index entries instead of hashing every row of 21 batches. The scratch tables have no statistics
-     * (analysing them changed plans for the worse at other sizes), so the plan must not depend on them. Without such
-     * an index the join form: a probe per pair would then read the whole source each time. Both forms sit in one
-     * statement behind a one-time filter that reads the catalog, as in {@link #discoverSequences}.
+     * For a plain table source, the rows a key-scoped replay stages are probed through an index of the source where
+     * one serves: each batch applied in full through a B-tree index led by the sequence column (the index discovery
+     * uses), each (replayed batch, key) pair through one led by the key columns (in any order), or by the key columns
+     * and the sequence column. A lateral subquery the planner cannot flatten: a late batch 20 deep whose rows change
+     * 1,200 keys of 100,000 reads one batch and about 25,000 index entries instead of hashing every row of 21 batches
+     * (two million). The plan so depends neither on the statistics of the scratch tables nor on the source's. Without
+     * such an index the join form (a probe would read the whole source each time). Both forms sit in one statement
+     * behind a one-time filter that reads the catalog, as in {@link #discoverSequences}.
      */
     @Override
-    protected String replayedKeyRows(ResolvedModel m, String relation, String from) {
-        String joined = super.replayedKeyRows(m, relation, from);
+    protected String scopedRows(ResolvedModel m, String relation, StageScope scope, String from) {
+        String joined = super.scopedRows(m, relation, scope, from);
         if (relation.startsWith("(")) {
             return joined;
         }
         String seq = m.sequenceBy();
-        int n = m.keys().size();
-        // key columns of the index (not INCLUDE ones); n distinct columns in the first n slots are exactly those
-        List<String> keyed = new ArrayList<>(List.of("i.indnkeyatts >= " + n));
-        List<String> keyedWithSequence = new ArrayList<>(List.of("i.indnkeyatts > " + n));
-        for (String k : m.keys()) {
-            keyed.add(attnum(k) + " IN (" + indexColumns(n) + ")");
-            keyedWithSequence.add(attnum(k) + " IN (" + indexColumns(n + 1) + ")");
-        }
-        keyedWithSequence.add(attnum(seq) + " IN (" + indexColumns(n + 1) + ")");
-        String gate = "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
-                + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam WHERE i.indrelid = to_regclass("
-                + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND (("
-                + String.join(" AND ", keyed) + ") OR (" + String.join(" AND ", keyedWithSequence) + ")))";
         String columns = list(m.sourceNames(), "s0");
-        String probed = "SELECT " + columns + " FROM " + table(m.batches()) + " sb JOIN " + table(m.keysTable())
-                + " sk ON " + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + col("sk", m.id(ModelTables.FROM_IDX))
-                + " = 1 AND " + ordered(m, col("sb", seq)) + " >= " + ordered(m, param(m.sequenceColumn(), from))
-                + " CROSS JOIN LATERAL (SELECT " + columns + " FROM " + relation + " s0 WHERE " + col("s0", seq)
-                + " = " + col("sb", seq) + " AND " + keyJoin(m, "sk", "s0") + " OFFSET 0) s0 WHERE " + gate;
+        String fromBatches = " FROM " + table(m.batches()) + " sb";
+        String range = ordered(m, col("sb", seq)) + " >= " + ordered(m, param(m.sequenceColumn(), from));
+        String probe = " CROSS JOIN LATERAL (SELECT " + columns + " FROM " + relation + " s0 WHERE " + col("s0", seq)
+                + " = " + col("sb", seq);
+        String gate;
+        String probed;
+        if (scope == StageScope.FRESH) {
+            gate = sequenceIndexed(m, relation);
+            probed = "SELECT " + columns + fromBatches + probe + " OFFSET 0) s0 WHERE NOT "
+                    + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + range + " AND " + gate;
+        } else {
+            int n = m.keys().size();
+            // key columns of the index (not INCLUDE ones); n distinct columns in the first n slots are exactly those
+            List<String> keyed = new ArrayList<>(List.of("i.indnkeyatts >= " + n));
+            List<String> keyedWithSequence = new ArrayList<>(List.of("i.indnkeyatts > " + n));
+            for (String k : m.keys()) {
+                keyed.add(attnum(k) + " IN (" + indexColumns(n) + ")");
+                keyedWithSequence.add(attnum(k) + " IN (" + indexColumns(n + 1) + ")");
+            }
+            keyedWithSequence.add(attnum(seq) + " IN (" + indexColumns(n + 1) + ")");
+            gate = "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
+                    + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam WHERE i.indrelid = to_regclass("
+                    + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND (("
+                    + String.join(" AND ", keyed) + ") OR (" + String.join(" AND ", keyedWithSequence) + ")))";
+            probed = "SELECT " + columns + fromBatches + " JOIN " + table(m.keysTable()) + " sk ON "
+                    + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + col("sk", m.id(ModelTables.FROM_IDX))
+                    + " = 1 AND " + range + probe + " AND " + keyJoin(m, "sk", "s0") + " OFFSET 0) s0 WHERE " + gate;
+        }
         return "(" + probed + " UNION ALL SELECT " + columns + " FROM " + joined + " AND NOT " + gate + ") s0";
+    }
+
+    /**
+     * True (evaluated by the database) when the sequence column leads a valid, non-partial B-tree index of table
+     * {@code relation} with the column's own collation.
+     */
+    private String sequenceIndexed(ResolvedModel m, String relation) {
+        return "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
+                + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam JOIN pg_catalog.pg_attribute a ON "
+                + "a.attrelid = i.indrelid AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass("
+                + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND "
+                + "a.attname = " + stringLiteral(m.sequenceBy()) + " AND i.indcollation[0] = a.attcollation)";
     }
 
     /** The attribute number of the indexed table's column {@code name}, inside the catalog query above. */

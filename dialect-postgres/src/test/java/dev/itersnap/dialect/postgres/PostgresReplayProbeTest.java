@@ -25,8 +25,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A key-scoped replay stages the replayed batches' rows of the keys it recomputes by probing the source per
- * (batch, key) when an index of the source leads with the key columns (or the sequence and the key columns), and by a
- * join otherwise: the same history either way, and the same as one clean in-order run.
+ * (batch, key) when an index of the source leads with the key columns (or the sequence and the key columns), and the
+ * batches it applies in full per batch when one leads with the sequence; by joins otherwise: the same history either
+ * way, and the same as one clean in-order run.
  */
 class PostgresReplayProbeTest {
     private static final PostgresServer SERVER = PostgresServer.get();
@@ -76,7 +77,7 @@ class PostgresReplayProbeTest {
     }
 
     @Test
-    void aLateBatchStagesItsKeysByIndexProbesWhereTheSourceHasAKeyIndexAndTheSameRowsOtherwise() throws SQLException {
+    void aReplayStagesThroughTheSourcesIndexWhereOneServesAndTheSameHistoryOtherwise() throws SQLException {
         DataSource clean = source(null);
         DataSource plain = source(null);
         DataSource byKey = source("CREATE INDEX raw_key ON raw (id, file_date)");
@@ -101,13 +102,23 @@ class PostgresReplayProbeTest {
             String joined = "on raw s0(_\\d+)? \\(actual[^\\n]*rows=[1-9][^\\n]*loops=1\\)";
             String skipped = "on raw s0(_\\d+)? \\(never executed\\)";
             for (DataSource db : List.of(byKey, bySequence)) {
-                assertThat(stagingPlan(db)).containsPattern(probed).containsPattern(skipped)
+                assertThat(stagingPlan(db, StageScope.REPLAYED_KEYS)).containsPattern(probed).containsPattern(skipped)
                         .doesNotContainPattern(joined);
             }
             // an index the probe cannot use (or none): the join, the probe never executed
             for (DataSource db : List.of(plain, sequenceOnly)) {
-                assertThat(stagingPlan(db)).containsPattern(joined).containsPattern(skipped)
+                assertThat(stagingPlan(db, StageScope.REPLAYED_KEYS)).containsPattern(joined).containsPattern(skipped)
                         .doesNotContainPattern(probed);
+            }
+            // the late batch itself (applied in full) is probed through an index the sequence leads, else joined:
+            // the first branch of the statement is the probe, the second the join
+            for (DataSource db : List.of(bySequence, sequenceOnly)) {
+                assertThat(stagingPlan(db, StageScope.FRESH)).containsPattern("on raw s0_1 \\(actual[^\\n]*rows=[1-9]")
+                        .contains("on raw s0_2 (never executed)");
+            }
+            for (DataSource db : List.of(plain, byKey)) {
+                assertThat(stagingPlan(db, StageScope.FRESH)).containsPattern("on raw s0_2 \\(actual[^\\n]*rows=[1-9]")
+                        .contains("on raw s0_1 (never executed)");
             }
         } finally {
             for (DataSource db : List.of(clean, plain, byKey, bySequence, sequenceOnly)) {
@@ -116,8 +127,8 @@ class PostgresReplayProbeTest {
         }
     }
 
-    /** EXPLAIN ANALYZE of staging the replayed keys from the late file on, rolled back. */
-    private static String stagingPlan(DataSource db) throws SQLException {
+    /** EXPLAIN ANALYZE of staging the replay's rows of {@code scope} from the late file on, rolled back. */
+    private static String stagingPlan(DataSource db, StageScope scope) throws SQLException {
         SourceColumn id = new SourceColumn("id", Types.INTEGER, "int4", 10, 0);
         SourceColumn tier = new SourceColumn("tier", Types.VARCHAR, "varchar", 10, 0);
         SourceColumn upd = new SourceColumn("upd", Types.TIMESTAMP, "timestamp", 29, 6);
@@ -126,7 +137,7 @@ class PostgresReplayProbeTest {
                 .sourceColumns(List.of(id, tier, upd, seq)).keys(List.of("id")).updatedAt("upd")
                 .sequenceBy("file_date").build();
         dev.itersnap.spi.Statement stage = new PostgresDialect().stageSource(m, LocalDate.of(2024, 3, 1).plusDays(LATE),
-                false, StageScope.REPLAYED_KEYS);
+                false, scope);
         try (Connection c = db.getConnection()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, COSTS OFF) " + stage.sql())) {
