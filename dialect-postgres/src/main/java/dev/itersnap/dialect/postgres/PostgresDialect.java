@@ -229,9 +229,10 @@ public final class PostgresDialect extends AbstractSqlDialect {
                     + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + range + " AND " + gate;
         } else {
             int n = m.keys().size();
-            // key columns of the index (not INCLUDE ones); n distinct columns in the first n slots are exactly those
-            List<String> keyed = new ArrayList<>(List.of("i.indnkeyatts >= " + n));
-            List<String> keyedWithSequence = new ArrayList<>(List.of("i.indnkeyatts > " + n));
+            // key columns of the index (not INCLUDE ones), each in its column's own collation; n distinct columns
+            // in the first n slots are exactly those
+            List<String> keyed = new ArrayList<>(List.of("i.indnkeyatts >= " + n, ownCollations(n)));
+            List<String> keyedWithSequence = new ArrayList<>(List.of("i.indnkeyatts > " + n, ownCollations(n + 1)));
             for (String k : m.keys()) {
                 keyed.add(attnum(k) + " IN (" + indexColumns(n) + ")");
                 keyedWithSequence.add(attnum(k) + " IN (" + indexColumns(n + 1) + ")");
@@ -264,6 +265,12 @@ public final class PostgresDialect extends AbstractSqlDialect {
     private String attnum(String name) {
         return "(SELECT a.attnum FROM pg_catalog.pg_attribute a WHERE a.attrelid = i.indrelid AND a.attname = "
                 + stringLiteral(name) + ")";
+    }
+
+    /** True when each of the first {@code n} columns of index {@code i} has its column's own collation. */
+    private static String ownCollations(int n) {
+        return "NOT EXISTS (SELECT 1 FROM generate_series(0, " + (n - 1) + ") j JOIN pg_catalog.pg_attribute a ON "
+                + "a.attrelid = i.indrelid AND a.attnum = i.indkey[j] WHERE i.indcollation[j] <> a.attcollation)";
     }
 
     /** The first {@code n} columns of index {@code i}, as attribute numbers (NULL past its last column). */
