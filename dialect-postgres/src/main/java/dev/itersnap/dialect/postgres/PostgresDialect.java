@@ -240,8 +240,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
             keyedWithSequence.add(attnum(seq) + " IN (" + indexColumns(n + 1) + ")");
             gate = "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
                     + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam WHERE i.indrelid = to_regclass("
-                    + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND (("
-                    + String.join(" AND ", keyed) + ") OR (" + String.join(" AND ", keyedWithSequence) + ")))";
+                    + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL "
+                    + "AND ((" + String.join(" AND ", keyed) + ") OR (" + String.join(" AND ", keyedWithSequence) + ")))";
             probed = "SELECT " + columns + fromBatches + " JOIN " + table(m.keysTable()) + " sk ON "
                     + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + col("sk", m.id(ModelTables.FROM_IDX))
                     + " = 1 AND " + range + probe + " AND " + keyJoin(m, "sk", "s0") + " OFFSET 0) s0 WHERE " + gate;

@@ -34,8 +34,8 @@ class PostgresReplayProbeTest {
     private static final int FILES = 6;
     private static final int LATE = 3;
 
-    private static final ModelSettings MODEL = ModelSettings.builder("customers").target("hist").source("SELECT * FROM raw")
-            .uniqueKey("id").updatedAt("upd").sequenceBy("file_date").hardDeletes(HardDeletes.INVALIDATE).build();
+    private static final ModelSettings MODEL = ModelSettings.builder("customers").target("hist")
+            .source("SELECT * FROM raw").uniqueKey("id").updatedAt("upd").sequenceBy("file_date").hardDeletes(HardDeletes.INVALIDATE).build();
 
     /** Keys k1..k60 in every file but those divisible by 7 are absent from odd files; tiers move with the file. */
     private static void load(DataSource db, int file) throws SQLException {
@@ -168,7 +168,8 @@ class PostgresReplayProbeTest {
 
     private static List<String> read(DataSource db, String sql) throws SQLException {
         List<String> out = new ArrayList<>();
-        try (Connection c = db.getConnection(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+        try (Connection c = db.getConnection(); Statement st = c.createStatement();
+             ResultSet rs = st.executeQuery(sql)) {
             while (rs.next()) {
                 StringBuilder row = new StringBuilder();
                 for (int i = 1; i <= rs.getMetaData().getColumnCount(); i++) {
