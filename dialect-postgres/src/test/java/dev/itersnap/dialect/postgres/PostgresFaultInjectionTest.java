@@ -3,21 +3,25 @@ package dev.itersnap.dialect.postgres;
 import dev.itersnap.conformance.FaultInjectionTests;
 import dev.itersnap.conformance.TestDatabase;
 
+import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The conformance suite's FaultInjectionTests on PostgreSQL (embedded, or ITERSNAP_PG_URL). A fault point costs about
  * a second here (a copy of the prepared database, the failing run, the rerun, the replay), so by default every
- * connection fault and every {@value #STRIDE}th point of each kind and scenario, the residue moving with the scenario
- * and the kind so that the sampled statements differ between them (about 90 points and 4 minutes on the 2-core CI
- * machine, beside the replay failed at each of its writes in turn; every kind must be injected in every
- * scenario, which a wider stride no longer guarantees). H2 runs every point of every scenario twice,
- * with and without transactions; PostgreSQL shows that its own statements fail, abort and roll back the same way.
- * {@code -Ditersnap.faults=all} injects at every point (about 1,100).
+ * connection fault, every {@value #STRIDE}th point of the other kinds that fail at a call (prepare, next), and every
+ * {@value #STATEMENT_STRIDE}th of the points where a statement fails (before or after it ran) among those each kind
+ * may take, the residue moving with the scenario and the kind so that the sampled statements differ between them,
+ * and at least one per kind and scenario (about 70 points and 4 minutes on the 2-core CI machine, beside the replay
+ * failed at each of its writes in turn). H2 runs every point of every scenario twice, with and without transactions;
+ * PostgreSQL shows that its own statements fail, abort and roll back the same way. {@code -Ditersnap.faults=all}
+ * injects at every point (about 1,100).
  */
 class PostgresFaultInjectionTest extends FaultInjectionTests {
-    /** One point in this many, of every kind and scenario. */
+    /** One point in this many, of the kinds that fail at a call other than a statement's execution. */
     static final int STRIDE = 16;
+    /** One point in this many of those a statement fault may take (at least one per kind and scenario). */
+    static final int STATEMENT_STRIDE = 24;
 
     @Override
     protected TestDatabase database() {
@@ -42,7 +46,20 @@ class PostgresFaultInjectionTest extends FaultInjectionTests {
         if ("all".equals(System.getProperty("itersnap.faults")) || fault == Fault.CONNECTION) {
             return true;
         }
-        // a different residue per scenario and kind, so the sampled points move around the run
-        return Math.floorMod(k + scenario.length() + fault.ordinal(), STRIDE) == 0;
+        int residue = Math.floorMod(scenario.length() + fault.ordinal(), script.isEmpty() ? STRIDE : STATEMENT_STRIDE);
+        if (script.isEmpty()) {
+            // a different residue per scenario and kind, so the sampled points move around the run
+            return Math.floorMod(k + residue, STRIDE) == 0;
+        }
+        // the statements this kind may fail, in order: every STATEMENT_STRIDE-th from the residue on, or the middle
+        // one where there are fewer
+        List<Integer> eligible = new ArrayList<>();
+        for (int j = 1; j <= script.size(); j++) {
+            if (super.inject(scenario, fault, j, script)) {
+                eligible.add(j);
+            }
+        }
+        int at = eligible.indexOf(k);
+        return eligible.size() > residue ? at % STATEMENT_STRIDE == residue : at == eligible.size() / 2;
     }
 }
