@@ -238,10 +238,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 keyedWithSequence.add(attnum(k) + " IN (" + indexColumns(n + 1) + ")");
             }
             keyedWithSequence.add(attnum(seq) + " IN (" + indexColumns(n + 1) + ")");
-            gate = "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
-                    + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam WHERE i.indrelid = to_regclass("
-                    + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL "
-                    + "AND ((" + String.join(" AND ", keyed) + ") OR (" + String.join(" AND ", keyedWithSequence) + ")))";
+            gate = btreeIndexed(relation, "", "((" + String.join(" AND ", keyed) + ") OR ("
+                    + String.join(" AND ", keyedWithSequence) + "))");
             probed = "SELECT " + columns + fromBatches + " JOIN " + table(m.keysTable()) + " sk ON "
                     + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + col("sk", m.id(ModelTables.FROM_IDX))
                     + " = 1 AND " + range + probe + " AND " + keyJoin(m, "sk", "s0") + " OFFSET 0) s0 WHERE " + gate;
@@ -254,14 +252,23 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * {@code relation} with the column's own collation.
      */
     private String sequenceIndexed(ResolvedModel m, String relation) {
-        return "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = "
-                + "i.indexrelid JOIN pg_catalog.pg_am am ON am.oid = ic.relam JOIN pg_catalog.pg_attribute a ON "
-                + "a.attrelid = i.indrelid AND a.attnum = i.indkey[0] WHERE i.indrelid = to_regclass("
-                + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND "
-                + "a.attname = " + stringLiteral(m.sequenceBy()) + " AND i.indcollation[0] = a.attcollation)";
+        return btreeIndexed(relation, " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = "
+                + "i.indkey[0]", "a.attname = " + stringLiteral(m.sequenceBy())
+                + " AND i.indcollation[0] = a.attcollation");
     }
 
-    /** The attribute number of the indexed table's column {@code name}, inside the catalog query above. */
+    /**
+     * True (evaluated by the database) when table {@code relation} has a valid, non-partial B-tree index {@code i}
+     * meeting {@code condition} (over what {@code join} adds, if anything).
+     */
+    private String btreeIndexed(String relation, String join, String condition) {
+        return "EXISTS (SELECT 1 FROM pg_catalog.pg_index i JOIN pg_catalog.pg_class ic ON ic.oid = i.indexrelid "
+                + "JOIN pg_catalog.pg_am am ON am.oid = ic.relam" + join + " WHERE i.indrelid = to_regclass("
+                + stringLiteral(relation) + ") AND am.amname = 'btree' AND i.indisvalid AND i.indpred IS NULL AND "
+                + condition + ")";
+    }
+
+    /** The attribute number of the indexed table's column {@code name}, inside {@link #btreeIndexed}. */
     private String attnum(String name) {
         return "(SELECT a.attnum FROM pg_catalog.pg_attribute a WHERE a.attrelid = i.indrelid AND a.attname = "
                 + stringLiteral(name) + ")";
