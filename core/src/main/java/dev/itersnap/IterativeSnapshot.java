@@ -72,6 +72,23 @@ public final class IterativeSnapshot {
     }
 
     /**
+     * A run that compares every applied batch the source still holds with the fingerprint its ledger entry recorded
+     * (an ordinary run compares only the newest ones and its share of the sweep: {@link
+     * ModelSettings#restatementLookback()}, {@link ModelSettings#restatementSweep()}), replays the history from the
+     * earliest restated batch, and applies new batches as {@link #run(ModelSettings)} does. For an orchestrator to
+     * schedule (weekly, say): its cost grows with every row the source retains.
+     */
+    public RunResult runWithFullCheck(ModelSettings model) {
+        return runWithFullCheck(model, LogicChange.REFUSE);
+    }
+
+    /** As {@link #runWithFullCheck(ModelSettings)}, with {@code logicChange} as in {@link #run(ModelSettings, LogicChange)}. */
+    public RunResult runWithFullCheck(ModelSettings model, LogicChange logicChange) {
+        Objects.requireNonNull(logicChange, "logicChange");
+        return engine(model).runWithFullCheck(logicChange);
+    }
+
+    /**
      * Checks the model against the database without writing anything: the source query runs and returns the
      * configured columns, every column type can be carried into the history exactly, {@code delete_when} parses,
      * and every identifier fits the database's limit.

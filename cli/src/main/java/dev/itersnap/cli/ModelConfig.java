@@ -42,7 +42,8 @@ final class ModelConfig {
     /** Every key a model file may hold. */
     static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at", "sequence_by",
             "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema", "lock_timeout",
-            "restatements", "valid_to_current", "ignore_null_updates", "untracked_columns");
+            "restatements", "restatement_lookback", "restatement_sweep", "valid_to_current", "ignore_null_updates",
+            "untracked_columns");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     static final int MAX_BYTES = 1 << 20;
@@ -144,6 +145,14 @@ final class ModelConfig {
         if (restatements != null) {
             b.restatements(Restatements.parse(restatements));
         }
+        String lookback = text(settings, "restatement_lookback");
+        if (lookback != null) {
+            b.restatementLookback(count("restatement_lookback", lookback));
+        }
+        String sweep = text(settings, "restatement_sweep");
+        if (sweep != null) {
+            b.restatementSweep(count("restatement_sweep", sweep));
+        }
         String ignoreNulls = text(settings, "ignore_null_updates");
         if (ignoreNulls != null) {
             b.ignoreNullUpdates(bool("ignore_null_updates", ignoreNulls));
@@ -156,6 +165,15 @@ final class ModelConfig {
     }
 
     /** Reads {@code true} or {@code false} (any case). */
+    /** A number of batches: digits only (the builder checks the range and names the setting). */
+    static int count(String setting, String value) {
+        String v = value.trim();
+        if (!v.matches("[0-9]{1,9}")) {
+            throw new ConfigException("setting '" + setting + "' expected a number of batches, got '" + value + "'");
+        }
+        return Integer.parseInt(v);
+    }
+
     static boolean bool(String setting, String value) {
         String v = value.trim().toLowerCase(Locale.ROOT);
         if (v.equals("true") || v.equals("false")) {

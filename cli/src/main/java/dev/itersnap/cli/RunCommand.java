@@ -21,7 +21,8 @@ import java.util.concurrent.Callable;
         footer = "YAML whose keys are the setting names: name, target, source, unique_key (a column or a list), "
                 + "updated_at, sequence_by, strategy (check or timestamp), check_cols (all or a list), hard_deletes "
                 + "(ignore, invalidate or new_record), delete_when, column_names (a map), metadata_schema, "
-                + "lock_timeout (30s, 10m, 1h, plain seconds or PT10M).")
+                + "lock_timeout (30s, 10m, 1h, plain seconds or PT10M), restatements (detect or ignore), "
+                + "restatement_lookback and restatement_sweep (numbers of batches).")
 public final class RunCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -40,12 +41,20 @@ public final class RunCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the run's result as one JSON object on stdout")
     private boolean json;
 
+    @Option(names = "--full-check", description = "compare every applied batch the source still holds with the "
+            + "fingerprint its ledger entry recorded (an ordinary run compares restatement_lookback newest batches and "
+            + "restatement_sweep older ones), replay from the earliest restated batch, and apply new batches as usual; "
+            + "its cost grows with every row the source retains: schedule it (weekly, say)")
+    private boolean fullCheck;
+
     @Override
     public Integer call() {
         ModelSettings settings = model.load();
         try (HikariDataSource dataSource = connection.open()) {
-            RunResult result = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""))
-                    .run(settings, acceptLogicChange ? LogicChange.ACCEPT : LogicChange.REFUSE);
+            var snapshots = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""));
+            LogicChange logicChange = acceptLogicChange ? LogicChange.ACCEPT : LogicChange.REFUSE;
+            RunResult result = fullCheck ? snapshots.runWithFullCheck(settings, logicChange)
+                    : snapshots.run(settings, logicChange);
             spec.commandLine().getOut().println(json ? RunResultJson.render(result) : summary(result));
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;

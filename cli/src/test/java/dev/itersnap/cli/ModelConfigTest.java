@@ -117,8 +117,8 @@ class ModelConfigTest {
         assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
-                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, valid_to_current, ignore_null_updates, "
-                        + "untracked_columns");
+                .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, restatement_lookback, "
+                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns");
     }
 
     @Test
@@ -197,8 +197,8 @@ class ModelConfigTest {
     void knowsExactlyTheSettingsOfTheSpec() {
         assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
-                "column_names", "metadata_schema", "lock_timeout", "restatements",
-                "valid_to_current", "ignore_null_updates", "untracked_columns"));
+                "column_names", "metadata_schema", "lock_timeout", "restatements", "restatement_lookback",
+                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns"));
     }
 
     @Test
@@ -235,6 +235,22 @@ class ModelConfigTest {
                 .isInstanceOf(ItersnapException.class)
                 .hasMessageContaining("restatements").hasMessageContaining("detect, ignore")
                 .hasMessageContaining("sometimes");
+    }
+
+    @Test
+    void restatementLookbackAndSweepAreNumbersOfBatchesWithDefaultsAndNamedWhenWrong() {
+        ModelSettings defaults = ModelConfig.parse(MINIMAL, "m.yml");
+        assertThat(defaults.restatementLookback()).isEqualTo(ModelSettings.DEFAULT_RESTATEMENT_LOOKBACK);
+        assertThat(defaults.restatementSweep()).isEqualTo(ModelSettings.DEFAULT_RESTATEMENT_SWEEP);
+        ModelSettings set = ModelConfig.parse(MINIMAL + "restatement_lookback: 7\nrestatement_sweep: 0\n", "m.yml");
+        assertThat(set.restatementLookback()).isEqualTo(7);
+        assertThat(set.restatementSweep()).isZero();
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "restatement_lookback: -1\n", "m.yml"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("restatement_lookback")
+                .hasMessageContaining("-1");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "restatement_sweep: 5000\n", "m.yml"))
+                .isInstanceOf(ItersnapException.class).hasMessageContaining("restatement_sweep")
+                .hasMessageContaining("5000");
     }
 
     /** dbt 1.9 writes dbt_valid_to_current as a quoted SQL literal; both spellings read as the literal. */

@@ -197,7 +197,9 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         Injected r = failEveryPoint("restated batch", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL, Fault.CONNECTION),
                 true, f -> {
                     RawTable raw = customers(f);
-                    ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+                    // every applied batch compared on every run: the restatement is found whatever the sweep's turn
+                    ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE)
+                            .restatementLookback(ModelSettings.MAX_RESTATEMENT_BATCHES).build();
                     for (LocalDate day : List.of(A, B, C, D)) {
                         for (int id = 1; id <= 3; id++) {
                             boolean changed = id == day.getDayOfMonth() % 3 + 1;

@@ -88,7 +88,18 @@ public final class ReferenceModel {
                          Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
                          Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence,
                          boolean ignoreNullUpdates, boolean overwriteUntracked,
-                         Map<String, java.util.function.Function<Object, Object>> sequenceParts) {
+                         Map<String, java.util.function.Function<Object, Object>> sequenceParts,
+                         int restatementLookback, int restatementSweep) {
+        /** As above, every applied batch the source holds compared on every run. */
+        public Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
+                      Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
+                      Predicate<Map<String, Object>> deleteWhen, boolean temporalSequence, boolean ignoreNullUpdates,
+                      boolean overwriteUntracked, Map<String, java.util.function.Function<Object, Object>> sequenceParts) {
+            this(columns, keyColumns, updatedAtColumn, sequenceColumn, strategy, checkCols, hardDeletes, deleteWhen,
+                    temporalSequence, ignoreNullUpdates, overwriteUntracked, sequenceParts,
+                    dev.itersnap.core.ModelSettings.MAX_RESTATEMENT_BATCHES, 0);
+        }
+
         /** As above, with no other column in {@code sequence_by}. */
         public Config(List<String> columns, List<String> keyColumns, String updatedAtColumn, String sequenceColumn,
                       Strategy strategy, List<String> checkCols, HardDeletes hardDeletes,
@@ -253,6 +264,8 @@ public final class ReferenceModel {
     private final List<LoggedRun> runLog = new ArrayList<>();
     /** The fingerprint recorded with each ledger entry applied from the source (none for a reproduced batch). */
     private final TreeMap<Object, Fingerprint> fingerprints = new TreeMap<>(SEQUENCE_ORDER);
+    /** The batch the last run's restatement sweep stopped at, or null. */
+    private Object sweptThrough;
 
     /**
      * A batch's fingerprint: the source's columns (in name order), the distinct texts of its rows over them (sorted, so
@@ -361,10 +374,15 @@ public final class ReferenceModel {
                 inSource.add(s);
             }
         }
-        // Step 3b: the batches' fingerprints in the source now; applied batches whose content changed are restated
-        Map<Object, Fingerprint> now = fingerprints(rows, sourceColumns);
+        // Step 3b: the batches' fingerprints in the source now; the applied batches this run compares (docs/semantics.md
+        // "Restated batches": the lookback, a late batch's replayed ones, the sweep's share) whose content changed are
+        // restated
+        Map<Object, Fingerprint> all = fingerprints(rows, sourceColumns);
+        TreeSet<Object> compared = compared(applied, inSource);
+        Map<Object, Fingerprint> now = new TreeMap<>(SEQUENCE_ORDER);
+        compared.forEach(s -> now.put(s, all.get(s)));
         TreeSet<Object> restated = new TreeSet<>(SEQUENCE_ORDER);
-        for (Object s : applied) {
+        for (Object s : compared) {
             Fingerprint recorded = fingerprints.get(s);
             if (recorded != null && recorded.comparable(now.get(s)) && !recorded.sameContent(now.get(s))) {
                 restated.add(s);
@@ -414,7 +432,7 @@ public final class ReferenceModel {
                     events.add(new SnapshotEvent.SchemaChange("", runId, List.of(), missing));
                 }
             }
-            recordFingerprints(now, batches, Set.of());
+            recordFingerprints(withApplied(now, all, batches), batches, Set.of());
             runLog.add(new LoggedRun(runId, operation.label(), 0, false, null));
             return new RunOutcome(List.of(), false, null, events);
         }
@@ -454,7 +472,7 @@ public final class ReferenceModel {
             String recorded = isReproduced && before != null ? before.deletionTime() : null;
             results.add(applyBatch(s, staged, sourceColumns, isReproduced, introduced, recorded, runId, events));
         }
-        recordFingerprints(now, batches, reproduced.keySet());
+        recordFingerprints(withApplied(now, all, batches), batches, reproduced.keySet());
         runLog.add(new LoggedRun(runId, operation.label(), results.size(), late, canonical(point)));
         return new RunOutcome(results, late, point, events);
     }
@@ -486,6 +504,91 @@ public final class ReferenceModel {
      * The ledger's fingerprints after a run: a batch applied from the source gets its fingerprint now, a reproduced
      * one none; an entry not applied again without one, or with one over other columns, gets the source's now.
      */
+    /**
+     * The applied batches whose rows in the source now differ from those they were applied with and that no run has
+     * compared since (restatements the lookback and the sweep have not reached yet): until a run finds them, the
+     * history is that of the batches as they were applied, not a clean run over the source as it is.
+     */
+    public Set<Object> restatementsNotFoundYet(List<String> sourceColumns, List<Map<String, Object>> sourceRows) {
+        List<Map<String, Object>> rows = sourceRows.stream().map(r -> project(r, sourceColumns)).toList();
+        Map<Object, Fingerprint> all = fingerprints(rows, sourceColumns);
+        Set<Object> out = new TreeSet<>(SEQUENCE_ORDER);
+        for (Object s : ledger.keySet()) {
+            Fingerprint recorded = fingerprints.get(s);
+            if (recorded != null && all.get(s) != null && recorded.comparable(all.get(s))
+                    && !recorded.sameContent(all.get(s))) {
+                out.add(s);
+            }
+        }
+        return out;
+    }
+
+    /** The batches (sequences, as the ledger keys them) the source holds. */
+    public Set<Object> batchesIn(List<String> sourceColumns, List<Map<String, Object>> sourceRows) {
+        List<Map<String, Object>> rows = sourceRows.stream().map(r -> project(r, sourceColumns)).toList();
+        Set<Object> out = new TreeSet<>(SEQUENCE_ORDER);
+        out.addAll(fingerprints(rows, sourceColumns).keySet());
+        return out;
+    }
+
+    /** The fingerprints compared, and those of the batches a run applies (taken from the rows it applies). */
+    private static Map<Object, Fingerprint> withApplied(Map<Object, Fingerprint> compared,
+                                                        Map<Object, Fingerprint> all, Collection<Object> batches) {
+        Map<Object, Fingerprint> out = new TreeMap<>(SEQUENCE_ORDER);
+        out.putAll(compared);
+        for (Object b : batches) {
+            if (all.get(b) != null) {
+                out.put(b, all.get(b));
+            }
+        }
+        return out;
+    }
+
+    /**
+     * The applied batches a run compares with the source: the {@code restatement_lookback} newest the source holds,
+     * those after the first late batch (a replay's), and {@code restatement_sweep} older ones after the batch the last
+     * sweep stopped at, starting over at the oldest. Moves the sweep on.
+     */
+    private TreeSet<Object> compared(TreeSet<Object> applied, TreeSet<Object> inSource) {
+        List<Object> held = new ArrayList<>();
+        for (Object s : applied) {
+            if (inSource.contains(s)) {
+                held.add(s);
+            }
+        }
+        TreeSet<Object> out = new TreeSet<>(SEQUENCE_ORDER);
+        int newest = Math.max(0, held.size() - config.restatementLookback());
+        out.addAll(held.subList(newest, held.size()));
+        TreeSet<Object> fresh = new TreeSet<>(inSource);
+        fresh.removeAll(applied);
+        if (!fresh.isEmpty() && !applied.isEmpty() && compareValues(fresh.first(), applied.last()) < 0) {
+            for (Object s : held) {
+                if (compareValues(s, fresh.first()) > 0) {
+                    out.add(s);
+                }
+            }
+        }
+        List<Object> older = new ArrayList<>(held.subList(0, newest));
+        older.removeAll(out);
+        int sweep = Math.min(config.restatementSweep(), older.size());
+        if (sweep > 0) {
+            List<Object> order = new ArrayList<>();
+            for (Object s : older) {
+                if (sweptThrough == null || compareValues(s, sweptThrough) > 0) {
+                    order.add(s);
+                }
+            }
+            for (Object s : older) {
+                if (sweptThrough != null && compareValues(s, sweptThrough) <= 0) {
+                    order.add(s);
+                }
+            }
+            out.addAll(order.subList(0, sweep));
+            sweptThrough = order.get(sweep - 1);
+        }
+        return out;
+    }
+
     private void recordFingerprints(Map<Object, Fingerprint> now, Collection<Object> batches,
                                     Collection<Object> reproduced) {
         for (Object s : batches) {

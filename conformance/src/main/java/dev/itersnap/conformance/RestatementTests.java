@@ -129,8 +129,12 @@ public abstract class RestatementTests extends ConformanceTestBase {
         return false;
     }
 
+    /**
+     * The model of the cases that test how a restatement is replayed: every applied batch compared on every run (the
+     * lookback covers them all), so that the batch's age does not matter. How far back a run looks is tested below.
+     */
     private static ModelSettings build(RawTable raw, HardDeletes hardDeletes) {
-        return model(raw).hardDeletes(hardDeletes).build();
+        return model(raw).hardDeletes(hardDeletes).restatementLookback(ModelSettings.MAX_RESTATEMENT_BATCHES).build();
     }
 
     /**
@@ -271,6 +275,8 @@ public abstract class RestatementTests extends ConformanceTestBase {
         ModelSettings m = build(raw, HardDeletes.IGNORE);
         applied(raw, 3, m);
         fixture.execute("ALTER TABLE " + SnapshotFixture.METADATA + ".itersnap_ledger DROP COLUMN content_hash");
+        // metadata of that version had no sweep in its run log either
+        fixture.execute("ALTER TABLE " + SnapshotFixture.METADATA + ".itersnap_runs DROP COLUMN checked_through");
         raw.update("status", "Fixed", "file_date", day(2)); // changed before fingerprints existed: not seen
         List<Essence> before = fixture.essence(TARGET);
 
@@ -287,5 +293,133 @@ public abstract class RestatementTests extends ConformanceTestBase {
         assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
                 .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(3)));
         assertThat(second.replayPoint()).isEqualTo(day(3));
+    }
+
+    /**
+     * Default settings (a lookback of one batch, a sweep of one): a correction of the newest applied batch is replayed
+     * by the next run, which compares only that batch besides its sweep's share.
+     */
+    @Test
+    void restatementOfTheNewestBatchIsReplayedByTheNextRun() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        applied(raw, 4, m);
+        raw.deleteWhere("file_date", day(4));
+        raw.insertAll(restated(4, Kind.ROWS_CORRECTED));
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(4)));
+        assertThat(r.replayPoint()).isEqualTo(day(4));
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(
+                clean(4, 4, Kind.ROWS_CORRECTED, HardDeletes.IGNORE));
+    }
+
+    /**
+     * A restatement older than the lookback is found by the sweep: each run compares {@code restatement_sweep} older
+     * batches, taking up where the last one stopped, so a batch among n older ones is compared within
+     * ceil(n / sweep) runs. Rows appended to the oldest batch of six, lookback 1, sweep 2: found within three runs,
+     * and the history then equals one clean run over the source as it is.
+     */
+    @Test
+    void restatementOutsideTheLookbackIsFoundByTheSweepWithinItsBound() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).restatementLookback(1).restatementSweep(2).build();
+        applied(raw, 6, m);
+        raw.deleteWhere("file_date", day(1));
+        raw.insertAll(restated(1, Kind.ROWS_APPENDED));
+        RecordingListener events = new RecordingListener();
+        int runs = 0;
+        while (events.of(SnapshotEvent.BatchRestated.class).isEmpty() && runs < 10) {
+            fixture.engine(events).run(m);
+            runs++;
+        }
+
+        assertThat(runs).as("runs until the sweep found the restated batch (5 older batches, 2 a run)")
+                .isBetween(1, 3);
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(1)));
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(
+                clean(6, 1, Kind.ROWS_APPENDED, HardDeletes.IGNORE));
+    }
+
+    /**
+     * With the sweep off, a restatement older than the lookback is not seen by ordinary runs; a full check
+     * ({@code IterativeSnapshot.runWithFullCheck}, the command line's {@code run --full-check}) compares every applied
+     * batch, replays from the restated one and ends as one clean run.
+     */
+    @Test
+    void restatementOutsideTheLookbackIsFoundByAFullCheck() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).restatementLookback(1).restatementSweep(0).build();
+        applied(raw, 4, m);
+        raw.deleteWhere("file_date", day(2));
+        raw.insertAll(restated(2, Kind.BATCH_REPLACED));
+        RecordingListener events = new RecordingListener();
+
+        RunResult ordinary = fixture.engine(events).run(m);
+        assertThat(ordinary.batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+
+        RunResult full = fixture.engine(events).runWithFullCheck(m);
+
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(2)));
+        assertThat(full.replayPoint()).isEqualTo(day(2));
+        assertThat(full.batchesApplied()).isEqualTo(3);
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(
+                clean(4, 2, Kind.BATCH_REPLACED, HardDeletes.IGNORE));
+        assertThat(fixture.runs(MODEL)).last().satisfies(run -> assertThat(run.operation()).isEqualTo("full_check"));
+    }
+
+    /**
+     * Whatever the change, the fingerprint sees it: an applied batch restated by changing one column of one row,
+     * for every column of the source in turn (the key, each tracked column, updated_at, and the sequence itself,
+     * which moves the row to another batch), is found and replayed, and the history equals one clean run over the
+     * source as it is.
+     */
+    @Test
+    void aChangeToAnySingleColumnIsFound() {
+        List<String> columns = List.of("id", "status", "tier", "updated_at", "file_date");
+        for (int c = 0; c < columns.size(); c++) {
+            SnapshotFixture f = newFixture();
+            RawTable raw = customers(f);
+            ModelSettings m = build(raw, HardDeletes.IGNORE);
+            for (int d = 1; d <= 3; d++) {
+                raw.insertAll(file(d));
+                f.run(m);
+            }
+            List<Object[]> changed = new ArrayList<>(file(2));
+            Object[] row = changed.get(0).clone();
+            switch (c) {
+                case 0 -> row[0] = 9;
+                case 1 -> row[1] = row[1] + "!";
+                case 2 -> row[2] = "Z";
+                case 3 -> row[3] = ts(day(2) + " 09:30");
+                default -> row[4] = day(3);
+            }
+            changed.set(0, row);
+            raw.deleteWhere("file_date", day(2));
+            raw.insertAll(changed);
+            RecordingListener events = new RecordingListener();
+
+            RunResult r = f.engine(events).run(m);
+
+            assertThat(events.of(SnapshotEvent.BatchRestated.class)).as("a change of %s alone", columns.get(c))
+                    .isNotEmpty();
+            assertThat(r.replayPoint()).as("a change of %s alone", columns.get(c)).isEqualTo(day(2));
+            SnapshotFixture clean = newFixture();
+            RawTable cleanRaw = customers(clean);
+            cleanRaw.insertAll(file(1));
+            cleanRaw.insertAll(changed);
+            cleanRaw.insertAll(file(3));
+            clean.run(m);
+            assertThat(f.essence(TARGET)).as("a change of %s alone", columns.get(c))
+                    .containsExactlyInAnyOrderElementsOf(clean.essence(TARGET));
+            release(clean);
+            release(f);
+        }
     }
 }

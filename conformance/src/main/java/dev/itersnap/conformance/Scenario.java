@@ -71,8 +71,16 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
      *                            alone does, with ties on {@code batch_part} broken by {@code batch_seq}
      */
     public record Options(boolean sequenceIsUpdatedAt, String validToCurrent, boolean ignoreNullUpdates,
-                          boolean overwriteUntracked, int sequenceList) {
+                          boolean overwriteUntracked, int sequenceList, int restatementLookback,
+                          int restatementSweep) {
         public static final Options NONE = new Options(false, null, false, false, 0);
+
+        /** As above, with every applied batch compared on every run (the lookback covers them all, no sweep). */
+        public Options(boolean sequenceIsUpdatedAt, String validToCurrent, boolean ignoreNullUpdates,
+                       boolean overwriteUntracked, int sequenceList) {
+            this(sequenceIsUpdatedAt, validToCurrent, ignoreNullUpdates, overwriteUntracked, sequenceList,
+                    ModelSettings.MAX_RESTATEMENT_BATCHES, 0);
+        }
 
         /** What an open version's valid_to holds: NULL, or valid_to_current at midnight (updated_at is a TIMESTAMP). */
         public java.time.LocalDateTime openValidTo() {
@@ -96,6 +104,9 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
             }
             if (sequenceList != 0) {
                 on.add("sequence_by=" + (sequenceList == 1 ? "[batch_part, batch_seq]" : "[batch_seq, batch_part]"));
+            }
+            if (restatementLookback != ModelSettings.MAX_RESTATEMENT_BATCHES || restatementSweep != 0) {
+                on.add("restatement_lookback=" + restatementLookback + ", restatement_sweep=" + restatementSweep);
             }
             return String.join(", ", on);
         }
@@ -257,6 +268,7 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         b.validToCurrent(options.validToCurrent());
         b.ignoreNullUpdates(options.ignoreNullUpdates());
         b.untrackedColumns(options.overwriteUntracked() ? UntrackedColumns.OVERWRITE : UntrackedColumns.IGNORE);
+        b.restatementLookback(options.restatementLookback()).restatementSweep(options.restatementSweep());
         return b.build();
     }
 
@@ -268,7 +280,8 @@ public record Scenario(long seed, Profile profile, List<Column> columns, List<Co
         return new ReferenceModel.Config(columnNames(), keyColumns, updatedAtColumn(), SEQUENCE, strategy, checkCols,
                 hardDeletes, deleteWhen ? row -> "D".equals(row.get(OP)) : null, temporal,
                 options.ignoreNullUpdates(), options.overwriteUntracked(), options.sequenceList() == 0 ? Map.of()
-                        : Map.of(SEQUENCE_PART, this::sequencePart));
+                        : Map.of(SEQUENCE_PART, this::sequencePart), options.restatementLookback(),
+                options.restatementSweep());
     }
 
     /**

@@ -148,7 +148,13 @@ public final class ScenarioGenerator {
             if (sequenceList != 0) {
                 columns.add(new Column(Scenario.SEQUENCE_PART, ColumnType.INTEGER));
             }
-            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls, overwrite, sequenceList);
+            // restatement detection bounded in half of the cases (a random of its own: the rest stays as it was)
+            SplittableRandom window = new SplittableRandom(seed * 37 + 5);
+            boolean bounded = window.nextBoolean();
+            int lookback = bounded ? window.nextInt(3) : ModelSettings.MAX_RESTATEMENT_BATCHES;
+            int sweep = bounded ? window.nextInt(3) : 0;
+            options = new Scenario.Options(sameColumn, validToCurrent, ignoreNulls, overwrite, sequenceList, lookback,
+                    sweep);
         }
 
         Scenario scenario() {

@@ -15,6 +15,12 @@ import java.util.Objects;
 public final class ModelSettings {
     /** Default of {@code lock_timeout}. */
     public static final Duration DEFAULT_LOCK_TIMEOUT = Duration.ofMinutes(10);
+    /** The newest applied batches every run compares with the source by default (dbt's microbatch lookback: 1). */
+    public static final int DEFAULT_RESTATEMENT_LOOKBACK = 1;
+    /** The older applied batches each run compares in turn by default. */
+    public static final int DEFAULT_RESTATEMENT_SWEEP = 1;
+    /** The most batches either setting may name (a run binds each compared batch's sequence). */
+    public static final int MAX_RESTATEMENT_BATCHES = 1000;
     /** The longest model name (the metadata tables' model column holds 128 characters). */
     public static final int MAX_NAME_LENGTH = 128;
     /** Default of {@code metadata_schema}. */
@@ -34,6 +40,8 @@ public final class ModelSettings {
     private final String metadataSchema;
     private final Duration lockTimeout;
     private final Restatements restatements;
+    private final int restatementLookback;
+    private final int restatementSweep;
     private final String validToCurrent;
     private final boolean ignoreNullUpdates;
     private final UntrackedColumns untrackedColumns;
@@ -53,6 +61,8 @@ public final class ModelSettings {
         this.metadataSchema = b.metadataSchema;
         this.lockTimeout = b.lockTimeout;
         this.restatements = b.restatements;
+        this.restatementLookback = b.restatementLookback;
+        this.restatementSweep = b.restatementSweep;
         this.validToCurrent = b.validToCurrent;
         this.ignoreNullUpdates = b.ignoreNullUpdates;
         this.untrackedColumns = b.untrackedColumns;
@@ -102,6 +112,20 @@ public final class ModelSettings {
     public Duration lockTimeout() { return lockTimeout; }
     /** Whether applied batches whose rows changed in the source are detected and replayed. */
     public Restatements restatements() { return restatements; }
+
+    /**
+     * How many of the newest applied batches every run compares with the source besides those it applies
+     * ({@code restatement_lookback}, default {@value #DEFAULT_RESTATEMENT_LOOKBACK}): a restatement of one of them is
+     * replayed by the next run.
+     */
+    public int restatementLookback() { return restatementLookback; }
+
+    /**
+     * How many older applied batches each run compares with the source, taking up where the previous run stopped
+     * ({@code restatement_sweep}, default {@value #DEFAULT_RESTATEMENT_SWEEP}): every retained batch is compared within
+     * a bounded number of runs. 0 turns the sweep off (only the lookback and a full check then find older restatements).
+     */
+    public int restatementSweep() { return restatementSweep; }
     /** The literal open versions carry in {@code dbt_valid_to} instead of NULL, or null (dbt 1.9's dbt_valid_to_current). */
     public String validToCurrent() { return validToCurrent; }
     /**
@@ -198,6 +222,8 @@ public final class ModelSettings {
         private String metadataSchema = DEFAULT_METADATA_SCHEMA;
         private Duration lockTimeout = DEFAULT_LOCK_TIMEOUT;
         private Restatements restatements = Restatements.DETECT;
+        private int restatementLookback = DEFAULT_RESTATEMENT_LOOKBACK;
+        private int restatementSweep = DEFAULT_RESTATEMENT_SWEEP;
         private String validToCurrent;
         private boolean ignoreNullUpdates;
         private UntrackedColumns untrackedColumns = UntrackedColumns.IGNORE;
@@ -241,6 +267,12 @@ public final class ModelSettings {
         public Builder lockTimeout(Duration timeout) { this.lockTimeout = timeout; return this; }
         /** {@code detect} (default): applied batches whose rows changed are replayed; {@code ignore}: append-only. */
         public Builder restatements(Restatements restatements) { this.restatements = restatements; return this; }
+
+        /** {@code restatement_lookback}: the newest applied batches every run compares (0 or more). */
+        public Builder restatementLookback(int batches) { this.restatementLookback = batches; return this; }
+
+        /** {@code restatement_sweep}: the older applied batches each run compares in turn (0 or more). */
+        public Builder restatementSweep(int batches) { this.restatementSweep = batches; return this; }
         /**
          * A literal of updated_at's type (e.g. {@code 9999-12-31}) that open versions carry in {@code dbt_valid_to}
          * instead of NULL; null (default) keeps NULL.
@@ -337,6 +369,14 @@ public final class ModelSettings {
             }
             if (restatements == null) {
                 throw Settings.invalid("restatements", "is required: detect or ignore");
+            }
+            if (restatementLookback < 0 || restatementLookback > MAX_RESTATEMENT_BATCHES) {
+                throw Settings.invalid("restatement_lookback", "expected a number of batches from 0 to "
+                        + MAX_RESTATEMENT_BATCHES + ", got " + restatementLookback);
+            }
+            if (restatementSweep < 0 || restatementSweep > MAX_RESTATEMENT_BATCHES) {
+                throw Settings.invalid("restatement_sweep", "expected a number of batches from 0 to "
+                        + MAX_RESTATEMENT_BATCHES + ", got " + restatementSweep);
             }
             if (validToCurrent != null) {
                 validToCurrent = validToCurrent.strip();

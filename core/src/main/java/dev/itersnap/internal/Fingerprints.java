@@ -95,7 +95,7 @@ final class Fingerprints {
     /** The fingerprint of each batch of the source, by one {@link Dialect#fingerprintSequences} statement. */
     Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
         Map<Seq, String> out = new java.util.HashMap<>();
-        jdbc.query(dialect.fingerprintSequences(m, columns), rs -> {
+        jdbc.query(dialect.fingerprintSequences(m, columns, null), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
             if (v != null && hash != null) {

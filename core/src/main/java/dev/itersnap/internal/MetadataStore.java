@@ -104,10 +104,17 @@ public final class MetadataStore {
     // ---------------------------------------------------------------- DDL
 
     /**
-     * Creates the schema and the engine's tables if missing. Two first runs may race on {@code CREATE ... IF NOT
+     * Creates the schema and the engine's tables if missing, and evolves tables an older version created. One read when
+     * they are there: the run log is the last table evolved, so a run log with its newest column means every table
+     * exists in its current shape, and nothing is created (no {@code CREATE ... IF NOT EXISTS} per run, which on some
+     * catalogs needs a privilege even when the object exists). Two first runs may race on {@code CREATE ... IF NOT
      * EXISTS}: a statement that fails is tried once more, when it sees the object.
      */
     void create() {
+        MetadataSchema.Runs r = schema.runs();
+        if (hasColumnIfExists(r.spec(), r.checkedThrough())) {
+            return;
+        }
         for (TableSpec spec : schema.engineTables()) {
             for (Statement s : dialect.createTable(spec)) {
                 Statement st = s.inStep("create metadata");
@@ -118,26 +125,37 @@ public final class MetadataStore {
                 }
             }
         }
-        addContentHash();
+        addColumn(schema.ledger().spec(), schema.ledger().contentHash(), 128);
+        addColumn(r.spec(), r.checkedThrough(), 256); // last: its presence says every table is current
     }
 
     /**
-     * A ledger created before content hashes were recorded gets the column (NULL in its rows: the next run records
-     * the hashes without comparing). Two runs may race: an ALTER that fails is fine when the column is there after.
+     * A metadata table created by an older version gets a column it lacks (NULL in its rows). Two runs may race: an
+     * ALTER that fails is fine when the column is there after.
      */
-    private void addContentHash() {
-        MetadataSchema.Ledger l = schema.ledger();
-        if (hasColumn(l.spec(), l.contentHash())) {
+    private void addColumn(TableSpec table, String column, int length) {
+        if (hasColumn(table, column)) {
             return;
         }
-        Statement add = dialect.addColumn(l.spec().name(), new dev.itersnap.spi.SourceColumn(l.contentHash(),
-                java.sql.Types.VARCHAR, "VARCHAR", 128, 0)).inStep("evolve metadata");
+        Statement add = dialect.addColumn(table.name(), new dev.itersnap.spi.SourceColumn(column,
+                java.sql.Types.VARCHAR, "VARCHAR", length, 0)).inStep("evolve metadata");
         try {
             jdbc.update(add);
         } catch (RuntimeException e) {
-            if (!hasColumn(l.spec(), l.contentHash())) {
+            if (!hasColumn(table, column)) {
                 throw e;
             }
+        }
+    }
+
+    /** Whether {@code table} exists and has {@code column}; false when the table cannot be described. */
+    private boolean hasColumnIfExists(TableSpec table, String column) {
+        try {
+            return jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
+                    .anyMatch(c -> c.name().equalsIgnoreCase(column));
+        } catch (SQLException | RuntimeException e) {
+            jdbc.rollbackQuietly();
+            return false;
         }
     }
 
@@ -476,33 +494,47 @@ public final class MetadataStore {
      * before this one (null if none) and the logic of the last successful run that recorded one (run id, start, logic
      * text; null if none).
      */
-    record RunLogHead(String previousStatus, String[] lastLogic) {
+    /**
+     * The previous run's status, the last successful run's logic ({run id, started at, logic}) and the batch the
+     * restatement sweep of the last successful run that swept stopped at (its text, or null).
+     */
+    record RunLogHead(String previousStatus, String[] lastLogic, String checkedThrough) {
     }
 
     RunLogHead runLogHead(String runId) {
         MetadataSchema.Runs r = schema.runs();
         String logged = "CASE WHEN " + q(r.status()) + " = 'success' AND " + q(r.logic()) + " IS NOT NULL THEN 1 "
                 + "ELSE 0 END";
+        String swept = "CASE WHEN " + q(r.status()) + " = 'success' AND " + q(r.checkedThrough()) + " IS NOT NULL "
+                + "THEN 1 ELSE 0 END";
         String[] previous = new String[1];
         String[][] logic = new String[1][];
+        String[] checked = new String[1];
         jdbc.query(Statement.builder("read run log").sql("SELECT itersnap_run, itersnap_start, itersnap_logic, "
-                + "itersnap_status, itersnap_latest, itersnap_logged FROM (SELECT " + q(r.runId()) + " AS itersnap_run, "
+                + "itersnap_status, itersnap_latest, itersnap_logged, itersnap_latest_logged, itersnap_checked, "
+                + "itersnap_swept, itersnap_latest_swept FROM (SELECT " + q(r.runId()) + " AS itersnap_run, "
                 + q(r.startedAt()) + " AS itersnap_start, " + q(r.logic()) + " AS itersnap_logic, " + q(r.status())
-                + " AS itersnap_status, " + logged + " AS itersnap_logged, ROW_NUMBER() OVER (ORDER BY "
+                + " AS itersnap_status, " + logged + " AS itersnap_logged, " + q(r.checkedThrough())
+                + " AS itersnap_checked, " + swept + " AS itersnap_swept, ROW_NUMBER() OVER (ORDER BY "
                 + q(r.startedAt()) + " DESC) AS itersnap_latest, ROW_NUMBER() OVER (PARTITION BY " + logged
-                + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_logged FROM " + name(r.spec().name())
-                + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId()) + " <> ").bind(runId)
-                .sql(") x WHERE itersnap_latest = 1 OR (itersnap_logged = 1 AND itersnap_latest_logged = 1)").build(),
+                + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_logged, ROW_NUMBER() OVER (PARTITION BY "
+                + swept + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_swept FROM "
+                + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId())
+                + " <> ").bind(runId).sql(") x WHERE itersnap_latest = 1 OR (itersnap_logged = 1 AND "
+                + "itersnap_latest_logged = 1) OR (itersnap_swept = 1 AND itersnap_latest_swept = 1)").build(),
                 rs -> {
                     if (rs.getLong(5) == 1) {
                         previous[0] = rs.getString(4);
                     }
-                    if (rs.getInt(6) == 1) {
+                    if (rs.getInt(6) == 1 && rs.getLong(7) == 1) {
                         logic[0] = new String[] {rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3)};
+                    }
+                    if (rs.getInt(9) == 1 && rs.getLong(10) == 1) {
+                        checked[0] = rs.getString(8);
                     }
                     return null;
                 });
-        return new RunLogHead(previous[0], logic[0]);
+        return new RunLogHead(previous[0], logic[0], checked[0]);
     }
 
     /**
@@ -575,11 +607,23 @@ public final class MetadataStore {
     }
 
     void finished(String runId, String status, int batches, boolean late, String replayPoint, String error) {
+        finished(runId, status, batches, late, replayPoint, error, null);
+    }
+
+    /**
+     * Marks the run finished; {@code checkedThrough}: the last batch the run's restatement sweep compared (null: it
+     * swept nothing, and the next run takes up where the last one that swept stopped).
+     */
+    void finished(String runId, String status, int batches, boolean late, String replayPoint, String error,
+                  String checkedThrough) {
         MetadataSchema.Runs r = schema.runs();
         Statement.Builder b = Statement.builder("log run").sql("UPDATE " + name(r.spec().name()) + " SET "
                 + q(r.finishedAt()) + " = ").bind(LocalDateTime.now()).sql(", " + q(r.status()) + " = ").bind(status)
                 .sql(", " + q(r.batchesApplied()) + " = ").bind(batches).sql(", " + q(r.lateBatch()) + " = ")
                 .bind(late);
+        if (checkedThrough != null) {
+            b.sql(", " + q(r.checkedThrough()) + " = ").bind(checkedThrough);
+        }
         if (replayPoint != null) { // never cleared: an adoption's point stays when its run fails afterwards
             b.sql(", " + q(r.replayPoint()) + " = ").bind(replayPoint);
         }

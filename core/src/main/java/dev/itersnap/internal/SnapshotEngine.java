@@ -46,6 +46,12 @@ public final class SnapshotEngine {
         return execute(SnapshotRun.Operation.RUN, null);
     }
 
+    /** A run that compares every applied batch the source holds with its ledger fingerprint. */
+    public RunResult runWithFullCheck(LogicChange logicChange) {
+        this.logicChange = logicChange;
+        return execute(SnapshotRun.Operation.FULL_CHECK, null);
+    }
+
     public RunResult fullRefresh() {
         return execute(SnapshotRun.Operation.FULL_REFRESH, null);
     }
@@ -101,6 +107,7 @@ public final class SnapshotEngine {
                     }
                     SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
                             before.previousStatus(), lock, pre, store);
+                    run.sweptThrough(before.checkedThrough());
                     if (rebuildFrom != null) {
                         run.rebuildFrom(rebuildFrom);
                     }
@@ -109,7 +116,7 @@ public final class SnapshotEngine {
                             result.replayPoint(), result.timelineViolations(),
                             Duration.ofNanos(System.nanoTime() - start));
                     store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
-                            run.replayPointText(), null);
+                            run.replayPointText(), null, run.checkedThrough());
                     listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
                     return result;
                 }

@@ -37,7 +37,7 @@ import java.util.TreeSet;
  */
 final class SnapshotRun {
     enum Operation {
-        RUN("run"), FULL_REFRESH("full_refresh"), REPLAY("replay"), ADOPT("adopt");
+        RUN("run"), FULL_CHECK("full_check"), FULL_REFRESH("full_refresh"), REPLAY("replay"), ADOPT("adopt");
 
         private final String label;
 
@@ -51,8 +51,9 @@ final class SnapshotRun {
     }
 
     /**
-     * The sequences in the source with their rows (when the dialect counts them) and fingerprints (with
-     * {@code restatements: detect}, when the dialect hashes), and whether some rows have none.
+     * The sequences in the source and whether some rows have none; the rows and fingerprints (with {@code
+     * restatements: detect}, when the dialect hashes) of the applied batches this run compares ({@link #compare}),
+     * and no others: a run reads and hashes only what it applies or checks.
      */
     private record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows,
                              Map<Seq, String> fingerprints) {
@@ -90,6 +91,10 @@ final class SnapshotRun {
     private Fingerprints prints;
     /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
     private final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
+    /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
+    private String sweptThrough;
+    /** The batch this run's sweep stopped at (its text), or null when it swept nothing. */
+    private String checkedThrough;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock, ResolvedModel sourceModel,
@@ -114,6 +119,16 @@ final class SnapshotRun {
      */
     void rebuildFrom(Object sequence) {
         this.rebuildFrom = sequence;
+    }
+
+    /** The batch the sweep of the last run that swept stopped at ({@code checked_through} in the run log). */
+    void sweptThrough(String text) {
+        this.sweptThrough = text;
+    }
+
+    /** The last batch this run's restatement sweep compared (its text), or null. */
+    String checkedThrough() {
+        return checkedThrough;
     }
 
     String replayPointText() {
@@ -143,13 +158,12 @@ final class SnapshotRun {
         own();
         recover();
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
-        Seq lostFrom = checkLedger(applied);
         Discovery source = discover();
-        store.fingerprints(source.fingerprints());
-        findRestated(applied, source);
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
+        compare(applied, source, fresh);
+        Seq lostFrom = checkLedger(applied, fresh);
         boolean late = detect(fresh, applied, source, lostFrom);
         refuseBelowAdoption(fresh, applied); // before anything is written
         forgetRowsLoggedWithoutEntry(fresh);
@@ -184,9 +198,10 @@ final class SnapshotRun {
         }
         List<BatchResult> results;
         if (keyScoped(late, reproduced, introduced, applied, source)) {
-            results = replayByKey(batches, applied, source.nullSequence(), introduced);
+            results = replayByKey(batches, applied, source, introduced);
         } else {
             stage(first, source.nullSequence(), reproduced, introduced, applied);
+            fingerprintStaged(source);
             if (replayPoint != null) {
                 rollBack(applied, introduced);
             }
@@ -479,6 +494,7 @@ final class SnapshotRun {
             }
         }
         Discovery source = discover();
+        readFingerprints(source, null); // an adoption records every batch it declares applied, with its rows and fingerprint
         if (rebuildPoint != null) {
             // the adoption point: the last batch before the rebuild point the source holds, else the sequence just
             // before it (a ledger entry with no rows that marks where the kept versions end)
@@ -601,17 +617,51 @@ final class SnapshotRun {
     }
 
     /**
-     * Step 2b: every sequence the history records (opened or closed a version) must be in the ledger. One that is
-     * not was applied and its ledger entry lost (a row deleted by hand): applying it again from the source would
-     * apply it twice, so it joins the applied batches as a lost one and the history is replayed from the first lost
-     * batch (a lost batch the source no longer holds is reproduced from the history). Returns that batch, or null.
+     * Step 3b: a sequence the history records (opened or closed a version) must be in the ledger. One that is not was
+     * applied and its ledger entry lost (a row deleted by hand): applying it again from the source would apply it
+     * twice, so it joins the applied batches as a lost one and the history is replayed from the first lost batch (a
+     * lost batch the source no longer holds is reproduced from the history). Returns that batch, or null.
+     * <p>Bounded by what the run does: the history is probed (through its indexes on the opened and closed sequences)
+     * for the batches this run would apply as new and for every sequence from the lowest point a replay of this run
+     * can start at (a late batch, a restated one, a deliberate replay or full refresh); a run with nothing new and
+     * nothing to replay reads nothing. A lost entry of a batch that left the source is therefore found by the first run
+     * whose replay reaches it, which is the first run that could be wrong about it; a full check
+     * ({@link Operation#FULL_CHECK}) compares every sequence.
      */
-    private Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied) {
+    private Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh) {
         if (targetColumns == null) {
             return null;
         }
+        Seq from = null;
+        if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
+            from = fresh.first();
+        }
+        if (!restated.isEmpty()) {
+            from = lower(from, restated.firstKey());
+        }
+        if (operation == Operation.REPLAY) {
+            try {
+                from = lower(from, Seq.coerce(m, replayFrom));
+            } catch (IllegalArgumentException e) {
+                // detect() says what is wrong with it
+            }
+        }
+        if (operation == Operation.FULL_REFRESH && !applied.isEmpty()) {
+            from = applied.firstKey();
+        }
+        List<Object> probed = new ArrayList<>();
+        for (Seq s : fresh) {
+            if (!pending.containsKey(s)) {
+                probed.add(s.value());
+            }
+        }
         TreeSet<Seq> lost = new TreeSet<>();
-        jdbc.query(tables.historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
+        if (operation == Operation.FULL_CHECK) {
+            jdbc.query(tables.historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
+        } else if (from != null || !probed.isEmpty()) {
+            jdbc.query(dialect.historySequences(m, probed, from == null ? null : from.value()),
+                    rs -> lost.add(Seq.read(m, rs, 1)));
+        }
         lost.removeAll(applied.keySet());
         if (lost.isEmpty()) {
             return null;
@@ -619,9 +669,14 @@ final class SnapshotRun {
         for (Seq s : lost) {
             applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null, null));
         }
+        fresh.removeAll(lost);
         listener.onEvent(new SnapshotEvent.LedgerRepaired(settings.name(), runId,
                 lost.stream().map(Seq::shown).toList()));
         return lost.first();
+    }
+
+    private static Seq lower(Seq a, Seq b) {
+        return a == null || b.compareTo(a) < 0 ? b : a;
     }
 
     /**
@@ -711,7 +766,7 @@ final class SnapshotRun {
         dialect.rollback(m, r).forEach(s -> jdbc.update(s.inStep("recover")));
     }
 
-    /** Step 3: the sequences present in the source. */
+    /** Step 3: the sequences present in the source (nothing else: no row is counted or hashed here). */
     private Discovery discover() {
         if (pendingColumns != null) {
             jdbc.query(tables.pendingBatches(), rs -> {
@@ -721,47 +776,136 @@ final class SnapshotRun {
             pendingUsed = !pending.isEmpty();
         }
         TreeSet<Seq> seqs = new TreeSet<>();
-        Map<Seq, Long> rows = new java.util.HashMap<>();
-        Map<Seq, String> fingerprints = new java.util.HashMap<>();
         boolean[] nulls = {false};
-        Fingerprints columnsOnly = Fingerprints.of(dialect, m);
-        prints = settings.restatements() == Restatements.DETECT ? columnsOnly : null;
-        jdbc.query(prints == null ? dialect.discoverSequences(m) : dialect.fingerprintSequences(m, prints.columns()),
-                rs -> {
+        prints = settings.restatements() == Restatements.DETECT ? Fingerprints.of(dialect, m) : null;
+        jdbc.query(dialect.discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
             } else {
-                Seq s = Seq.of(m, v);
-                seqs.add(s);
-                int columns = rs.getMetaData().getColumnCount();
-                if (columns > 1) {
-                    rows.put(s, rs.getLong(2));
+                seqs.add(Seq.of(m, v));
+            }
+            return null;
+        });
+        return new Discovery(seqs, nulls[0], new java.util.HashMap<>(), new java.util.HashMap<>());
+    }
+
+    /**
+     * Step 3a: compares applied batches with the source, a bounded number per run: the {@code restatement_lookback}
+     * newest applied batches the source holds, the batches a late batch makes this run replay (their rows and
+     * fingerprints decide whether the replay can be key-scoped), and {@code restatement_sweep} older ones, taking up
+     * after the batch where the last sweep stopped and starting over at the oldest (so every retained batch is compared
+     * within a bounded number of runs). A full check ({@link Operation#FULL_CHECK}) compares every applied batch the
+     * source holds. One statement, which counts (and with {@code restatements: detect} hashes) only those batches'
+     * rows; the applied batches among them whose content hash differs from the ledger's are restated.
+     */
+    private void compare(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh) {
+        List<Seq> held = new ArrayList<>();
+        for (MetadataStore.Entry e : applied.values()) {
+            if (!e.lost() && source.sequences().contains(e.sequence())) {
+                held.add(e.sequence());
+            }
+        }
+        if (held.isEmpty()) {
+            return;
+        }
+        boolean all = operation == Operation.FULL_CHECK;
+        TreeSet<Seq> checked = new TreeSet<>();
+        if (!all) {
+            int newest = Math.max(0, held.size() - settings.restatementLookback());
+            checked.addAll(held.subList(newest, held.size()));
+            if (!fresh.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
+                for (Seq s : held) {
+                    if (s.compareTo(fresh.first()) > 0) {
+                        checked.add(s);
+                    }
                 }
-                java.math.BigDecimal hash = columns > 2 ? rs.getBigDecimal(3) : null;
-                if (prints == null && columns > 1) {
+            }
+            List<Seq> older = new ArrayList<>(held.subList(0, newest));
+            older.removeAll(checked);
+            int sweep = Math.min(settings.restatementSweep(), older.size());
+            if (sweep > 0) {
+                Seq after = null;
+                try {
+                    after = sweptThrough == null ? null : Seq.parse(m, sweptThrough);
+                } catch (RuntimeException e) {
+                    after = null; // recorded under another sequence_by: start over at the oldest
+                }
+                List<Seq> order = new ArrayList<>();
+                for (Seq s : older) {
+                    if (after == null || s.compareTo(after) > 0) {
+                        order.add(s);
+                    }
+                }
+                for (Seq s : older) {
+                    if (after != null && s.compareTo(after) <= 0) {
+                        order.add(s);
+                    }
+                }
+                List<Seq> swept = order.subList(0, sweep);
+                checked.addAll(swept);
+                checkedThrough = swept.get(swept.size() - 1).text();
+            }
+            if (checked.isEmpty()) {
+                return;
+            }
+        }
+        readFingerprints(source, all ? null : checked.stream().map(Seq::value).map(v -> (Object) v).toList());
+        if (prints != null) {
+            restated.putAll(prints.restated(applied, source.fingerprints()));
+        }
+    }
+
+    /**
+     * The rows and fingerprints of the source's batches {@code sequences} (null: every batch, as an adoption records
+     * them) into {@code source}.
+     */
+    private void readFingerprints(Discovery source, List<Object> sequences) {
+        Fingerprints columnsOnly = Fingerprints.of(dialect, m);
+        jdbc.query(dialect.fingerprintSequences(m, prints == null ? null : prints.columns(), sequences), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
+            if (v != null) {
+                Seq s = Seq.of(m, v);
+                long rows = rs.getLong(2);
+                source.rows().put(s, rows);
+                java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
+                if (prints == null) {
                     // restatements: ignore records the columns a batch is applied under, without a hash
-                    fingerprints.put(s, columnsOnly.withoutHash(rs.getLong(2)));
+                    source.fingerprints().put(s, columnsOnly.withoutHash(rows));
                 } else if (hash != null) {
-                    fingerprints.put(s, prints.of(rs.getLong(2), hash));
+                    source.fingerprints().put(s, prints.of(rows, hash));
                 }
             }
             return null;
         });
-        return new Discovery(seqs, nulls[0], rows, fingerprints);
     }
 
     /**
-     * Step 3b: the applied batches the source holds with other rows than the ledger recorded (restated): a batch
-     * whose fingerprint covers the columns the source has now and differs from the one the source gives now. A batch
-     * the source no longer holds (aged out) is not restated; nor is one whose ledger entry has no fingerprint
-     * (recorded before fingerprints were, or reproduced from the history) or one over other columns: those are
-     * recorded by this run ({@link #unrecordedFingerprints}).
+     * The fingerprints of the batches this run applies, from the rows staged (those reproduced from the history
+     * aside), so that a ledger entry describes exactly the rows applied even when the source changes while the run
+     * reads it; replayed batches a key-scoped replay does not stage in full keep the fingerprints {@link #compare}
+     * read. Read before the batches are recorded.
      */
-    private void findRestated(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        if (prints != null) {
-            restated.putAll(prints.restated(applied, source.fingerprints()));
-        }
+    private void fingerprintStaged(Discovery source) {
+        Map<Seq, String> found = new java.util.HashMap<>(source.fingerprints());
+        Fingerprints columnsOnly = Fingerprints.of(dialect, m);
+        jdbc.query(dialect.fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
+            if (v != null) {
+                Seq s = Seq.of(m, v);
+                long rows = rs.getLong(2);
+                java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
+                if (prints == null) {
+                    found.put(s, columnsOnly.withoutHash(rows));
+                } else if (hash != null) {
+                    found.put(s, prints.of(rows, hash));
+                } else {
+                    found.remove(s);
+                }
+            }
+            return null;
+        });
+        store.fingerprints(found);
     }
 
     /**
@@ -1140,7 +1284,7 @@ final class SnapshotRun {
      */
     private boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
                               TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        if (!late || operation != Operation.RUN || replayPoint == null || !reproduced.isEmpty() || !pending.isEmpty()
+        if (!late || (operation != Operation.RUN && operation != Operation.FULL_CHECK) || replayPoint == null || !reproduced.isEmpty() || !pending.isEmpty()
                 || !restated.isEmpty() || !sourceColumnsStable
                 || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
             return false;
@@ -1168,7 +1312,8 @@ final class SnapshotRun {
      * stage the replayed batches' rows of the first, roll only them back, and apply everything in one pass.
      */
     private List<BatchResult> replayByKey(TreeSet<Seq> batches, TreeMap<Seq, MetadataStore.Entry> applied,
-                                          boolean nullSequence, Map<String, Seq> introduced) {
+                                          Discovery source, Map<String, Seq> introduced) {
+        boolean nullSequence = source.nullSequence();
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
         List<BatchApplier.Planned> planned = new ArrayList<>();
         List<Seq> replayed = new ArrayList<>();
@@ -1182,6 +1327,7 @@ final class SnapshotRun {
         dev.itersnap.spi.ApplyStatements sql = applier.replayStatements(planned);
         jdbc.updateAll(sql.listBatches());
         jdbc.update(dialect.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
+        fingerprintStaged(source);
         logNullSequences(nullSequence);
         jdbc.updateAll(sql.prepare());
         jdbc.update(dialect.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));

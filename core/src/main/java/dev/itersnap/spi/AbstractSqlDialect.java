@@ -48,7 +48,7 @@ public abstract class AbstractSqlDialect implements Dialect {
      * settings can spell a slot.
      */
     private static final String SLOT_MARK = "\u0001" + HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
-    private static final Pattern SLOT = Pattern.compile(Pattern.quote(SLOT_MARK) + ":([a-z]+)\u0001");
+    private static final Pattern SLOT = Pattern.compile(Pattern.quote(SLOT_MARK) + ":([a-z0-9]+)\u0001");
 
     @Override
     public Capabilities capabilities() {
@@ -404,23 +404,82 @@ public abstract class AbstractSqlDialect implements Dialect {
 
     @Override
     public Statement discoverSequences(ResolvedModel m) {
-        return Statement.of("discover", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*) FROM " + sourceRelation(m)
-                + " s GROUP BY " + col("s", m.sequenceBy()));
+        return Statement.of("discover", "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m)
+                + " s");
     }
 
     /**
      * {@inheritDoc}
-     * <p>One pass over the source grouped by sequence, as {@link #discoverSequences} without a dialect's own access
-     * path: every row is read for its hash. A dialect without {@link #hash64} gets the plain discovery.
+     * <p>One pass over the rows of the batches named, grouped by sequence: every such row is read for its hash. A
+     * dialect without {@link #hash64} counts rows only.
      */
     @Override
-    public Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns) {
-        String hash = hash64("x");
-        if (hash == null) {
-            return discoverSequences(m);
+    public Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
+        if (sequences != null && sequences.isEmpty()) {
+            throw new IllegalArgumentException("no batch to fingerprint");
         }
-        return Statement.of("discover", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*), " + contentHash(columns, "s")
-                + " FROM " + sourceRelation(m) + " s GROUP BY " + col("s", m.sequenceBy()));
+        String hash = columns == null || hash64("x") == null ? "" : ", " + contentHash(columns, "s");
+        StringBuilder sql = new StringBuilder("SELECT " + col("s", m.sequenceBy()) + ", COUNT(*)" + hash + " FROM "
+                + sourceRelation(m) + " s");
+        Map<String, Object> values = new LinkedHashMap<>();
+        if (sequences != null) {
+            sql.append(" WHERE ").append(col("s", m.sequenceBy())).append(" IN (");
+            for (int i = 0; i < sequences.size(); i++) {
+                String slot = "seq" + i;
+                values.put(slot, sequences.get(i));
+                sql.append(i == 0 ? "" : ", ").append(param(m.sequenceColumn(), slot));
+            }
+            sql.append(")");
+        } else {
+            sql.append(" WHERE ").append(col("s", m.sequenceBy())).append(" IS NOT NULL");
+        }
+        sql.append(" GROUP BY ").append(col("s", m.sequenceBy()));
+        return statement("fingerprint", sql.toString(), values);
+    }
+
+    @Override
+    public Statement historySequences(ResolvedModel m, List<?> sequences, Object from) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        List<String> in = new ArrayList<>();
+        for (int i = 0; i < sequences.size(); i++) {
+            values.put("seq" + i, sequences.get(i));
+            in.add(param(m.sequenceColumn(), "seq" + i));
+        }
+        if (from != null) {
+            values.put(FROM, from);
+        }
+        List<String> branches = new ArrayList<>();
+        for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
+            String c = col("h", column);
+            List<String> where = new ArrayList<>();
+            if (!in.isEmpty()) {
+                where.add(c + " IN (" + String.join(", ", in) + ")");
+            }
+            if (from != null) {
+                where.add(ordered(m, c) + " >= " + ordered(m, param(m.sequenceColumn(), FROM)));
+            }
+            if (where.isEmpty()) {
+                throw new IllegalArgumentException("no sequence to probe");
+            }
+            // one branch per condition: an OR would keep a database from probing the index by each
+            for (String w : where) {
+                branches.add("SELECT " + c + " FROM " + table(m.target()) + " h WHERE " + w);
+            }
+        }
+        return statement("check ledger", String.join(" UNION ", branches), values);
+    }
+
+    /**
+     * {@inheritDoc}
+     * <p>The staged rows of the batches read from the source (not those reproduced from the history), grouped by
+     * sequence, as {@link #fingerprintSequences} hashes them.
+     */
+    @Override
+    public Statement fingerprintStaged(ResolvedModel m, List<SourceColumn> columns) {
+        String hash = columns == null || hash64("x") == null ? "" : ", " + contentHash(columns, "s");
+        return Statement.of("fingerprint staged", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*)" + hash
+                + " FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NOT NULL AND NOT "
+                + col("s", m.id(REPRO)) + " GROUP BY " + col("s", m.sequenceBy()));
     }
 
     /**

@@ -116,24 +116,37 @@ public interface Dialect {
     // ---------------------------------------------------------------- the steps of a run
 
     /**
-     * Discover: the distinct sequences in the source, NULL included when some rows have none, each with its number
-     * of rows in a second column (the engine compares it with the rows the ledger recorded for an applied batch, to
-     * warn about rows added to a batch after it was applied; a statement with one column skips that check).
+     * Discover: the distinct sequences in the source, NULL included when some rows have none, one column. Nothing
+     * else: a run counts and hashes only the batches it applies or checks ({@link #fingerprintSequences},
+     * {@link #fingerprintStaged}), so discovery should cost what the distinct sequences cost (an index walk where the
+     * database has one).
      */
     Statement discoverSequences(ResolvedModel m);
 
     /**
-     * Discover with fingerprints: as {@link #discoverSequences}, each sequence with its number of rows and, in a
-     * third column, the content hash of its rows, computed by the database in the same statement (no row leaves it):
-     * the sum, as an exact integer ({@code DECIMAL}, no overflow), of the distinct 64-bit hashes of the rows' canonical
-     * texts over {@code columns} in the order given (each value as text, prefixed with its length; NULL distinct from
-     * an empty string). The sum depends neither on the order of the rows nor on exact copies of a row. The engine compares it with the hash the ledger
-     * recorded for an applied batch to find restated batches. Default: {@link #discoverSequences} (a statement
-     * without the third column: restatements are not detected).
+     * The fingerprints of the source's batches {@code sequences} (sequence values, bound; null: every batch), one
+     * row per batch found: its sequence, its number of rows and, in a third column, the content hash of its rows,
+     * computed by the database in the same statement (no row leaves it): the sum, as an exact integer
+     * ({@code DECIMAL}, no overflow), of the distinct 64-bit hashes of the rows' canonical texts over {@code columns}
+     * in the order given (each value as text, prefixed with its length; NULL distinct from an empty string). The sum
+     * depends neither on the order of the rows nor on exact copies of a row. With {@code columns} null, or on a
+     * database without a 64-bit hash, the statement has no third column (rows counted only).
      */
-    default Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns) {
-        return discoverSequences(m);
-    }
+    Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns, List<?> sequences);
+
+    /**
+     * The distinct sequences that opened or closed a version of the history, among {@code sequences} (bound values,
+     * possibly none) or at or after {@code from} (null: none): a probe of the history's indexes on the opened and
+     * closed sequences that grows with the batches asked for, not with the history.
+     */
+    Statement historySequences(ResolvedModel m, List<?> sequences, Object from);
+
+    /**
+     * As {@link #fingerprintSequences}, over the run's stage: the rows the run applies, read from the source once
+     * (those reproduced from the history aside), so that the fingerprint a ledger entry records is that of exactly
+     * the rows applied.
+     */
+    Statement fingerprintStaged(ResolvedModel m, List<SourceColumn> columns);
 
     /**
      * Stage: copies the source rows from sequence {@code from} on (and those without a sequence when

@@ -41,7 +41,7 @@ public final class MetadataSchema {
     /** The run log: one row per run. */
     public record Runs(TableSpec spec, String runId, String model, String operation, String holder, String startedAt,
                        String finishedAt, String status, String batchesApplied, String lateBatch, String replayPoint,
-                       String errorMessage, String logic) {
+                       String errorMessage, String logic, String checkedThrough) {
     }
 
     /** The error log: one row per row set aside. */
@@ -96,9 +96,10 @@ public final class MetadataSchema {
                 .notNull(f("status"), ColumnType.text(16)).column(f("batches_applied"), ColumnType.integer())
                 .column(f("late_batch"), ColumnType.bool()).column(f("replay_point"), ColumnType.text(256))
                 .column(f("error_message"), ColumnType.text(4000)).column(f("logic"), ColumnType.longText())
-                .primaryKey(runId).build(),
+                .column(f("checked_through"), ColumnType.text(256)).primaryKey(runId).build(),
                 runId, model, f("operation"), f("holder"), f("started_at"), f("finished_at"), f("status"),
-                f("batches_applied"), f("late_batch"), f("replay_point"), f("error_message"), f("logic"));
+                f("batches_applied"), f("late_batch"), f("replay_point"), f("error_message"), f("logic"),
+                f("checked_through"));
         errors = new Errors(TableSpec.builder(table("itersnap_errors"), Creation.IF_NOT_EXISTS).writers(Writers.MANY)
                 .notNull(model, ColumnType.text(128)).notNull(runId, ColumnType.text(36))
                 .column(sequence, ColumnType.text(256)).notNull(f("reason"), ColumnType.text(32))

@@ -86,7 +86,9 @@ class DatabricksDialectSqlTest {
         }
         s.put("createScratch", scratch);
         s.put("discoverSequences", List.of(dialect.discoverSequences(m).sql()));
-        s.put("fingerprintSequences", List.of(dialect.fingerprintSequences(m, m.sourceColumns()).sql()));
+        s.put("fingerprintSequences", List.of(dialect.fingerprintSequences(m, m.sourceColumns(), List.of(SEQ)).sql()));
+        s.put("fingerprintStaged", List.of(dialect.fingerprintStaged(m, m.sourceColumns()).sql()));
+        s.put("historySequences", List.of(dialect.historySequences(m, List.of(SEQ), SEQ).sql()));
         s.put("stageSource", List.of(dialect.stageSource(m, SEQ, true).sql()));
         s.put("logNullSequences", List.of(dialect.logNullSequences(m, "run-1", AT).sql()));
         s.put("stageReproduced", List.of(dialect.stageReproduced(m, SEQ, List.of("status"), true).sql()));

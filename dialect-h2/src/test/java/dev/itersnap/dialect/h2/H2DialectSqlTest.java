@@ -155,23 +155,31 @@ class H2DialectSqlTest {
         List<SourceColumn> columns = m.sourceColumns().subList(0, 2);
         String id = columns.get(0).name();
         String second = columns.get(1).name();
-        assertThat(dialect.fingerprintSequences(m, columns).sql()).isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*), "
-                + "SUM(DISTINCT CAST(CAST(SUBSTRING(HASH('SHA-256', (COALESCE(('V' || CAST(LENGTH(CAST(s.\"" + id + "\" AS "
-                + "VARCHAR)) AS VARCHAR) || ':' || CAST(s.\"" + id + "\" AS VARCHAR)), 'N') || COALESCE(('V' || "
+        String hash = "SUM(DISTINCT CAST(CAST(SUBSTRING(HASH('SHA-256', (COALESCE(('V' || CAST(LENGTH(CAST(s.\"" + id
+                + "\" AS VARCHAR)) AS VARCHAR) || ':' || CAST(s.\"" + id + "\" AS VARCHAR)), 'N') || COALESCE(('V' || "
                 + "CAST(LENGTH(CAST(s.\"" + second + "\" AS VARCHAR)) AS VARCHAR) || ':' || CAST(s.\"" + second
-                + "\" AS VARCHAR)), 'N'))), 1, 8) AS BIGINT) AS DECIMAL(20, 0))) FROM raw s GROUP BY s.\"FILE_DATE\"");
+                + "\" AS VARCHAR)), 'N'))), 1, 8) AS BIGINT) AS DECIMAL(20, 0)))";
+        assertThat(dialect.fingerprintSequences(m, columns, null).sql()).isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*), "
+                + hash + " FROM raw s WHERE s.\"FILE_DATE\" IS NOT NULL GROUP BY s.\"FILE_DATE\"");
+        // the batches a run compares, bound: only their rows are read and hashed
+        var some = dialect.fingerprintSequences(m, columns, List.of(SEQ, SEQ.plusDays(1)));
+        assertThat(some.sql()).isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*), " + hash + " FROM raw s WHERE "
+                + "s.\"FILE_DATE\" IN (CAST(? AS DATE), CAST(? AS DATE)) GROUP BY s.\"FILE_DATE\"");
+        assertThat(some.values()).containsExactly(SEQ, SEQ.plusDays(1));
+        // counts only (restatements: ignore)
+        assertThat(dialect.fingerprintSequences(m, null, List.of(SEQ)).sql()).isEqualTo("SELECT s.\"FILE_DATE\", "
+                + "COUNT(*) FROM raw s WHERE s.\"FILE_DATE\" IN (CAST(? AS DATE)) GROUP BY s.\"FILE_DATE\"");
     }
 
     @Test
     void aPlainTableSourceIsReadAsTheTableSoItsIndexesServe() {
         ResolvedModel m = model(HardDeletes.IGNORE);
         assertThat(dialect.discoverSequences(m).sql())
-                .isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*) FROM (SELECT * FROM raw WHERE note <> 'x?') s GROUP BY "
-                        + "s.\"FILE_DATE\"");
+                .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw WHERE note <> 'x?') s");
         assertThat(dialect.discoverSequences(plainSource(m, "select *  from raw.\"Cust\"\"s\" ")).sql())
-                .isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*) FROM raw.\"Cust\"\"s\" s GROUP BY s.\"FILE_DATE\"");
+                .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM raw.\"Cust\"\"s\" s");
         assertThat(dialect.discoverSequences(plainSource(m, "SELECT * FROM raw r")).sql())
-                .isEqualTo("SELECT s.\"FILE_DATE\", COUNT(*) FROM (SELECT * FROM raw r) s GROUP BY s.\"FILE_DATE\"");
+                .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw r) s");
         assertThat(dialect.stageSource(plainSource(m, "SELECT * FROM raw"), SEQ, false).sql())
                 .contains(" FROM raw s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)) s");
     }

@@ -157,8 +157,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * reading every row (PostgreSQL has no skip scan for DISTINCT). Otherwise, and for any other source, the plain
      * {@code SELECT DISTINCT}. The query checks the catalog itself; a one-time filter runs only one of the two forms.
      * The recursion compares with the column's own collation, so any total order the index has enumerates every
-     * value once (the same values DISTINCT gives); a NULL sequence is reported by its own probe. Each sequence comes
-     * with its number of rows.
+     * value once (the same values DISTINCT gives); a NULL sequence is reported by its own probe. No row is counted:
+     * a run counts only the batches it applies or checks.
      */
     @Override
     public Statement discoverSequences(ResolvedModel m) {
@@ -175,11 +175,9 @@ public final class PostgresDialect extends AbstractSqlDialect {
                 + "SELECT (SELECT " + seq + " FROM " + rel + " s WHERE " + seq + " > r.v ORDER BY " + seq
                 + " LIMIT 1) FROM itersnap_seq r WHERE r.v IS NOT NULL)";
         String gate = "(SELECT ok FROM itersnap_gate)";
-        // each sequence's rows are counted through the same index (an index-only scan where the visibility map allows)
-        return Statement.of("discover", loose + " SELECT v, (SELECT COUNT(*) FROM " + rel + " s WHERE " + seq
-                + " = r.v) FROM itersnap_seq r WHERE v IS NOT NULL AND " + gate + " UNION ALL SELECT NULL, COUNT(*) FROM "
-                + rel + " s WHERE " + seq + " IS NULL AND " + gate + " HAVING COUNT(*) > 0 UNION ALL SELECT " + seq
-                + ", COUNT(*) FROM " + rel + " s WHERE NOT " + gate + " GROUP BY " + seq);
+        return Statement.of("discover", loose + " SELECT v FROM itersnap_seq r WHERE v IS NOT NULL AND " + gate
+                + " UNION ALL SELECT NULL WHERE " + gate + " AND EXISTS (SELECT 1 FROM " + rel + " s WHERE " + seq
+                + " IS NULL) UNION ALL SELECT DISTINCT " + seq + " FROM " + rel + " s WHERE NOT " + gate);
     }
 
     /**

@@ -87,8 +87,8 @@ class PostgresDialectSqlTest {
                 .contains("WHERE i.indrelid = to_regclass('raw') AND am.amname = 'btree' AND i.indisvalid AND "
                         + "i.indpred IS NULL AND a.attname = 'batch' AND i.indcollation[0] = a.attcollation)")
                 .contains("SELECT (SELECT s.\"batch\" FROM raw s WHERE s.\"batch\" > r.v ORDER BY s.\"batch\" LIMIT 1)")
-                .endsWith(" UNION ALL SELECT s.\"batch\", COUNT(*) FROM raw s WHERE NOT (SELECT ok FROM itersnap_gate) GROUP "
-                        + "BY s.\"batch\"")
+                .endsWith(" UNION ALL SELECT DISTINCT s.\"batch\" FROM raw s WHERE NOT (SELECT ok FROM itersnap_gate)")
+                .doesNotContain("COUNT(")
                 .doesNotContain("?");
     }
 

@@ -74,8 +74,8 @@ class PostgresDiscoveryTest {
 
     private void assertSameAsDistinct(String source, boolean throughIndex) throws SQLException {
         String sql = dialect.discoverSequences(model(source)).sql();
-        List<String> expected = read("SELECT batch, COUNT(*) FROM raw GROUP BY batch");
-        assertThat(expected).anyMatch(r -> r.startsWith("null|")).hasSizeGreaterThan(5);
+        List<String> expected = read("SELECT DISTINCT batch FROM raw");
+        assertThat(expected).anyMatch(r -> r.startsWith("null")).hasSizeGreaterThan(5);
         assertThat(read(sql)).containsExactlyInAnyOrderElementsOf(expected);
         String plan = String.join("\n", read("EXPLAIN (ANALYZE, COSTS OFF) " + sql));
         if (throughIndex) {
@@ -99,6 +99,6 @@ class PostgresDiscoveryTest {
         assertSameAsDistinct("select * from public.\"raw\"", true);
         // any other source reads the query as a derived table
         assertThat(dialect.discoverSequences(model("SELECT * FROM raw WHERE id > 0")).sql())
-                .isEqualTo("SELECT s.\"batch\", COUNT(*) FROM (SELECT * FROM raw WHERE id > 0) s GROUP BY s.\"batch\"");
+                .isEqualTo("SELECT DISTINCT s.\"batch\" FROM (SELECT * FROM raw WHERE id > 0) s");
     }
 }
