@@ -109,6 +109,20 @@ class RunCommandTest {
     }
 
     @Test
+    void aDialectThatDoesNotMatchTheDatabaseIsRefusedNamingBoth() throws Exception {
+        // issue 29: --dialect postgres on H2 failed with Function "PG_ADVISORY_LOCK" not found
+        load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+        for (String command : new String[] {"run", "status"}) {
+            Execution e = Execution.of(command, "--jdbc-url", url, "--config", config.toString(), "--dialect", "postgres");
+
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.errLines()).as(command).singleElement().asString()
+                    .startsWith("itersnap: dialect 'postgres' does not match the database: it is H2 ")
+                    .contains("which dialect 'h2' handles").doesNotContain("PG_ADVISORY_LOCK");
+        }
+    }
+
+    @Test
     void aModelLockedByAnotherRunExitsWithThreeAfterLockTimeout() throws Exception {
         load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
         assertThat(Execution.of("run", "--jdbc-url", url, "--config", config.toString()).exitCode()).isZero();
