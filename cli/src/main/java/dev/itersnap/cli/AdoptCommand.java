@@ -135,7 +135,7 @@ public final class AdoptCommand implements Callable<Integer> {
                             + "it is with --accept-problems");
                 } else {
                     out.println("dry run: would adopt " + target + " through " + through + ", declaring "
-                            + declared.size() + " batches applied (" + String.join(", ", declared) + ")"
+                            + ConsoleListener.batches(declared.size()) + " applied (" + String.join(", ", declared) + ")"
                             + (problems > 0 ? " with the problems above" : "") + "; nothing was written");
                 }
                 out.flush();
@@ -151,8 +151,8 @@ public final class AdoptCommand implements Callable<Integer> {
                 out.println(o);
             } else {
                 out.println("adopted " + target + " through " + through + " as the history of model '"
-                        + settings.name() + "': " + versions + " versions kept, " + r.batches().size()
-                        + " batches declared applied" + (problems > 0 ? ", with the " + problems + " problems "
+                        + settings.name() + "': " + versions + " versions kept, "
+                        + ConsoleListener.batches(r.batches().size()) + " declared applied" + (problems > 0 ? ", with the " + problems + " problems "
                         + "above" : "") + ". run applies the batches after " + through + " from now on");
             }
             out.flush();
@@ -259,7 +259,7 @@ public final class AdoptCommand implements Callable<Integer> {
                 out.println(o);
             } else {
                 out.println("adopted " + target + " as the history of model '" + settings.name() + "', rebuilt from "
-                        + rebuildFrom + " (" + r.batches().size() + " batches applied); the table as it was is "
+                        + rebuildFrom + " (" + ConsoleListener.batches(r.batches().size()) + " applied); the table as it was is "
                         + backupName(settings) + ". Changes against it:");
                 for (AuditCommand.Finding f : changes) {
                     out.println();

@@ -31,16 +31,21 @@ final class ConnectionOptions {
         return ConnectionPool.open(jdbcUrl, user, password);
     }
 
-    /** The chosen dialect, or the one detected from {@code dataSource}. */
+    /** The chosen dialect (refused when it does not match the database), or the one detected from {@code dataSource}. */
     Dialect dialect(DataSource dataSource) {
-        return dialect != null ? Dialects.named(dialect) : Dialects.detect(dataSource);
+        if (dialect == null) {
+            return Dialects.detect(dataSource);
+        }
+        Dialect d = Dialects.named(dialect);
+        Dialects.checkMatches(d, dataSource);
+        return d;
     }
 
     /** An engine on {@code dataSource} with the chosen dialect. */
     IterativeSnapshot snapshots(DataSource dataSource, SnapshotListener listener) {
         IterativeSnapshot.Builder builder = IterativeSnapshot.builder().dataSource(dataSource).listener(listener);
         if (dialect != null) {
-            builder.dialect(dialect);
+            builder.dialect(dialect(dataSource));
         }
         return builder.build();
     }

@@ -18,10 +18,19 @@ final class ConnectionPool {
     }
 
     /**
-     * Opens a pool on {@code jdbcUrl}. Fails with a {@link ConfigException} when no driver accepts the URL, and with
+     * Opens a pool on {@code jdbcUrl}. Fails with a {@link ConfigException} when no driver accepts the URL or a
+     * PostgreSQL or H2 URL carries a user and password before the host (those drivers take them for the host), and with
      * {@link ErrorCode#DATABASE_ERROR} when no connection can be made.
      */
     static HikariDataSource open(String jdbcUrl, String user, String password) {
+        if (Secrets.userInfoPassword(jdbcUrl) != null
+                && (jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.startsWith("jdbc:h2:"))) {
+            // the drivers read user:password@ as part of the host (and print it in their errors)
+            throw new ConfigException("--jdbc-url " + Secrets.mask(jdbcUrl) + " carries a user and password before "
+                    + "the host (user:***@host), which the " + (jdbcUrl.startsWith("jdbc:h2:") ? "H2"
+                    : "PostgreSQL") + " driver does not read; remove them from the URL and pass --user and "
+                    + "--password (or the ITERSNAP_PASSWORD environment variable)");
+        }
         try {
             DriverManager.getDriver(jdbcUrl);
         } catch (SQLException e) {

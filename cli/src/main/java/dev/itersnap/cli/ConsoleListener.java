@@ -13,14 +13,26 @@ import java.util.stream.Collectors;
 final class ConsoleListener implements SnapshotListener {
     private final PrintWriter out;
     private final String indent;
+    private long rowsWithoutSequence;
 
     ConsoleListener(PrintWriter out, String indent) {
         this.out = out;
         this.indent = indent;
     }
 
+    /**
+     * The rows without a sequence the run set aside ({@code null_sequence}): they belong to no batch, so the run
+     * result's per-batch counts leave them out while the error log, and {@code status}, count them.
+     */
+    long rowsWithoutSequence() {
+        return rowsWithoutSequence;
+    }
+
     @Override
     public void onEvent(SnapshotEvent event) {
+        if (event instanceof SnapshotEvent.RowsRejected e && e.sequence() == null) {
+            rowsWithoutSequence += e.reasons().values().stream().mapToLong(Long::longValue).sum();
+        }
         String line = describe(event);
         if (line != null) {
             out.println(indent + line);
@@ -44,7 +56,8 @@ final class ConsoleListener implements SnapshotListener {
                     + " repeating another row exactly (applied once)";
         } else if (event instanceof SnapshotEvent.RowsRejected e) {
             long total = e.reasons().values().stream().mapToLong(Long::longValue).sum();
-            return "batch " + SequenceText.of(e.sequence()) + ": " + rows(total) + " set aside in the error log ("
+            return (e.sequence() == null ? "rows without a sequence (in no batch)" : "batch "
+                    + SequenceText.of(e.sequence())) + ": " + rows(total) + " set aside in the error log ("
                     + e.reasons().entrySet().stream().map(r -> r.getKey() + ": " + r.getValue())
                     .collect(Collectors.joining(", ")) + ")";
         } else if (event instanceof SnapshotEvent.SchemaChange e) {
@@ -57,7 +70,7 @@ final class ConsoleListener implements SnapshotListener {
             }
             return "schema change: " + String.join("; ", parts);
         } else if (event instanceof SnapshotEvent.LedgerRepaired e) {
-            return "ledger repaired: the history carries " + e.sequences().size() + " batches the ledger lost ("
+            return "ledger repaired: the history carries " + batches(e.sequences().size()) + " the ledger lost ("
                     + e.sequences().stream().map(SequenceText::of).collect(Collectors.joining(", "))
                     + "); replaying from " + SequenceText.of(e.sequences().get(0));
         } else if (event instanceof SnapshotEvent.RowsAddedToAppliedBatch e) {
@@ -70,7 +83,7 @@ final class ConsoleListener implements SnapshotListener {
                     + rows(e.oldRows()) + " then, " + rows(e.newRows()) + " now); replaying from it";
         } else if (event instanceof SnapshotEvent.HistoryAdopted e) {
             return "adopted " + e.versions() + " versions through " + SequenceText.of(e.through()) + ": "
-                    + e.batches() + " batches declared applied"
+                    + batches(e.batches()) + " declared applied"
                     + (e.columnsAdded().isEmpty() ? "" : ", bookkeeping columns added " + String.join(", ",
                     e.columnsAdded()));
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
@@ -79,8 +92,12 @@ final class ConsoleListener implements SnapshotListener {
         return null;
     }
 
-    private static String rows(long n) {
+    static String rows(long n) {
         return n + (n == 1 ? " row" : " rows");
+    }
+
+    static String batches(long n) {
+        return n + (n == 1 ? " batch" : " batches");
     }
 
     /** The incoming sequences lower than the greatest applied one: the late ones. */

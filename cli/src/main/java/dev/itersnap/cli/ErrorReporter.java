@@ -9,18 +9,21 @@ import java.io.PrintWriter;
 
 /**
  * Turns a failed command into one line on stderr ({@code itersnap: <what went wrong>}) and its exit code; the stack
- * trace only with {@code --verbose}. Secrets (passwords, tokens) are masked in both.
+ * trace only with {@code --verbose}. Secrets (passwords, tokens, the password of the URL's user information wherever a
+ * driver quotes it) are masked in both.
  */
 final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
 
     @Override
     public int handleExecutionException(Exception error, CommandLine command, CommandLine.ParseResult parsed) {
         PrintWriter err = command.getErr();
-        err.println("itersnap: " + describe(error));
+        java.util.List<String> secrets = MaskingWriter.secrets(parsed);
+        err.println("itersnap: " + Secrets.mask(describe(error), secrets));
         if (verbose(parsed)) {
             java.io.StringWriter trace = new java.io.StringWriter();
             error.printStackTrace(new PrintWriter(trace));
-            err.print(Secrets.mask(trace.toString())); // the causes' messages may quote a URL with its password
+            // the causes' messages may quote a URL with its password, or the password alone
+            err.print(Secrets.mask(trace.toString(), secrets));
         }
         err.flush();
         return ExitCodes.of(error);

@@ -7,6 +7,8 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
+import java.util.List;
+
 /** {@code itersnap}: the top-level command; the work is done by its subcommands. */
 @Command(name = "itersnap", mixinStandardHelpOptions = true, versionProvider = ItersnapCommand.Version.class,
         description = "Keeps SCD Type 2 history tables correct when batches arrive late or out of order.",
@@ -29,6 +31,13 @@ public final class ItersnapCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ItersnapCommand())
                 .setExecutionExceptionHandler(new ErrorReporter());
+        // every output of the command (stdout, stderr, the error line) masks the secrets its own arguments carry
+        cl.setExecutionStrategy(parsed -> {
+            List<String> secrets = MaskingWriter.secrets(parsed);
+            cl.setOut(MaskingWriter.wrap(cl.getOut(), secrets));
+            cl.setErr(MaskingWriter.wrap(cl.getErr(), secrets));
+            return new CommandLine.RunLast().execute(parsed);
+        });
         java.util.List<CommandLine> withExitCodes = new java.util.ArrayList<>(cl.getSubcommands().values());
         withExitCodes.add(cl);
         for (CommandLine c : withExitCodes) {

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import com.fasterxml.jackson.dataformat.yaml.YAMLParser;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Restatements;
@@ -219,6 +220,7 @@ final class ModelConfig {
         }
         JsonNode root;
         try (JsonParser parser = YAML.createParser(yaml)) {
+            refuseAliases(yaml, origin);
             root = YAML.readTree(parser);
             if (parser.nextToken() != null) {
                 throw new ConfigException(origin + " holds more than one YAML document (a second one starts at line "
@@ -247,6 +249,24 @@ final class ModelConfig {
             }
         }
         return settings;
+    }
+
+    /**
+     * Refuses YAML aliases ({@code *name}): Jackson reads one as the text of the anchor's name (so {@code updated_at:
+     * *ts} became the column {@code ts}), and a model file has nothing worth repeating.
+     */
+    private static void refuseAliases(String yaml, String origin) throws IOException {
+        try (JsonParser scan = YAML.createParser(yaml)) {
+            YAMLParser p = (YAMLParser) scan;
+            while (p.nextToken() != null) {
+                if (p.isCurrentAlias()) {
+                    String key = p.currentName();
+                    throw new ConfigException(origin + " uses the YAML alias *" + p.getText() + " (line "
+                            + p.currentLocation().getLineNr() + (key == null ? "" : ", setting '" + key + "'")
+                            + "); a model file does not support anchors and aliases: write the value out");
+                }
+            }
+        }
     }
 
     private static String text(Map<String, JsonNode> settings, String key) {

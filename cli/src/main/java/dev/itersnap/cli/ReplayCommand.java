@@ -68,9 +68,11 @@ public final class ReplayCommand implements Callable<Integer> {
                         plan.print(out);
                     }
                 } else {
-                    var snapshots = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""));
+                    ConsoleListener progress = new ConsoleListener(spec.commandLine().getErr(), "");
+                    var snapshots = connection.snapshots(dataSource, progress);
                     RunResult r = from == null ? snapshots.fullRefresh(settings) : snapshots.replayFrom(settings, from);
-                    out.println(json ? RunResultJson.render(r) : RunCommand.summary(r));
+                    out.println(json ? RunResultJson.render(r, progress.rowsWithoutSequence())
+                            : RunCommand.summary(r, progress.rowsWithoutSequence()));
                 }
                 out.flush();
                 return ExitCodes.OK;

@@ -51,25 +51,35 @@ public final class RunCommand implements Callable<Integer> {
     public Integer call() {
         ModelSettings settings = model.load();
         try (HikariDataSource dataSource = connection.open()) {
-            var snapshots = connection.snapshots(dataSource, new ConsoleListener(spec.commandLine().getErr(), ""));
+            ConsoleListener progress = new ConsoleListener(spec.commandLine().getErr(), "");
+            var snapshots = connection.snapshots(dataSource, progress);
             LogicChange logicChange = acceptLogicChange ? LogicChange.ACCEPT : LogicChange.REFUSE;
             RunResult result = fullCheck ? snapshots.runWithFullCheck(settings, logicChange)
                     : snapshots.run(settings, logicChange);
-            spec.commandLine().getOut().println(json ? RunResultJson.render(result) : summary(result));
+            long withoutSequence = progress.rowsWithoutSequence();
+            spec.commandLine().getOut().println(json ? RunResultJson.render(result, withoutSequence)
+                    : summary(result, withoutSequence));
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
         }
     }
 
-    static String summary(RunResult r) {
+    /**
+     * One line; {@code withoutSequence}: the rows without a sequence the run set aside, which belong to no batch:
+     * counted among the rejected (as the error log and {@code status} count them) and named apart.
+     */
+    static String summary(RunResult r, long withoutSequence) {
         if (r.batchesApplied() == 0) {
-            return r.model() + ": up to date, no new batch (run " + r.runId() + ")";
+            return r.model() + ": up to date, no new batch" + (withoutSequence == 0 ? "" : "; "
+                    + ConsoleListener.rows(withoutSequence) + " without a sequence set aside") + " (run " + r.runId()
+                    + ")";
         }
-        return r.model() + ": " + r.batchesApplied() + (r.batchesApplied() == 1 ? " batch" : " batches") + " applied"
+        return r.model() + ": " + ConsoleListener.batches(r.batchesApplied()) + " applied"
                 + (r.lateBatchFound() ? ", late batch found, replayed from " + r.replayPointText()
                         : r.replayPoint() != null ? ", replayed from " + r.replayPointText() : "")
                 + "; " + r.inserted() + " inserted, " + r.updated() + " updated, " + r.deleted() + " deleted, "
-                + r.rejected() + " rejected" + (r.timelineViolations() > 0 ? ", " + r.timelineViolations()
+                + (r.rejected() + withoutSequence) + " rejected" + (withoutSequence == 0 ? ""
+                : " (" + withoutSequence + " without a sequence, in no batch)") + (r.timelineViolations() > 0 ? ", " + r.timelineViolations()
                 + " timeline violations" : "") + " in " + r.duration().toMillis() + " ms (run " + r.runId() + ")";
     }
 }

@@ -14,7 +14,11 @@ final class RunResultJson {
     private RunResultJson() {
     }
 
-    static String render(RunResult result) {
+    /**
+     * {@code withoutSequence}: the rows without a sequence the run set aside; {@code rejected} counts them (as the
+     * error log and {@code status} do), the batches' {@code rejected} do not (they belong to no batch).
+     */
+    static String render(RunResult result, long withoutSequence) {
         ObjectNode run = JSON.createObjectNode()
                 .put("run_id", result.runId())
                 .put("model", result.model())
@@ -24,7 +28,8 @@ final class RunResultJson {
                 .put("inserted", result.inserted())
                 .put("updated", result.updated())
                 .put("deleted", result.deleted())
-                .put("rejected", result.rejected())
+                .put("rejected", result.rejected() + withoutSequence)
+                .put("rejected_without_sequence", withoutSequence)
                 .put("timeline_violations", result.timelineViolations())
                 .put("duration_ms", result.duration().toMillis());
         ArrayNode batches = run.putArray("batches");

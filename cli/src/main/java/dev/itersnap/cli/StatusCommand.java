@@ -9,6 +9,9 @@ import dev.itersnap.internal.MetadataStore;
 import dev.itersnap.internal.MetadataStore.ErrorCount;
 import dev.itersnap.internal.MetadataStore.LedgerRow;
 import dev.itersnap.internal.MetadataStore.RunRow;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.LockState;
+import dev.itersnap.spi.MetadataSchema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -25,13 +28,15 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.function.UnaryOperator;
 
 /** {@code itersnap status}: what the metadata tables say about one model; reads only. */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Shows one model's state from its metadata tables; writes nothing.",
                 "Applied batches (ledger), the "
-                + "last runs (run log), rows set aside (error log) by reason and by batch, and the run holding the "
-                + "lock according to the run log."})
+                + "last runs (run log), rows set aside (error log) by reason and by batch, and the model lock: held "
+                + "only while a live run holds it (H2, PostgreSQL and Databricks ask the database), free when a "
+                + "run that did not finish left it."})
 public final class StatusCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -49,9 +54,13 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the status as one JSON object on stdout")
     private boolean json;
 
+    /**
+     * @param running the run the lock is held by (the newest run the log shows running), when held
+     * @param leftBy  the newest run, when the log shows it running but the database says the lock is free: it died
+     */
     record Status(String model, String metadataSchema, boolean metadataExists, List<LedgerRow> ledger,
                   List<RunRow> runs, List<ErrorCount> errorsByReason, List<ErrorCount> errorsBySequence,
-                  RunRow running) {
+                  RunRow running, LockState lock, RunRow leftBy) {
     }
 
     @Override
@@ -64,7 +73,8 @@ public final class StatusCommand implements Callable<Integer> {
         Status s;
         try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
             c.setReadOnly(true);
-            s = read(settings, c, MetadataStore.reading(c, connection.dialect(dataSource), settings));
+            Dialect dialect = connection.dialect(dataSource);
+            s = read(settings, c, dialect, MetadataStore.reading(c, dialect, settings));
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -76,18 +86,30 @@ public final class StatusCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private Status read(ModelSettings settings, Connection c, MetadataStore store) throws SQLException {
+    private Status read(ModelSettings settings, Connection c, Dialect dialect, MetadataStore store)
+            throws SQLException {
         String name = settings.name();
         if (!store.exists()) {
-            return new Status(name, store.schemaName(), false, List.of(), List.of(), List.of(), List.of(), null);
+            return new Status(name, store.schemaName(), false, List.of(), List.of(), List.of(), List.of(), null,
+                    LockState.unknown(), null);
         }
+        Sql sql = new Sql(c);
         List<LedgerRow> ledger = new ArrayList<>(store.ledgerRows());
-        sortBySequence(settings, new Sql(c), ledger);
+        sortBySequence(settings, sql, ledger);
         List<RunRow> recent = store.runs(0);
         RunRow running = recent.stream().filter(r -> "running".equals(r.status())).findFirst().orElse(null);
+        UnaryOperator<String> fold = dialect.identifierFolding() != null ? dialect.identifierFolding() : sql::fold;
+        LockState lock = dialect.lockState(c, new MetadataSchema(store.schemaName(), fold), name);
+        RunRow leftBy = null;
+        if (lock.held() == LockState.Held.FREE) {
+            // a run the log shows running while nobody holds the lock died; only the newest run is worth naming
+            // (a later run took the lock after an older one and recovered what it left)
+            leftBy = !recent.isEmpty() && "running".equals(recent.get(0).status()) ? recent.get(0) : null;
+            running = null;
+        }
         recent = recent.subList(0, Math.min(Math.max(runs, 0), recent.size()));
         return new Status(name, store.schemaName(), true, ledger, recent, store.errorCounts(false),
-                store.errorCounts(true), running);
+                store.errorCounts(true), running, lock, leftBy);
     }
 
     /** Ledger rows in business order when the source can be described, else in the order they were applied. */
@@ -110,6 +132,31 @@ public final class StatusCommand implements Callable<Integer> {
         return v instanceof Timestamp t ? t.toLocalDateTime() : v instanceof LocalDateTime l ? l : null;
     }
 
+    /** The lock as the database tells it (when the dialect can), else as the run log does. */
+    static String lockLine(Status s) {
+        RunRow r = s.running();
+        String db = s.lock().holder() == null ? "" : "; the database says: " + s.lock().holder();
+        switch (s.lock().held()) {
+            case HELD:
+                return "held by " + (r == null ? "a run not in the run log yet" : "run " + r.runId() + " ("
+                        + r.operation() + ") of " + r.holder() + " since " + Sql.text(r.startedAt())) + db;
+            case FREE:
+                if (s.leftBy() != null) {
+                    RunRow d = s.leftBy();
+                    return "free (left by run " + d.runId() + " (" + d.operation() + ") of " + d.holder()
+                            + ", started " + Sql.text(d.startedAt()) + ", which did not finish: the process ended "
+                            + "without releasing it; the next run recovers what it left)" + db;
+                }
+                return "free" + db;
+            default:
+                return r == null ? "free according to the run log (no run has status 'running')"
+                        : "held according to the run log by run " + r.runId() + " (" + r.operation() + ") of "
+                                + r.holder() + " since " + Sql.text(r.startedAt()) + "; this database cannot tell "
+                                + "whether that run still runs (a run that died without finishing stays 'running' in "
+                                + "the run log)";
+        }
+    }
+
     private static void print(PrintWriter out, Status s) {
         out.println("model " + s.model() + " (metadata schema " + s.metadataSchema() + ")");
         if (!s.metadataExists()) {
@@ -117,14 +164,7 @@ public final class StatusCommand implements Callable<Integer> {
             return;
         }
         out.println();
-        if (s.running() == null) {
-            out.println("lock: free according to the run log (no run has status 'running')");
-        } else {
-            out.println("lock: held according to the run log by run " + s.running().runId() + " ("
-                    + s.running().operation() + ") of " + s.running().holder() + " since "
-                    + Sql.text(s.running().startedAt())
-                    + "; a run that died without finishing also shows as running until the next run recovers it");
-        }
+        out.println("lock: " + lockLine(s));
         out.println();
         out.println("applied batches (ledger):");
         List<List<String>> rows = new ArrayList<>();
@@ -170,10 +210,20 @@ public final class StatusCommand implements Callable<Integer> {
         ObjectNode o = mapper.createObjectNode().put("model", s.model()).put("metadata_schema", s.metadataSchema())
                 .put("metadata_exists", s.metadataExists());
         ObjectNode lock = o.putObject("lock");
-        lock.put("held", s.running() != null).put("according_to", "run log");
+        boolean observed = s.lock().held() != LockState.Held.UNKNOWN;
+        lock.put("held", observed ? s.lock().held() == LockState.Held.HELD : s.running() != null)
+                .put("according_to", observed ? "database" : "run log");
         if (s.running() != null) {
             lock.put("run_id", s.running().runId()).put("operation", s.running().operation())
                     .put("holder", s.running().holder()).put("since", Sql.text(s.running().startedAt()));
+        }
+        if (s.lock().holder() != null) {
+            lock.put("database_says", s.lock().holder());
+        }
+        if (s.leftBy() != null) {
+            lock.putObject("left_by").put("run_id", s.leftBy().runId()).put("operation", s.leftBy().operation())
+                    .put("holder", s.leftBy().holder()).put("since", Sql.text(s.leftBy().startedAt()))
+                    .put("finished", false);
         }
         ArrayNode ledger = o.putArray("ledger");
         for (LedgerRow r : s.ledger()) {

@@ -62,6 +62,48 @@ class HardeningCommandTest {
     }
 
     @Test
+    void aPasswordInTheUserInformationIsShownInNoOutput() throws Exception {
+        // issue 29: the PostgreSQL driver took snap:hunter2@127.0.0.1 for the host and printed it in the message
+        // and in UnknownHostException; H2 printed the password alone as the port it could not read
+        for (String url : new String[] {"jdbc:postgresql://snap:hunter2@127.0.0.1:55431/wh",
+                "jdbc:postgresql://snap:hun@ter2@127.0.0.1:55431/wh", "jdbc:h2:tcp://snap:hunter2@127.0.0.1:55431/~/wh"}) {
+            for (String option : new String[] {"--json", "--verbose"}) {
+                Execution e = run(url, MODEL, option);
+
+                assertThat(e.exitCode()).as(url).isEqualTo(ExitCodes.CONFIGURATION);
+                assertThat(e.errLines().get(0)).as(url).startsWith("itersnap: --jdbc-url jdbc:")
+                        .contains("//snap:***@127.0.0.1:55431/").contains("pass --user and --password");
+                assertThat(e.err() + e.out()).as(url).doesNotContain("hunter2").doesNotContain("ter2@");
+            }
+        }
+        // drivers that read no user information either: the message, its causes and the trace are masked
+        for (String url : new String[] {
+                "jdbc:databricks://token:dapi0123secret@127.0.0.1:1/default;transportMode=http;ssl=0;httpPath=/sql/1",
+                "jdbc:mysql://etl:dapi0123secret@localhost:3306/w"}) {
+            for (String option : new String[] {"--json", "--verbose"}) {
+                Execution e = run(url, MODEL, option);
+
+                assertThat(e.exitCode()).as(url).isIn(ExitCodes.DATABASE, ExitCodes.CONFIGURATION);
+                assertThat(e.err()).as(url).contains(":***@");
+                assertThat(e.err() + e.out()).as(url).doesNotContain("dapi0123secret");
+            }
+        }
+    }
+
+    @Test
+    void everyOutputOfACommandMasksThePasswordOfItsUrl() {
+        java.io.StringWriter out = new java.io.StringWriter();
+        java.io.PrintWriter masked = MaskingWriter.wrap(new java.io.PrintWriter(out), java.util.List.of("hunter2"));
+        masked.print("host 'hunter2@db' not found, ");
+        masked.println("jdbc:x://etl:hunter2@db/w");
+        masked.print("For input string: \"hunter2@");
+        masked.flush();
+
+        assertThat(out.toString()).isEqualTo("host '***@db' not found, jdbc:x://etl:***@db/w" + System.lineSeparator()
+                + "For input string: \"***@");
+    }
+
+    @Test
     void aDatabricksTokenIsMasked() throws Exception {
         Execution e = run("jdbc:databricks://127.0.0.1:1/default;transportMode=http;ssl=0;httpPath=/sql/1.0/w/1;"
                 + "AuthMech=3;UID=token;PWD=dapi0123456789abcdef", MODEL);

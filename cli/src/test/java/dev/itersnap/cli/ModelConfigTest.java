@@ -122,6 +122,25 @@ class ModelConfigTest {
     }
 
     @Test
+    void aYamlAliasIsRefusedNotReadAsTheAnchorsName() {
+        // issue 29: Jackson read *ts as the text "ts", so updated_at named a column ts nobody wrote
+        assertThatThrownBy(() -> ModelConfig.parse("""
+                name: customers
+                target: analytics.customers_history
+                source: SELECT * FROM raw_customers
+                unique_key: &ts customer_id
+                updated_at: *ts
+                sequence_by: file_date
+                """, "model.yml"))
+                .isInstanceOf(ConfigException.class)
+                .hasMessage("model.yml uses the YAML alias *ts (line 5, setting 'updated_at'); a model file does not "
+                        + "support anchors and aliases: write the value out");
+        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: &cols [status]\nstrategy: check\n"
+                + "column_names: {dbt_scd_id: *cols}\n", "model.yml"))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("uses the YAML alias *cols (line 9");
+    }
+
+    @Test
     void aKeyGivenTwiceIsAnError() {
         assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "name: again\n", "model.yml"))
                 .isInstanceOf(ConfigException.class)

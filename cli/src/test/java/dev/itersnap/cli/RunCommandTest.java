@@ -87,6 +87,42 @@ class RunCommandTest {
     }
 
     @Test
+    void rowsWithoutASequenceAreNamedSoAndCountedAsStatusCountsThem() throws Exception {
+        // issue 29: "batch null: 1 row set aside", and a summary of 1 rejected where status counted 2
+        load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+        model.load(null, "Ghost", "basic", "2024-01-01T09:00", "2024-01-01");
+        model.execute("INSERT INTO raw_customers VALUES (2, 'Active', 'basic', TIMESTAMP '2024-01-01 10:00:00', NULL)");
+
+        Execution run = Execution.of("run", "--jdbc-url", url, "--config", config.toString());
+
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        assertThat(run.err()).contains("rows without a sequence (in no batch): 1 row set aside in the error log "
+                + "(null_sequence: 1)").doesNotContain("batch null");
+        assertThat(run.out()).startsWith("customers: 1 batch applied; 1 inserted, 0 updated, 0 deleted, 2 rejected "
+                + "(1 without a sequence, in no batch) in ");
+        JsonNode status = H2Model.json(model.cli("status", "--json"));
+        long logged = 0;
+        for (JsonNode r : status.get("errors_by_reason")) {
+            logged += r.get("rows").asLong();
+        }
+        assertThat(logged).isEqualTo(2);
+    }
+
+    @Test
+    void aDialectThatDoesNotMatchTheDatabaseIsRefusedNamingBoth() throws Exception {
+        // issue 29: --dialect postgres on H2 failed with Function "PG_ADVISORY_LOCK" not found
+        load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+        for (String command : new String[] {"run", "status"}) {
+            Execution e = Execution.of(command, "--jdbc-url", url, "--config", config.toString(), "--dialect", "postgres");
+
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.errLines()).as(command).singleElement().asString()
+                    .startsWith("itersnap: dialect 'postgres' does not match the database: it is H2 ")
+                    .contains("which dialect 'h2' handles").doesNotContain("PG_ADVISORY_LOCK");
+        }
+    }
+
+    @Test
     void aModelLockedByAnotherRunExitsWithThreeAfterLockTimeout() throws Exception {
         load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
         assertThat(Execution.of("run", "--jdbc-url", url, "--config", config.toString()).exitCode()).isZero();

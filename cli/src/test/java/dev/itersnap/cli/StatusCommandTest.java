@@ -78,34 +78,85 @@ class StatusCommandTest {
                 + "{\"sequence\":\"2024-01-01\",\"reason\":\"null_key\",\"rows\":1},"
                 + "{\"sequence\":\"2024-01-02\",\"reason\":\"duplicate_key\",\"rows\":2}]");
         assertThat(s.get("lock").get("held").asBoolean()).isFalse();
-        assertThat(s.get("lock").get("according_to").asText()).isEqualTo("run log");
+        assertThat(s.get("lock").get("according_to").asText()).isEqualTo("database");
 
         assertThat(H2Model.json(db.cli("status", "--json", "--runs", "1")).get("runs")).hasSize(1);
     }
 
     @Test
-    void printsReadableTablesAndTheRunHoldingTheLock() throws Exception {
+    void aRunThatDiedWithoutFinishingLeavesTheLockFreeAndIsNamed() throws Exception {
+        // issue 29: a killed run's row stays 'running' in the run log; status said "lock: held" for ever after
         H2Model db = new H2Model(dir);
         db.threeBatchesApplied();
         try (var c = db.connect(); PreparedStatement ps = c.prepareStatement("INSERT INTO"
                 + " itersnap_metadata.itersnap_runs (run_id, model, operation, holder, started_at, status)"
                 + " VALUES ('r-42', 'customers', 'run', 'airflow worker 7', ?, 'running')")) {
-            ps.setObject(1, LocalDateTime.of(2030, 1, 1, 6, 0));
+            ps.setObject(1, LocalDateTime.now()); // the newest run: killed after it started
             ps.executeUpdate();
         }
 
         Execution e = db.cli("status");
 
         assertThat(e.exitCode()).as(e.err()).isZero();
-        assertThat(e.out()).contains("lock: held according to the run log by run r-42 (run) of airflow worker 7"
-                + " since 2030-01-01 06:00");
+        assertThat(e.out()).containsPattern("lock: free \\(left by run r-42 \\(run\\) of airflow worker 7, started "
+                + "\\d{4}-\\d\\d-\\d\\d [0-9:.]+, which did not finish").doesNotContain("lock: held");
         assertThat(e.out()).contains("applied batches (ledger):").contains(" sequence ").contains(" 2024-01-05 ")
                 .contains("recent runs (newest first):").contains(" success ").contains("(3 rows)")
                 .contains("rows set aside (error log) by reason:");
         JsonNode lock = H2Model.json(db.cli("status", "--json")).get("lock");
-        assertThat(lock.get("held").asBoolean()).isTrue();
-        assertThat(lock.get("run_id").asText()).isEqualTo("r-42");
-        assertThat(lock.get("holder").asText()).isEqualTo("airflow worker 7");
+        assertThat(lock.get("held").asBoolean()).isFalse();
+        assertThat(lock.get("according_to").asText()).isEqualTo("database");
+        assertThat(lock.get("left_by").get("run_id").asText()).isEqualTo("r-42");
+        assertThat(lock.get("left_by").get("holder").asText()).isEqualTo("airflow worker 7");
+        assertThat(lock.has("run_id")).isFalse();
+
+        // a later run takes the lock and recovers: the dead run is history, the lock plainly free
+        db.load(3, "New", "basic", "2024-01-06T09:00", "2024-01-06");
+        assertThat(db.cli("run").exitCode()).isZero();
+        assertThat(db.cli("status").out()).contains("lock: free" + System.lineSeparator());
+        lock = H2Model.json(db.cli("status", "--json")).get("lock");
+        assertThat(lock.get("held").asBoolean()).isFalse();
+        assertThat(lock.has("left_by")).isFalse();
+    }
+
+    @Test
+    void aLiveRunHoldsTheLock() throws Exception {
+        H2Model db = new H2Model(dir);
+        db.threeBatchesApplied();
+        db.load(3, "New", "basic", "2024-01-06T09:00", "2024-01-06");
+        org.h2.jdbcx.JdbcDataSource ds = new org.h2.jdbcx.JdbcDataSource();
+        ds.setURL(db.url);
+        java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        String[] runId = new String[1];
+        Thread run = new Thread(() -> dev.itersnap.IterativeSnapshot.builder().dataSource(ds).listener(event -> {
+            if (event instanceof dev.itersnap.core.SnapshotEvent.RunStarted s) {
+                runId[0] = s.runId();
+                started.countDown();
+                try {
+                    release.await(); // the run holds the model lock while it waits here
+                } catch (InterruptedException ignored) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }).build().run(ModelConfig.load(db.config)));
+        run.start();
+        try {
+            assertThat(started.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+
+            Execution e = db.cli("status");
+
+            assertThat(e.exitCode()).as(e.err()).isZero();
+            assertThat(e.out()).contains("lock: held by run " + runId[0] + " (run) of ");
+            JsonNode lock = H2Model.json(db.cli("status", "--json")).get("lock");
+            assertThat(lock.get("held").asBoolean()).isTrue();
+            assertThat(lock.get("according_to").asText()).isEqualTo("database");
+            assertThat(lock.get("run_id").asText()).isEqualTo(runId[0]);
+        } finally {
+            release.countDown();
+            run.join(60_000);
+        }
+        assertThat(H2Model.json(db.cli("status", "--json")).get("lock").get("held").asBoolean()).isFalse();
     }
 
     @Test

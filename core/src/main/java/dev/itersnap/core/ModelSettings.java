@@ -237,7 +237,7 @@ public final class ModelSettings {
         /** A SELECT over the raw batches, every retained batch. Required. */
         public Builder source(String selectSql) { this.source = selectSql; return this; }
         /** One key column or several (composite key). Required. */
-        public Builder uniqueKey(String... columns) { this.uniqueKey = columns == null ? null : List.of(columns); return this; }
+        public Builder uniqueKey(String... columns) { this.uniqueKey = columns == null ? null : java.util.Arrays.asList(columns); return this; }
         /** One key column or several (composite key). Required. */
         public Builder uniqueKey(List<String> columns) { this.uniqueKey = columns == null ? null : new ArrayList<>(columns); return this; }
         /** Business modification time of a record; becomes {@code dbt_valid_from}. Required. */
@@ -254,7 +254,7 @@ public final class ModelSettings {
         /** Tracked columns; null or never called means {@code all}. */
         public Builder checkCols(List<String> columns) { this.checkCols = columns == null ? null : new ArrayList<>(columns); return this; }
         /** Tracked columns. */
-        public Builder checkCols(String... columns) { return checkCols(columns == null ? null : List.of(columns)); }
+        public Builder checkCols(String... columns) { return checkCols(columns == null ? null : java.util.Arrays.asList(columns)); }
         /** {@code ignore} (default), {@code invalidate} or {@code new_record}. */
         public Builder hardDeletes(HardDeletes hardDeletes) { this.hardDeletes = hardDeletes; return this; }
         /** SQL predicate over a source row marking an explicit delete, e.g. {@code op = 'D'}. */

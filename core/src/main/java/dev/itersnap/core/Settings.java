@@ -44,8 +44,12 @@ final class Settings {
         if (values == null || values.isEmpty()) {
             throw invalid(setting, "is required (one column or a list of columns)");
         }
-        for (String v : values) {
-            identifier(setting, v);
+        for (int i = 0; i < values.size(); i++) {
+            if (values.get(i) == null) { // a null element (uniqueKey((String) null), a list with a hole)
+                throw invalid(setting, "lists no column at position " + (i + 1) + " (null); expected column names, got "
+                        + values);
+            }
+            identifier(setting, values.get(i));
         }
         if (values.stream().map(v -> v.toLowerCase(Locale.ROOT)).distinct().count() != values.size()) {
             throw invalid(setting, "lists a column twice: " + values);

@@ -34,7 +34,8 @@ final class Slf4jListener implements SnapshotListener {
             LOG.warn("[{}] batch {}: {} rows share a key with a differing row (set aside), {} exact copies (applied "
                     + "once)", e.model(), e.sequence(), e.rows(), e.copies());
         } else if (event instanceof SnapshotEvent.RowsRejected e) {
-            LOG.warn("[{}] batch {}: rows set aside in the error log: {}", e.model(), e.sequence(), e.reasons());
+            LOG.warn("[{}] {}: rows set aside in the error log: {}", e.model(), e.sequence() == null
+                    ? "rows without a sequence (in no batch)" : "batch " + SequenceText.of(e.sequence()), e.reasons());
         } else if (event instanceof SnapshotEvent.SchemaChange e) {
             LOG.warn("[{}] schema change: added {}, missing from source {}", e.model(), e.added(), e.missing());
         } else if (event instanceof SnapshotEvent.LedgerRepaired e) {
@@ -48,8 +49,9 @@ final class Slf4jListener implements SnapshotListener {
             LOG.warn("[{}] restated batch {}: changed in the source since it was applied ({} rows then, {} now); "
                     + "replaying from it", e.model(), e.sequence(), e.oldRows(), e.newRows());
         } else if (event instanceof SnapshotEvent.HistoryAdopted e) {
-            LOG.info("[{}] adopted {} versions through {}: {} batches declared applied, bookkeeping columns added {}",
-                    e.model(), e.versions(), e.through(), e.batches(), e.columnsAdded());
+            LOG.info("[{}] adopted {} versions through {}: {} {} declared applied, bookkeeping columns added {}",
+                    e.model(), e.versions(), e.through(), e.batches(), e.batches() == 1 ? "batch" : "batches",
+                    e.columnsAdded());
         } else if (event instanceof SnapshotEvent.TimelineViolation e) {
             LOG.error("[{}] timeline check failed for {} keys, e.g. {}", e.model(), e.keys(), e.examples());
         }

@@ -398,7 +398,7 @@ final class SnapshotRun {
             why = restated.containsKey(replayPoint)
                     ? "batch " + replayPoint + " changed in the source (restated) after the history was adopted "
                             + "through " + point + ", at or before that point"
-                    : "the " + operation.label() + " would replay from " + replayPoint + ", but the history was "
+                    : "the " + operation.label().replace('_', ' ') + " would replay from " + replayPoint + ", but the history was "
                             + "adopted through " + point;
         } else {
             return;

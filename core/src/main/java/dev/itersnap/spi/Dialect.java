@@ -75,6 +75,15 @@ public interface Dialect {
     ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException;
 
+    /**
+     * Whether a live process holds the lock of model {@code model} (metadata schema {@code metadata}) now, observed
+     * on {@code connection} without waiting and without writing ({@code status}). Default: {@link LockState#unknown()}.
+     */
+    default LockState lockState(java.sql.Connection connection, MetadataSchema metadata, String model)
+            throws SQLException {
+        return LockState.unknown();
+    }
+
     // ---------------------------------------------------------------- tables
 
     /**

@@ -61,6 +61,35 @@ public final class Dialects {
         }
     }
 
+    /**
+     * Refuses a dialect named for a database that another dialect on the class path handles (by its JDBC URL or
+     * product name) while the named one handles neither: {@code --dialect postgres} on H2 failed with {@code Function
+     * "PG_ADVISORY_LOCK" not found}. A database no dialect claims is left to the named one (a compatible database).
+     *
+     * @throws ItersnapException {@code NO_DIALECT}, naming the database and the dialect that handles it
+     */
+    public static void checkMatches(Dialect named, DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            var md = c.getMetaData();
+            String url = md.getURL();
+            String product = md.getDatabaseProductName();
+            if ((url != null && named.handlesUrl(url)) || (product != null && named.handlesProduct(product))) {
+                return;
+            }
+            for (Dialect d : available()) {
+                if ((url != null && d.handlesUrl(url)) || (product != null && d.handlesProduct(product))) {
+                    throw new ItersnapException(ErrorCode.NO_DIALECT, "dialect '" + named.name() + "' does not match "
+                            + "the database: it is " + product + " " + md.getDatabaseProductVersion()
+                            + ", which dialect '" + d.name() + "' handles. Name that dialect, or leave the dialect "
+                            + "out to detect it");
+                }
+            }
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR,
+                    "cannot open a connection to check the dialect: " + e.getMessage(), e);
+        }
+    }
+
     private static String describeAvailable() {
         List<Dialect> all = available();
         return all.isEmpty() ? "no dialect is on the class path"

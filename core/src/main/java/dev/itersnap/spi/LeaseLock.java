@@ -412,6 +412,29 @@ public final class LeaseLock implements ModelLock {
     public record Row(String owner, Long expiresMillis, long fence) {
     }
 
+    /**
+     * Whether a live run holds the lease now ({@link Dialect#lockState}): the lease row read, its expiry compared with
+     * this client's clock. A lease whose expiry passed is free (its run died, or lost it), and its owner is named.
+     */
+    public static LockState observe(Connection c, Statements sql) throws SQLException {
+        Row row;
+        try {
+            row = read(c, sql);
+        } catch (SQLException e) {
+            if (!sql.tableExists(c)) {
+                return new LockState(LockState.Held.FREE, null); // no lease table: no run ever held it
+            }
+            throw e;
+        }
+        if (row == null || row.owner() == null || row.expiresMillis() == null) {
+            return new LockState(LockState.Held.FREE, null);
+        }
+        String until = Instant.ofEpochMilli(row.expiresMillis()).toString();
+        return row.expiresMillis() > System.currentTimeMillis()
+                ? new LockState(LockState.Held.HELD, "lease owner " + row.owner() + ", expires " + until)
+                : new LockState(LockState.Held.FREE, "the lease of " + row.owner() + " expired at " + until);
+    }
+
     /** The model's lease row, or null. */
     public static Row read(Connection c, Statements sql) throws SQLException {
         try (PreparedStatement ps = sql.read().prepare(c); ResultSet rs = ps.executeQuery()) {
@@ -479,21 +502,26 @@ public final class LeaseLock implements ModelLock {
      */
     public static final class Statements {
         private final Dialect dialect;
-        private final ResolvedModel m;
+        private final String model;
         private final Clock clock;
         private final MetadataSchema.Lease lease;
         private final String text;
 
         public Statements(Dialect dialect, ResolvedModel m, Clock clock) {
+            this(dialect, m.metadata(), m.name(), clock);
+        }
+
+        /** The statements of model {@code model} in metadata schema {@code metadata} (no source needed). */
+        public Statements(Dialect dialect, MetadataSchema metadata, String model, Clock clock) {
             this.dialect = dialect;
-            this.m = m;
+            this.model = model;
             this.clock = clock;
-            this.lease = m.metadata().lease();
+            this.lease = metadata.lease();
             this.text = dialect.columnType(new SourceColumn("text", java.sql.Types.VARCHAR, "VARCHAR", 256, 0));
         }
 
         String model() {
-            return m.name();
+            return model;
         }
 
         private String id(String name) {
@@ -503,6 +531,16 @@ public final class LeaseLock implements ModelLock {
         /** The lease table, qualified and quoted. */
         public String table() {
             return lease.spec().name().parts().stream().map(dialect::quote).collect(Collectors.joining("."));
+        }
+
+        /** Whether the lease table exists (JDBC metadata). */
+        boolean tableExists(Connection c) throws SQLException {
+            List<String> parts = lease.spec().name().parts();
+            String catalog = parts.size() == 3 ? parts.get(0) : null;
+            String schema = parts.size() >= 2 ? parts.get(parts.size() - 2) : null;
+            try (ResultSet rs = c.getMetaData().getTables(catalog, schema, parts.get(parts.size() - 1), null)) {
+                return rs.next();
+            }
         }
 
         /** Creates the schema and the lease table if missing. */
@@ -518,7 +556,7 @@ public final class LeaseLock implements ModelLock {
         public Statement acquire(String owner, long nowMillis, long expiresMillis) {
             String l = "l.";
             String r = "r.";
-            return Statement.builder("lock").sql("MERGE INTO " + table() + " l USING (SELECT CAST(").bind(m.name())
+            return Statement.builder("lock").sql("MERGE INTO " + table() + " l USING (SELECT CAST(").bind(model)
                     .sql(" AS " + text + ") AS " + id(lease.model()) + ", CAST(").bind(owner).sql(" AS " + text
                             + ") AS " + id(lease.owner()) + ", ").sql(millis(nowMillis)).sql(" AS " + id("now") + ", ")
                     .sql(millis(expiresMillis)).sql(" AS " + id(lease.expiresAt()) + ") r ON "
@@ -537,7 +575,7 @@ public final class LeaseLock implements ModelLock {
         /** Extends the lease if it is still ours. Update count 1: still held; 0: lost. */
         public Statement renew(String owner, long fence, long expiresMillis) {
             return Statement.builder("lock").sql("UPDATE " + table() + " SET " + id(lease.expiresAt()) + " = ")
-                    .sql(millis(expiresMillis)).sql(" WHERE " + id(lease.model()) + " = ").bind(m.name())
+                    .sql(millis(expiresMillis)).sql(" WHERE " + id(lease.model()) + " = ").bind(model)
                     .sql(" AND " + id(lease.owner()) + " = ").bind(owner).sql(" AND " + id(lease.fence()) + " = ")
                     .bind(fence).build();
         }
@@ -545,7 +583,7 @@ public final class LeaseLock implements ModelLock {
         /** Frees the lease if it is still ours; the fence stays. */
         public Statement release(String owner, long fence) {
             return Statement.builder("lock").sql("UPDATE " + table() + " SET " + id(lease.owner()) + " = NULL, "
-                    + id(lease.expiresAt()) + " = NULL WHERE " + id(lease.model()) + " = ").bind(m.name())
+                    + id(lease.expiresAt()) + " = NULL WHERE " + id(lease.model()) + " = ").bind(model)
                     .sql(" AND " + id(lease.owner()) + " = ").bind(owner).sql(" AND " + id(lease.fence()) + " = ")
                     .bind(fence).build();
         }
@@ -554,7 +592,7 @@ public final class LeaseLock implements ModelLock {
         public Statement read() {
             return Statement.builder("lock").sql("SELECT " + id(lease.owner()) + ", "
                     + clock.toMillis().apply(id(lease.expiresAt())) + ", " + id(lease.fence()) + " FROM " + table()
-                    + " WHERE " + id(lease.model()) + " = ").bind(m.name()).build();
+                    + " WHERE " + id(lease.model()) + " = ").bind(model).build();
         }
 
         /** A bound epoch-millisecond value converted to a TIMESTAMP. */

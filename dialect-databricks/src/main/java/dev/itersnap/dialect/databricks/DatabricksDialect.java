@@ -4,6 +4,8 @@ import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.Capabilities;
 import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.LockState;
+import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
@@ -315,5 +317,12 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         return LeaseLock.acquire(dataSource, this, m, timeout, describeHolder, LeaseLock.ttl(TTL_PROPERTY), CLOCK);
+    }
+
+    /** The lease row read: held while its expiry is ahead (a dead run's lease lapses at its expiry). */
+    @Override
+    public LockState lockState(java.sql.Connection connection, MetadataSchema metadata, String model)
+            throws SQLException {
+        return LeaseLock.observe(connection, new LeaseLock.Statements(this, metadata, model, CLOCK));
     }
 }

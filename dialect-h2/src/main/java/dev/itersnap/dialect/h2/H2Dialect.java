@@ -3,6 +3,8 @@ package dev.itersnap.dialect.h2;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.Capabilities;
+import dev.itersnap.spi.LockState;
+import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
@@ -10,6 +12,7 @@ import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.ValueType;
 
 import javax.sql.DataSource;
+import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Types;
 import java.time.Duration;
@@ -201,5 +204,11 @@ public final class H2Dialect extends AbstractSqlDialect {
     public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         return H2ModelLock.acquire(dataSource, this, m, timeout, describeHolder);
+    }
+
+    /** Tries the lock row with {@code SKIP LOCKED}, in one statement: a row skipped is held by a live session. */
+    @Override
+    public LockState lockState(Connection connection, MetadataSchema metadata, String model) throws SQLException {
+        return H2ModelLock.observe(connection, this, metadata, model);
     }
 }

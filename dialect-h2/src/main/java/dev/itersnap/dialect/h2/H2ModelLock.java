@@ -3,6 +3,7 @@ package dev.itersnap.dialect.h2;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
@@ -87,6 +88,44 @@ final class H2ModelLock implements ModelLock {
                 // the original failure matters
             }
             throw e;
+        }
+    }
+
+    /**
+     * Whether a live session holds the lock of {@code model}: its row read with {@code FOR UPDATE SKIP LOCKED} in one
+     * statement (autocommit: a row this read locks is released as the statement ends; otherwise rolled back at
+     * once), so it neither waits nor writes. No lock table or no row: no run ever held it.
+     */
+    static LockState observe(Connection c, Dialect dialect, MetadataSchema metadata, String model)
+            throws SQLException {
+        MetadataSchema.Lock table = metadata.lock();
+        String lockTable = table.spec().name().parts().stream().map(dialect::quote).collect(Collectors.joining("."));
+        String modelColumn = dialect.quote(table.model());
+        String where = " FROM " + lockTable + " WHERE " + modelColumn + " = ?";
+        try {
+            if (!exists(c, "SELECT 1" + where, model)) {
+                return new LockState(LockState.Held.FREE, null);
+            }
+            boolean taken = !exists(c, "SELECT " + modelColumn + where + " FOR UPDATE SKIP LOCKED", model);
+            return new LockState(taken ? LockState.Held.HELD : LockState.Held.FREE, null);
+        } catch (SQLException e) {
+            if (e.getErrorCode() == 42102 || e.getErrorCode() == 90079) { // no such table, no such schema
+                return new LockState(LockState.Held.FREE, null);
+            }
+            throw e;
+        } finally {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        }
+    }
+
+    private static boolean exists(Connection c, String sql, String model) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql)) {
+            ps.setString(1, model);
+            try (java.sql.ResultSet rs = ps.executeQuery()) {
+                return rs.next();
+            }
         }
     }
 

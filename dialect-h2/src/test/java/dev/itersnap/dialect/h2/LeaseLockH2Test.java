@@ -240,4 +240,29 @@ class LeaseLockH2Test {
             assertThat(row.expiresMillis()).isGreaterThan(firstExpiry + TTL.toMillis());
         }
     }
+
+    @Test
+    void observeSaysHeldOnlyWhileALiveOwnerHoldsAnUnexpiredLease() throws SQLException {
+        try (Connection c = ds.getConnection()) {
+            assertThat(LeaseLock.observe(c, sql)).isEqualTo(new dev.itersnap.spi.LockState(
+                    dev.itersnap.spi.LockState.Held.FREE, null)); // no lease table yet: never held
+        }
+        LeaseLock lease = acquire(ds, Duration.ZERO, TTL);
+        try (Connection c = ds.getConnection()) {
+            dev.itersnap.spi.LockState held = LeaseLock.observe(c, sql);
+            assertThat(held.held()).isEqualTo(dev.itersnap.spi.LockState.Held.HELD);
+            assertThat(held.holder()).startsWith("lease owner " + lease.owner() + ", expires ");
+        }
+        lease.close();
+        try (Connection c = ds.getConnection()) {
+            assertThat(LeaseLock.observe(c, sql).held()).isEqualTo(dev.itersnap.spi.LockState.Held.FREE);
+            long now = System.currentTimeMillis();
+            try (var ps = sql.acquire("crashed/1/x", now - 5000, now - 1000).prepare(c)) { // a dead run's lease
+                ps.executeUpdate();
+            }
+            dev.itersnap.spi.LockState left = LeaseLock.observe(c, sql);
+            assertThat(left.held()).isEqualTo(dev.itersnap.spi.LockState.Held.FREE);
+            assertThat(left.holder()).startsWith("the lease of crashed/1/x expired at ");
+        }
+    }
 }

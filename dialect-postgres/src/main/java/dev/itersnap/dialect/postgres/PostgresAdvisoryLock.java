@@ -2,6 +2,7 @@ package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 
@@ -35,8 +36,13 @@ final class PostgresAdvisoryLock implements ModelLock {
     }
 
     static long key(ResolvedModel m) {
+        return key(m.metadataSchema(), m.name());
+    }
+
+    /** The lock's key: the first 8 bytes of SHA-256 of the (folded) metadata schema and the model name. */
+    static long key(String metadataSchema, String model) {
         try {
-            byte[] d = MessageDigest.getInstance("SHA-256").digest(("itersnap:" + m.metadataSchema() + ":" + m.name())
+            byte[] d = MessageDigest.getInstance("SHA-256").digest(("itersnap:" + metadataSchema + ":" + model)
                     .getBytes(StandardCharsets.UTF_8));
             long k = 0;
             for (int i = 0; i < 8; i++) {
@@ -45,6 +51,34 @@ final class PostgresAdvisoryLock implements ModelLock {
             return k;
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
+        }
+    }
+
+    /**
+     * Whether a session holds the lock of {@code model} now, from {@code pg_locks} (a 64-bit advisory key is
+     * {@code classid} = its high and {@code objid} = its low 32 bits, {@code objsubid} 1), read only: the server
+     * releases a session's advisory locks when the session ends, so a granted lock has a live holder. The holder is
+     * named from {@code pg_stat_activity} as far as the role may see it.
+     */
+    static LockState observe(Connection c, String metadataSchema, String model) throws SQLException {
+        long key = key(metadataSchema, model);
+        try (PreparedStatement ps = c.prepareStatement("SELECT l.pid, a.application_name, a.client_addr, "
+                + "a.backend_start FROM pg_locks l LEFT JOIN pg_stat_activity a ON a.pid = l.pid WHERE l.locktype = "
+                + "'advisory' AND l.granted AND l.database = (SELECT oid FROM pg_database WHERE datname = "
+                + "current_database()) AND l.classid::bigint = ? AND l.objid::bigint = ? AND l.objsubid = 1")) {
+            ps.setLong(1, key >>> 32);
+            ps.setLong(2, key & 0xFFFFFFFFL);
+            try (ResultSet rs = ps.executeQuery()) {
+                if (!rs.next()) {
+                    return new LockState(LockState.Held.FREE, null);
+                }
+                String app = rs.getString(2);
+                Object addr = rs.getObject(3);
+                Object since = rs.getObject(4);
+                return new LockState(LockState.Held.HELD, "session pid " + rs.getInt(1)
+                        + (app == null || app.isEmpty() ? "" : " (" + app + ")")
+                        + (addr == null ? "" : " from " + addr) + (since == null ? "" : ", connected since " + since));
+            }
         }
     }
 

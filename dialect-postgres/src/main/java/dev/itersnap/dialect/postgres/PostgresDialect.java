@@ -388,4 +388,11 @@ public final class PostgresDialect extends AbstractSqlDialect {
             throws SQLException {
         return PostgresAdvisoryLock.acquire(dataSource, m, timeout, describeHolder);
     }
+
+    /** Reads {@code pg_locks} for the model's advisory lock: held while a live session has it, without waiting. */
+    @Override
+    public dev.itersnap.spi.LockState lockState(java.sql.Connection connection, dev.itersnap.spi.MetadataSchema metadata,
+                                                String model) throws SQLException {
+        return PostgresAdvisoryLock.observe(connection, metadata.schema(), model);
+    }
 }

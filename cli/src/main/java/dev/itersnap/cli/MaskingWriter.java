@@ -1,0 +1,95 @@
+package dev.itersnap.cli;
+
+import dev.itersnap.core.Secrets;
+import picocli.CommandLine;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The writer every output of a command goes through (stdout and stderr: results, {@code --json}, progress, error
+ * lines, {@code --verbose} traces): each line is masked ({@link Secrets#mask(String, java.util.Collection)}) with the
+ * secrets of the command line itself ({@link #secrets}), before it is written. Lines are masked whole, so a secret never straddles two writes; what is left without a line end is masked
+ * at {@link #flush()}.
+ */
+final class MaskingWriter extends Writer {
+    private final Writer delegate;
+    private final List<String> secrets;
+    private final StringBuilder line = new StringBuilder();
+
+    private MaskingWriter(Writer delegate, List<String> secrets) {
+        this.delegate = delegate;
+        this.secrets = secrets;
+    }
+
+    /** {@code out} masking {@code secrets}; a writer that masks already is given the secrets instead. */
+    static PrintWriter wrap(PrintWriter out, List<String> secrets) {
+        if (out instanceof Masking m) {
+            m.writer.secrets.clear();
+            m.writer.secrets.addAll(secrets);
+            return out;
+        }
+        return new Masking(new MaskingWriter(out, new ArrayList<>(secrets)));
+    }
+
+    /**
+     * The secrets of a parsed command line that drivers quote: the password of the URL's user information (a driver
+     * that does not read user information takes it for part of the host or port). {@code --password} is not among
+     * them: drivers never print it, and masking its text everywhere would mask ordinary words ({@code postgres}).
+     */
+    static List<String> secrets(CommandLine.ParseResult parsed) {
+        List<String> out = new ArrayList<>();
+        for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
+            CommandLine.Model.OptionSpec url = p.commandSpec().findOption("--jdbc-url");
+            if (url != null && url.getValue() != null) {
+                String password = Secrets.userInfoPassword(url.getValue().toString());
+                if (password != null) {
+                    out.add(password);
+                }
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public synchronized void write(char[] chars, int off, int len) throws IOException {
+        for (int i = off; i < off + len; i++) {
+            line.append(chars[i]);
+            if (chars[i] == '\n') {
+                emit();
+            }
+        }
+    }
+
+    private void emit() throws IOException {
+        if (!line.isEmpty()) {
+            delegate.write(Secrets.mask(line.toString(), secrets));
+            line.setLength(0);
+        }
+    }
+
+    @Override
+    public synchronized void flush() throws IOException {
+        emit();
+        delegate.flush();
+    }
+
+    @Override
+    public synchronized void close() throws IOException {
+        flush();
+        delegate.close();
+    }
+
+    /** The print writer over a masking writer (so that {@link #wrap} can recognise it). */
+    private static final class Masking extends PrintWriter {
+        private final MaskingWriter writer;
+
+        Masking(MaskingWriter writer) {
+            super(writer, true);
+            this.writer = writer;
+        }
+    }
+}
