@@ -22,6 +22,8 @@ class PostgresFaultInjectionTest extends FaultInjectionTests {
     static final int STRIDE = 16;
     /** One point in this many of those a statement fault may take (at least one per kind and scenario). */
     static final int STATEMENT_STRIDE = 24;
+    /** One crash point in this many (a crash scenario runs about 60 statements). */
+    static final int CRASH_STRIDE = 7;
 
     @Override
     protected TestDatabase database() {
@@ -46,7 +48,10 @@ class PostgresFaultInjectionTest extends FaultInjectionTests {
         if ("all".equals(System.getProperty("itersnap.faults")) || fault == Fault.CONNECTION) {
             return true;
         }
-        int residue = Math.floorMod(scenario.length() + fault.ordinal(), script.isEmpty() ? STRIDE : STATEMENT_STRIDE);
+        // a crash (the connection killed mid-transaction) leaves work for recovery only where the run had committed
+        // part of its writes (its stage, its DDL): sampled more densely, so that some sampled crash always does
+        int statementStride = fault == Fault.CRASH ? CRASH_STRIDE : STATEMENT_STRIDE;
+        int residue = Math.floorMod(scenario.length() + fault.ordinal(), script.isEmpty() ? STRIDE : statementStride);
         if (script.isEmpty()) {
             // a different residue per scenario and kind, so the sampled points move around the run
             return Math.floorMod(k + residue, STRIDE) == 0;
@@ -60,6 +65,6 @@ class PostgresFaultInjectionTest extends FaultInjectionTests {
             }
         }
         int at = eligible.indexOf(k);
-        return eligible.size() > residue ? at % STATEMENT_STRIDE == residue : at == eligible.size() / 2;
+        return eligible.size() > residue ? at % statementStride == residue : at == eligible.size() / 2;
     }
 }
