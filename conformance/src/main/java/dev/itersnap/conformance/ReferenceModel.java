@@ -281,6 +281,17 @@ public final class ReferenceModel {
             return rows.equals(other.rows);
         }
     }
+    /**
+     * How often each source column was widened: a fingerprint covers the columns with their types, so one recorded
+     * before a widening is not compared with one after it (docs/semantics.md "Restated batches", columns).
+     */
+    private final Map<String, Integer> widenings = new HashMap<>();
+
+    /** The source column {@code column} was widened (its values' text may change): fingerprints before it do not compare. */
+    public void widened(String column) {
+        widenings.merge(column, 1, Integer::sum);
+    }
+
     /** The data columns of the history table, in the order they were added; null until it exists. */
     private List<String> historyColumns;
 
@@ -495,7 +506,9 @@ public final class ReferenceModel {
             }
         }
         Map<Object, Fingerprint> out = new TreeMap<>(SEQUENCE_ORDER);
-        texts.forEach((s, list) -> out.put(s, new Fingerprint(List.copyOf(columns),
+        List<String> signature = columns.stream().map(c -> widenings.containsKey(c) ? c + "#" + widenings.get(c) : c)
+                .toList();
+        texts.forEach((s, list) -> out.put(s, new Fingerprint(signature,
                 List.copyOf(new TreeSet<>(list)), list.size())));
         return out;
     }

@@ -79,6 +79,9 @@ public final class ScenarioRunner {
                 for (ColumnChange change : step.changes()) {
                     changeColumn(ds, change);
                     mirror.change(change);
+                    if (change.kind() == ColumnChange.Kind.WIDEN) {
+                        model.widened(change.column().name());
+                    }
                 }
                 for (Scenario.Restatement r : step.restate()) {
                     dropBatches(ds, scenario, mirror, List.of(r.batch()));

@@ -91,6 +91,8 @@ final class SnapshotRun {
     private Fingerprints prints;
     /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
     private final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
+    /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
+    private static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
     private String sweptThrough;
     /** The batch this run's sweep stopped at (its text), or null when it swept nothing. */
@@ -398,8 +400,8 @@ final class SnapshotRun {
             why = restated.containsKey(replayPoint)
                     ? "batch " + replayPoint + " changed in the source (restated) after the history was adopted "
                             + "through " + point + ", at or before that point"
-                    : "the " + operation.label().replace('_', ' ') + " would replay from " + replayPoint + ", but the history was "
-                            + "adopted through " + point;
+                    : "the " + operation.label().replace('_', ' ') + " would replay from " + replayPoint
+                            + ", but the history was adopted through " + point;
         } else {
             return;
         }
@@ -655,6 +657,11 @@ final class SnapshotRun {
                 probed.add(s.value());
             }
         }
+        if (probed.size() > MAX_BOUND_SEQUENCES) {
+            // a catch-up of many batches: one range from the first of them instead of thousands of bound values
+            from = lower(from, fresh.first());
+            probed.clear();
+        }
         TreeSet<Seq> lost = new TreeSet<>();
         if (operation == Operation.FULL_CHECK) {
             jdbc.query(tables.historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
@@ -850,7 +857,9 @@ final class SnapshotRun {
                 return;
             }
         }
-        readFingerprints(source, all ? null : checked.stream().map(Seq::value).map(v -> (Object) v).toList());
+        // a replay thousands of batches deep compares them all in one pass rather than binding each sequence
+        boolean every = all || checked.size() > MAX_BOUND_SEQUENCES;
+        readFingerprints(source, every ? null : checked.stream().map(Seq::value).map(v -> (Object) v).toList());
         if (prints != null) {
             restated.putAll(prints.restated(applied, source.fingerprints()));
         }
@@ -1041,11 +1050,8 @@ final class SnapshotRun {
         }
         evolve(m.archive(), archiveColumns);
         evolve(m.pending(), pendingColumns);
-        for (TableSpec scratch : List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(),
-                tables.work())) {
-            dialect.createTable(scratch).forEach(s -> jdbc.update(s.inStep("create scratch tables")));
-        }
         jdbc.commit("prepare");
+        prepareScratch();
         Map<String, MetadataStore.Column> registry = store.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
         // No batch in the ledger means the history was created by a run that stopped before recording a batch,
@@ -1097,6 +1103,51 @@ final class SnapshotRun {
      * then seen coming back (its replayed rows hold NULL where they held values, so a late batch after it replays
      * every key, see {@link #keyScoped}).
      */
+    /**
+     * The run's scratch tables, empty and in the shape this run needs: the tables of an earlier run are reused
+     * (emptied in one statement, or one per table) when the stage's comment names the shape of the five tables'
+     * DDL, else dropped and created again and the stage marked. A reuse that fails (a table dropped by hand) creates
+     * them. Where the database replaces tables in one statement (Delta) they are always replaced.
+     */
+    private void prepareScratch() {
+        List<TableSpec> specs = List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(),
+                tables.work());
+        List<dev.itersnap.spi.Statement> ddl = new ArrayList<>();
+        specs.forEach(spec -> ddl.addAll(dialect.createTable(spec)));
+        List<dev.itersnap.spi.Statement> clear = dialect.clearScratchTables(specs.stream().map(TableSpec::name)
+                .toList());
+        String signature = scratchSignature(ddl);
+        if (!clear.isEmpty()) {
+            try {
+                if (ModelTables.scratchComment(signature).equals(jdbc.tableComment(m.stage()))) {
+                    jdbc.updateAll(clear);
+                    jdbc.commit("clear scratch tables");
+                    return;
+                }
+            } catch (SQLException | RuntimeException e) {
+                jdbc.rollbackQuietly(); // created again below
+            }
+        }
+        ddl.forEach(s -> jdbc.update(s.inStep("create scratch tables")));
+        if (!clear.isEmpty()) {
+            jdbc.update(tables.markScratch(signature));
+        }
+        jdbc.commit("create scratch tables");
+    }
+
+    /** The first 16 hex digits of the SHA-256 of the scratch tables' DDL: their shape. */
+    private static String scratchSignature(List<dev.itersnap.spi.Statement> ddl) {
+        StringBuilder text = new StringBuilder();
+        ddl.forEach(s -> text.append(s.sql()).append('\n'));
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(text.toString()
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private void noteColumnsGone() {
         List<String> missing = new ArrayList<>();
         for (MetadataStore.Column known : store.columns().values()) {

@@ -437,6 +437,18 @@ public abstract class AbstractSqlDialect implements Dialect {
         return statement("fingerprint", sql.toString(), values);
     }
 
+    /**
+     * {@inheritDoc}
+     * <p>{@code TRUNCATE TABLE} of each; nothing where the database creates or replaces its scratch tables.
+     */
+    @Override
+    public List<Statement> clearScratchTables(List<TableName> tables) {
+        if (capabilities().createOrReplaceTable()) {
+            return List.of();
+        }
+        return tables.stream().map(t -> Statement.of("clear scratch tables", "TRUNCATE TABLE " + table(t))).toList();
+    }
+
     @Override
     public Statement historySequences(ResolvedModel m, List<?> sequences, Object from) {
         Map<String, Object> values = new LinkedHashMap<>();

@@ -144,6 +144,13 @@ public interface Dialect {
     Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns, List<?> sequences);
 
     /**
+     * Empties the run's scratch tables {@code tables} (they exist, in the shape this run needs) so that a run reuses
+     * them instead of dropping and creating them: one statement or one per table. An empty list: the database
+     * replaces its scratch tables instead (Delta's {@code CREATE OR REPLACE TABLE}, which is one commit anyway).
+     */
+    List<Statement> clearScratchTables(List<dev.itersnap.core.TableName> tables);
+
+    /**
      * The distinct sequences that opened or closed a version of the history, among {@code sequences} (bound values,
      * possibly none) or at or after {@code from} (null: none): a probe of the history's indexes on the opened and
      * closed sequences that grows with the batches asked for, not with the history.

@@ -272,6 +272,17 @@ public final class ModelTables {
                 + "'");
     }
 
+    /** The comment the stage carries naming the shape of the run's scratch tables ({@code signature}). */
+    public static String scratchComment(String signature) {
+        return "itersnap scratch tables " + signature;
+    }
+
+    /** Marks the stage with the shape of the scratch tables just created. */
+    public Statement markScratch(String signature) {
+        return Statement.of("create scratch tables", "COMMENT ON TABLE " + name(m.stage()) + " IS '"
+                + scratchComment(signature) + "'");
+    }
+
     /** The number of versions in the history table. */
     public Statement countHistory() {
         return Statement.of("count history", "SELECT COUNT(*) FROM " + name(m.target()));
