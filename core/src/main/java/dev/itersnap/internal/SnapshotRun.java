@@ -144,6 +144,10 @@ final class SnapshotRun {
         recover();
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
         Seq lostFrom = checkLedger(applied);
+        if (targetColumns != null && "running".equals(previousStatus)) { // issue 29: verify what a dead run recorded
+            Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
+            lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied : lostFrom;
+        }
         Discovery source = discover();
         store.fingerprints(source.fingerprints());
         findRestated(applied, source);
