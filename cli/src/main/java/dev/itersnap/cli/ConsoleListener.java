@@ -73,6 +73,11 @@ final class ConsoleListener implements SnapshotListener {
             return "ledger repaired: the history carries " + batches(e.sequences().size()) + " the ledger lost ("
                     + e.sequences().stream().map(SequenceText::of).collect(Collectors.joining(", "))
                     + "); replaying from " + SequenceText.of(e.sequences().get(0));
+        } else if (event instanceof SnapshotEvent.UnfinishedRunRepaired e) {
+            return "unfinished run " + String.join(", ", e.unfinishedRuns()) + ": the history holds "
+                    + e.foundVersions() + " of the " + e.recordedVersions() + " versions the ledger records for "
+                    + e.sequences().stream().map(SequenceText::of).collect(Collectors.joining(", "))
+                    + "; replaying from " + SequenceText.of(e.sequences().get(0));
         } else if (event instanceof SnapshotEvent.RowsAddedToAppliedBatch e) {
             return "warning: batch " + SequenceText.of(e.sequence()) + ": the source holds " + rows(e.sourceRows())
                     + ", " + e.appliedRows() + " were applied; the " + rows(e.sourceRows() - e.appliedRows())

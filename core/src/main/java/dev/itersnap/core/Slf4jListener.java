@@ -41,6 +41,10 @@ final class Slf4jListener implements SnapshotListener {
         } else if (event instanceof SnapshotEvent.LedgerRepaired e) {
             LOG.warn("[{}] the ledger lost the entries of batches {} that the history carries; replaying from {}",
                     e.model(), e.sequences(), e.sequences().get(0));
+        } else if (event instanceof SnapshotEvent.UnfinishedRunRepaired e) {
+            LOG.warn("[{}] unfinished run {}: the history holds {} of the {} versions the ledger records for batches "
+                    + "{}; replaying from {}", e.model(), e.unfinishedRuns(), e.foundVersions(), e.recordedVersions(),
+                    e.sequences(), e.sequences().get(0));
         } else if (event instanceof SnapshotEvent.RowsAddedToAppliedBatch e) {
             LOG.warn("[{}] batch {}: the source holds {} rows, {} were applied; the {} rows added since are not in the "
                     + "history: replay from {} to apply them", e.model(), e.sequence(), e.sourceRows(), e.appliedRows(),

@@ -57,6 +57,15 @@ public sealed interface SnapshotEvent {
     record LedgerRepaired(String model, String runId, List<Object> sequences) implements SnapshotEvent { }
 
     /**
+     * A run that did not finish ({@code unfinishedRuns}, still running in the run log) recorded batches in the ledger
+     * whose versions the history does not hold: {@code recordedVersions} counted by their entries, {@code
+     * foundVersions} opened by them in the history (a commit the database had not made durable when the process
+     * died). The history is replayed from the first of {@code sequences}, never applied over.
+     */
+    record UnfinishedRunRepaired(String model, String runId, List<String> unfinishedRuns, List<Object> sequences,
+                                 long recordedVersions, long foundVersions) implements SnapshotEvent { }
+
+    /**
      * The source holds more rows of an applied batch than were applied ({@code sourceRows} against
      * {@code appliedRows}, the ledger's count): rows added after the batch was applied, which a run does not apply by
      * itself. {@code replay --from} the batch ({@code IterativeSnapshot.replayFrom}) applies them.

@@ -166,6 +166,10 @@ final class SnapshotRun {
         fresh.removeAll(applied.keySet());
         compare(applied, source, fresh);
         Seq lostFrom = checkLedger(applied, fresh);
+        if (targetColumns != null && "running".equals(previousStatus)) { // verify what a dead run recorded
+            Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
+            lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied : lostFrom;
+        }
         boolean late = detect(fresh, applied, source, lostFrom);
         refuseBelowAdoption(fresh, applied); // before anything is written
         forgetRowsLoggedWithoutEntry(fresh);

@@ -200,6 +200,12 @@ public final class H2Dialect extends AbstractSqlDialect {
         return t == Types.VARCHAR || t == Types.NVARCHAR;
     }
 
+    /** Whether a commit is on disk when it returns ({@code WRITE_DELAY} 0), or a run can make it so. */
+    @Override
+    public List<dev.itersnap.core.Check> environmentChecks(java.sql.Connection connection) throws SQLException {
+        return List.of(H2Durability.check(connection));
+    }
+
     @Override
     public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {

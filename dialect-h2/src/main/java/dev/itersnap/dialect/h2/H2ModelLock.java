@@ -20,7 +20,8 @@ import java.util.stream.Collectors;
 /**
  * The model lock on H2: a row of the lock table held with {@code SELECT ... FOR UPDATE} in a transaction that stays
  * open, on a connection of its own, for the whole run. H2 releases it when the connection closes, so a crashed
- * process cannot leave the model locked. The wait is bounded by H2's session {@code LOCK_TIMEOUT}.
+ * process cannot leave the model locked. The wait is bounded by H2's session {@code LOCK_TIMEOUT}. Taking it makes
+ * the database's commits durable first ({@link H2Durability}).
  */
 final class H2ModelLock implements ModelLock {
     /** H2's error code for a lock wait that timed out. */
@@ -64,6 +65,8 @@ final class H2ModelLock implements ModelLock {
                     }
                 }
             }
+            // before the lock's transaction (the command commits) and before the run writes anything
+            H2Durability.requireDurableCommits(c, m.name());
             c.setAutoCommit(false);
             try (java.sql.Statement st = c.createStatement()) {
                 st.execute("SET LOCK_TIMEOUT " + Math.min(Integer.MAX_VALUE, timeout.toMillis()));
