@@ -389,7 +389,18 @@ public final class ReferenceModel {
         // "Restated batches": the lookback, a late batch's replayed ones, the sweep's share) whose content changed are
         // restated
         Map<Object, Fingerprint> all = fingerprints(rows, sourceColumns);
-        TreeSet<Object> compared = compared(applied, inSource);
+        // the source's columns changed since a batch's fingerprint: every batch is fingerprinted again, in a pass
+        // that leaves the sweep where it was
+        boolean columnsChanged = applied.stream().anyMatch(s -> fingerprints.get(s) != null && all.get(s) != null
+                && !fingerprints.get(s).comparable(all.get(s)));
+        TreeSet<Object> compared;
+        if (columnsChanged) {
+            compared = new TreeSet<>(SEQUENCE_ORDER);
+            compared.addAll(applied);
+            compared.retainAll(inSource);
+        } else {
+            compared = compared(applied, inSource);
+        }
         Map<Object, Fingerprint> now = new TreeMap<>(SEQUENCE_ORDER);
         compared.forEach(s -> now.put(s, all.get(s)));
         TreeSet<Object> restated = new TreeSet<>(SEQUENCE_ORDER);
@@ -528,8 +539,9 @@ public final class ReferenceModel {
         Set<Object> out = new TreeSet<>(SEQUENCE_ORDER);
         for (Object s : ledger.keySet()) {
             Fingerprint recorded = fingerprints.get(s);
-            if (recorded != null && all.get(s) != null && recorded.comparable(all.get(s))
-                    && !recorded.sameContent(all.get(s))) {
+            // over other columns: the next run fingerprints it again; until then whether it changed is not known
+            if (recorded != null && all.get(s) != null && (!recorded.comparable(all.get(s))
+                    || !recorded.sameContent(all.get(s)))) {
                 out.add(s);
             }
         }

@@ -820,7 +820,13 @@ final class SnapshotRun {
         if (held.isEmpty()) {
             return;
         }
-        boolean all = operation == Operation.FULL_CHECK;
+        // an applied batch whose fingerprint covers other columns than the source has now (a column was added,
+        // dropped or widened since, or the entry predates fingerprints) cannot be compared: every batch the source
+        // holds is fingerprinted again in this one run, so that a restatement after the change is found as before
+        // (one that no run compared before the change goes unnoticed: see docs/semantics.md)
+        boolean columnsChanged = prints != null && held.stream().map(applied::get)
+                .anyMatch(e -> !e.reproduced() && !prints.comparable(e.fingerprint()));
+        boolean all = operation == Operation.FULL_CHECK || columnsChanged;
         TreeSet<Seq> checked = new TreeSet<>();
         if (!all) {
             int newest = Math.max(0, held.size() - settings.restatementLookback());
