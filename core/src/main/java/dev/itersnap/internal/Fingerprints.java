@@ -35,7 +35,7 @@ final class Fingerprints {
     static Fingerprints of(Dialect dialect, ResolvedModel m) {
         List<SourceColumn> cols = new ArrayList<>(m.sourceColumns());
         cols.sort(Comparator.comparing(c -> c.name().toLowerCase(Locale.ROOT)));
-        StringBuilder text = new StringBuilder();
+        StringBuilder text = new StringBuilder(dialect.fingerprintFormat());
         for (SourceColumn c : cols) {
             text.append(c.name().toLowerCase(Locale.ROOT)).append(' ').append(dialect.columnType(c)).append('\n');
         }

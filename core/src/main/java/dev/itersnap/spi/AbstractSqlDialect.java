@@ -418,23 +418,40 @@ public abstract class AbstractSqlDialect implements Dialect {
         if (sequences != null && sequences.isEmpty()) {
             throw new IllegalArgumentException("no batch to fingerprint");
         }
-        String hash = columns == null || hash64("x") == null ? "" : ", " + contentHash(columns, "s");
-        StringBuilder sql = new StringBuilder("SELECT " + col("s", m.sequenceBy()) + ", COUNT(*)" + hash + " FROM "
-                + sourceRelation(m) + " s");
         Map<String, Object> values = new LinkedHashMap<>();
+        StringBuilder where = new StringBuilder(col("s", m.sequenceBy()));
         if (sequences != null) {
-            sql.append(" WHERE ").append(col("s", m.sequenceBy())).append(" IN (");
+            where.append(" IN (");
             for (int i = 0; i < sequences.size(); i++) {
                 String slot = "seq" + i;
                 values.put(slot, sequences.get(i));
-                sql.append(i == 0 ? "" : ", ").append(param(m.sequenceColumn(), slot));
+                where.append(i == 0 ? "" : ", ").append(param(m.sequenceColumn(), slot));
             }
-            sql.append(")");
+            where.append(")");
         } else {
-            sql.append(" WHERE ").append(col("s", m.sequenceBy())).append(" IS NOT NULL");
+            where.append(" IS NOT NULL");
         }
-        sql.append(" GROUP BY ").append(col("s", m.sequenceBy()));
-        return statement("fingerprint", sql.toString(), values);
+        return statement("fingerprint", fingerprints(m, columns, sourceRelation(m), where.toString()), values);
+    }
+
+    /**
+     * Rows and content hash per sequence of the rows of {@code relation} (alias {@code s}) that {@code where} keeps.
+     * The hash is the sum of the distinct row hashes: the rows are grouped by sequence and hash first (a hash
+     * aggregate over 64-bit integers, where {@code SUM(DISTINCT)} over decimals would sort them), the copies counted,
+     * then summed per sequence. Without {@code columns} (or {@link #hash64}): the rows counted only.
+     */
+    private String fingerprints(ResolvedModel m, List<SourceColumn> columns, String relation, String where) {
+        String seq = col("s", m.sequenceBy());
+        if (columns == null || hash64("x") == null) {
+            return "SELECT " + seq + ", COUNT(*) FROM " + relation + " s WHERE " + where + " GROUP BY " + seq;
+        }
+        String sq = quote(m.id("itersnap_s"));
+        String h = quote(m.id("itersnap_h"));
+        String n = quote(m.id("itersnap_n"));
+        return "SELECT x." + sq + ", SUM(x." + n + "), SUM(CAST(x." + h + " AS DECIMAL(20, 0))) FROM (SELECT y." + sq
+                + ", y." + h + ", COUNT(*) AS " + n + " FROM (SELECT " + seq + " AS " + sq + ", "
+                + rowHash(columns, "s") + " AS " + h + " FROM " + relation + " s WHERE " + where + ") y GROUP BY y."
+                + sq + ", y." + h + ") x GROUP BY x." + sq;
     }
 
     /**
@@ -488,26 +505,23 @@ public abstract class AbstractSqlDialect implements Dialect {
      */
     @Override
     public Statement fingerprintStaged(ResolvedModel m, List<SourceColumn> columns) {
-        String hash = columns == null || hash64("x") == null ? "" : ", " + contentHash(columns, "s");
-        return Statement.of("fingerprint staged", "SELECT " + col("s", m.sequenceBy()) + ", COUNT(*)" + hash
-                + " FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NOT NULL AND NOT "
-                + col("s", m.id(REPRO)) + " GROUP BY " + col("s", m.sequenceBy()));
+        return Statement.of("fingerprint staged", fingerprints(m, columns, table(m.stage()), col("s", m.sequenceBy())
+                + " IS NOT NULL AND NOT " + col("s", m.id(REPRO))));
     }
 
     /**
-     * The content hash aggregate over the rows of alias {@code alias}: {@code SUM(DISTINCT ...)} of {@link #hash64}
-     * of each row's canonical text, each hash widened to {@code DECIMAL(20, 0)} first (the sum of 64-bit values cannot
-     * overflow). Over the distinct rows: an exact copy of a row (a file delivered twice) is applied once and changes
-     * nothing. The canonical text joins, for each column in order, {@code 'V' <length> ':' <text>} for a value
-     * ({@link #fingerprintText}) and {@code 'N'} for NULL: unambiguous, whatever the values hold.
+     * A row's 64-bit hash (alias {@code alias}) over {@code columns} in the order given: {@link #hash64} of the
+     * row's canonical text, which joins, for each column, {@code 'V' <length> ':' <text>} for a value
+     * ({@link #fingerprintText}) and {@code 'N'} for NULL: unambiguous, whatever the values hold. A dialect may hash
+     * another unambiguous text of the row (and says so in {@link #fingerprintFormat}).
      */
-    protected String contentHash(List<SourceColumn> columns, String alias) {
+    protected String rowHash(List<SourceColumn> columns, String alias) {
         List<String> parts = new ArrayList<>();
         for (SourceColumn c : columns) {
             String text = fingerprintText(c, col(alias, c.name()));
             parts.add("COALESCE(" + concat(List.of("'V'", toText("LENGTH(" + text + ")"), "':'", text)) + ", 'N')");
         }
-        return "SUM(DISTINCT CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0)))";
+        return hash64(concat(parts));
     }
 
     /**

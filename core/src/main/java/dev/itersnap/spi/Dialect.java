@@ -158,6 +158,14 @@ public interface Dialect {
     Statement historySequences(ResolvedModel m, List<?> sequences, Object from);
 
     /**
+     * The format of this dialect's fingerprints (the row text it hashes and the hash): part of every fingerprint's
+     * signature, so that fingerprints of another format are recorded again, never compared. Empty for the first one.
+     */
+    default String fingerprintFormat() {
+        return "";
+    }
+
+    /**
      * As {@link #fingerprintSequences}, over the run's stage: the rows the run applies, read from the source once
      * (those reproduced from the history aside), so that the fingerprint a ledger entry records is that of exactly
      * the rows applied.
