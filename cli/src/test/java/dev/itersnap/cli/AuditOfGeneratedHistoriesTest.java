@@ -24,8 +24,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  * keys in particular are history, not problems (see docs/semantics.md, "Applying a batch").
  */
 class AuditOfGeneratedHistoriesTest {
-    /** Cases per build: every hard-delete mode many times over, about 10 s on H2 ({@code -Ditersnap.auditCases=N}; {@code -Ditersnap.seed=S} runs one). */
-    private static final int CASES = Integer.getInteger("itersnap.auditCases", 100);
+    /**
+     * Cases per build: every hard-delete mode many times over, about 10 s on H2 ({@code -Ditersnap.auditCases=N};
+     * {@code -Ditersnap.seed=S} runs one). 250 cases were clean when this was written.
+     */
+    private static final int CASES = Integer.getInteger("itersnap.auditCases", 60);
+    /** Seeds beyond the first {@link #CASES} that once found a disagreement (87: versions starting at one instant). */
+    private static final List<Long> FOUND = List.of(87L);
 
     private static final AtomicLong DATABASES = new AtomicLong();
 
@@ -64,7 +69,12 @@ class AuditOfGeneratedHistoriesTest {
         ScenarioGenerator generator = new ScenarioGenerator();
         List<String> failures = new ArrayList<>();
         Long only = Long.getLong("itersnap.seed");
-        for (long seed = only != null ? only : 1; seed <= (only != null ? only : CASES); seed++) {
+        List<Long> seeds = new ArrayList<>();
+        for (long seed = 1; only == null && seed <= CASES; seed++) {
+            seeds.add(seed);
+        }
+        seeds.addAll(only != null ? List.of(only) : FOUND.stream().filter(s -> s > CASES).toList());
+        for (long seed : seeds) {
             Scenario scenario = generator.generate(seed);
             ScenarioRunner.Result result = new ScenarioRunner(H2).play(scenario, ds -> audit(scenario, ds));
             if (!result.passed()) {
