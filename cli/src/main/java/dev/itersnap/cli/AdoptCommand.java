@@ -93,8 +93,7 @@ public final class AdoptCommand implements Callable<Integer> {
                     + "--dry-run to see the audit and the plan)");
         }
         ColumnNames n = settings.columnNames();
-        AuditCommand audit = AuditCommand.of(target, settings.uniqueKey(), n.updatedAt(), n.validFrom(),
-                n.validTo(), settings.validToCurrent());
+        AuditCommand audit = AuditCommand.of(target, settings.uniqueKey(), n, settings.validToCurrent());
         PrintWriter out = spec.commandLine().getOut();
         try (HikariDataSource dataSource = connection.open()) {
             List<AuditCommand.Finding> findings;
@@ -168,8 +167,7 @@ public final class AdoptCommand implements Callable<Integer> {
                     + "--dry-run to see the audit and the plan)");
         }
         ColumnNames n = settings.columnNames();
-        AuditCommand audit = AuditCommand.of(target, settings.uniqueKey(), n.updatedAt(), n.validFrom(),
-                n.validTo(), settings.validToCurrent());
+        AuditCommand audit = AuditCommand.of(target, settings.uniqueKey(), n, settings.validToCurrent());
         PrintWriter out = spec.commandLine().getOut();
         ObjectNode o = JSON.createObjectNode().put("model", settings.name()).put("target", target)
                 .put("rebuild_from", rebuildFrom).put("dry_run", dryRun);

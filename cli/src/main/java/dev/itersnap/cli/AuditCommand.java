@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.TableName;
 import picocli.CommandLine.Command;
@@ -28,11 +29,13 @@ import java.util.concurrent.Callable;
         description = {"Checks any SCD Type 2 table (itersnap-built or a dbt snapshot) for broken history; writes nothing.",
                 "Per key, versions are ordered by valid_from; it counts:",
                 "  out_of_order      a version whose updated_at is earlier than its predecessor's (the fingerprint "
-                        + "of a batch applied late)",
+                        + "of a batch applied late); a key's return after a deletion is not compared, nor a deletion "
+                        + "record",
                 "  overlap           a version still valid when its successor starts (valid_to NULL or after the "
                         + "successor's valid_from)",
                 "  gap               a version closed before its successor starts (also what a deleted key that "
-                        + "returned looks like)",
+                        + "returned looks like, unless the table marks deletions: a version whose change type is "
+                        + "'delete' or a deletion record ends the key's life, and the gap after it is its absence)",
                 "  multiple_current  more than one version with valid_to NULL for one key (counted per key)",
                 "  inverted          valid_to before valid_from",
                 "  missing_versions  with --source and --sequence-by: a (key, updated_at) of the raw batches that no "
@@ -84,6 +87,21 @@ public final class AuditCommand implements Callable<Integer> {
                     + "the source's key columns have the names given in --key")
     private String sourceUpdatedAt;
 
+    @Option(names = "--change-type", defaultValue = "dbt_change_type", paramLabel = "COL",
+            description = "where the table has it (itersnap's histories do): a version whose value is 'delete' was "
+                    + "closed by a deletion (default: ${DEFAULT-VALUE})")
+    private String changeType = "dbt_change_type";
+
+    @Option(names = "--is-deleted", defaultValue = "dbt_is_deleted", paramLabel = "COL",
+            description = "where the table has it (hard_deletes: new_record): a version whose value is true (or the "
+                    + "text 'True', as dbt writes it) is a deletion record (default: ${DEFAULT-VALUE})")
+    private String isDeleted = "dbt_is_deleted";
+
+    @Option(names = "--opened-seq", defaultValue = "dbt_opened_seq", paramLabel = "COL",
+            description = "where the table has it (itersnap's histories do): the batch that opened each version, which "
+                    + "orders versions that start at the same time (default: ${DEFAULT-VALUE})")
+    private String openedSeq = "dbt_opened_seq";
+
     @Option(names = "--json", description = "print the findings as one JSON object on stdout")
     private boolean json;
 
@@ -104,6 +122,15 @@ public final class AuditCommand implements Callable<Integer> {
         a.validFrom = validFrom;
         a.validTo = validTo;
         a.validToCurrent = validToCurrent;
+        return a;
+    }
+
+    /** As above, under the model's meta column names (deletions read from its change type and deletion flag). */
+    static AuditCommand of(String table, List<String> keys, ColumnNames names, String validToCurrent) {
+        AuditCommand a = of(table, keys, names.updatedAt(), names.validFrom(), names.validTo(), validToCurrent);
+        a.changeType = names.changeType();
+        a.isDeleted = names.isDeleted();
+        a.openedSeq = names.openedSeq();
         return a;
     }
 
@@ -165,15 +192,31 @@ public final class AuditCommand implements Callable<Integer> {
             current = "(" + vt + " IS NULL OR " + vt + " = CAST('" + lit + "' AS " + Sql.find(columns, validTo)
                     .typeName() + "))";
         }
-        String order = vf + ", " + vt + " NULLS LAST, " + u;
-        String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, "
+        // versions that start at the same time (a version that lasts no time: deleted, or changed again, at the time
+        // it opened) are ordered by the batch that opened them where the table records it, else by updated_at
+        Sql.Column opened = Sql.find(columns, openedSeq);
+        String order = vf + ", " + vt + " NULLS LAST, " + (opened == null ? "" : sql.quote(opened.name()) + ", ") + u;
+        // deletions, where the table records them: a version closed by one (change type 'delete') or a deletion record
+        // (hard_deletes: new_record) ends the key's life; the next version is a return, which starts at the later of
+        // its updated_at and the deletion (so its updated_at may be earlier), and the gap before it is the absence
+        Sql.Column ctColumn = Sql.find(columns, changeType);
+        Sql.Column delColumn = Sql.find(columns, isDeleted);
+        String record = delColumn == null ? "0" : "CASE WHEN " + (delColumn.jdbcType() == java.sql.Types.BOOLEAN
+                || delColumn.jdbcType() == java.sql.Types.BIT ? sql.quote(delColumn.name()) + " = TRUE"
+                : "UPPER(" + sql.quote(delColumn.name()) + ") = 'TRUE'") + " THEN 1 ELSE 0 END";
+        String ends = ctColumn == null ? record : "CASE WHEN " + sql.quote(ctColumn.name()) + " = 'delete' THEN 1 ELSE "
+                + record + " END";
+        String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, " + record
+                + " AS drec, " + ends + " AS ends, LAG(" + ends + ") OVER (PARTITION BY " + keyList + " ORDER BY "
+                + order + ") AS prev_ends, "
                 + "LAG(" + u + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS prev_u, "
                 + "LAG(" + vf + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS prev_vf, "
                 + "LEAD(" + vf + ") OVER (PARTITION BY " + keyList + " ORDER BY " + order + ") AS next_vf FROM " + t;
         List<String> keyHeaders = keys.stream().toList();
         List<Finding> out = new ArrayList<>();
         out.add(check(sql, "out_of_order", "versions whose updated_at is earlier than the previous version's",
-                "SELECT " + keyList + ", vf, u, prev_vf, prev_u FROM (" + v + ") v WHERE u < prev_u",
+                "SELECT " + keyList + ", vf, u, prev_vf, prev_u FROM (" + v + ") v WHERE u < prev_u AND drec = 0 "
+                        + "AND prev_ends = 0",
                 headers(keyHeaders, "valid_from", "updated_at", "previous_valid_from", "previous_updated_at")));
         out.add(check(sql, "overlap", "versions still valid when the next version of the key starts",
                 "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE next_vf IS NOT NULL "
@@ -181,7 +224,7 @@ public final class AuditCommand implements Callable<Integer> {
                 headers(keyHeaders, "valid_from", "valid_to", "next_valid_from")));
         out.add(check(sql, "gap", "versions closed before the next version of the key starts",
                 "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE vt IS NOT NULL "
-                        + "AND next_vf IS NOT NULL AND next_vf > vt",
+                        + "AND next_vf IS NOT NULL AND next_vf > vt AND ends = 0",
                 headers(keyHeaders, "valid_from", "valid_to", "next_valid_from")));
         out.add(check(sql, "multiple_current", "keys with more than one current version (valid_to NULL"
                         + (validToCurrent == null ? "" : " or " + validToCurrent) + ")",

@@ -41,7 +41,9 @@ final class ConsoleListener implements SnapshotListener {
     }
 
     static String describe(SnapshotEvent event) {
-        if (event instanceof SnapshotEvent.BatchApplied e) {
+        if (event instanceof SnapshotEvent.WaitingForLock e) {
+            return "waiting for the model lock: another run holds it (" + e.holder() + "); waiting up to lock_timeout";
+        } else if (event instanceof SnapshotEvent.BatchApplied e) {
             BatchResult b = e.batch();
             return "batch " + b.sequenceText() + " applied"
                     + (b.reproduced() ? " (reproduced from history)" : "") + ": " + rows(b.sourceRows()) + ", "

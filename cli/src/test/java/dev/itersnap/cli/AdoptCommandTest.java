@@ -133,6 +133,29 @@ class AdoptCommandTest {
         assertThat(late.err()).contains("batch 2024-01-02", "adopted through 2024-01-04");
     }
 
+    /**
+     * {@code --through} after the newest batch the source holds, or before the table's first version: refused (exit
+     * 2) naming the point and the value it contradicts, with nothing written.
+     */
+    @Test
+    void impossibleThroughPointsAreRefusedBeforeWriting() throws Exception {
+        List<String> before = table();
+
+        Execution late = db.cli("adopt", "--through", "2030-01-01", "--yes", "--accept-problems");
+        Execution early = db.cli("adopt", "--through", "2023-06-01", "--yes", "--accept-problems");
+
+        assertThat(late.exitCode()).as(late.err()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(late.err()).contains("2030-01-01", "after 2024-01-04, the newest batch the source holds",
+                "Nothing was written");
+        assertThat(early.exitCode()).as(early.err()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(early.err()).contains("2023-06-01", "before the table's first version", "2024-01-01 09:00",
+                "Nothing was written");
+        assertThat(table()).isEqualTo(before);
+        assertThat(db.rows("SELECT COUNT(*) FROM INFORMATION_SCHEMA.COLUMNS WHERE TABLE_NAME = 'CUSTOMERS_HISTORY'"))
+                .as("no bookkeeping column added").containsExactly("9|");
+        assertThat(db.cli("adopt", "--through", "2024-01-04", "--yes", "--accept-problems").exitCode()).isZero();
+    }
+
     @Test
     void rebuildFromTheOldestRetainedBatchRepairsAndListsTheChanges() throws Exception {
         db.execute("DELETE FROM raw_customers WHERE file_date < DATE '2024-01-03'");

@@ -111,6 +111,36 @@ class AuditCommandTest {
                 .contains("multiple_current: 0").contains("inverted: 0").contains("clean: no problem found");
     }
 
+    /**
+     * Full-picture batches: a key absent for one day and back unchanged is deleted at that day and returns at it (the
+     * later of its updated_at and the deletion), so with {@code new_record} its deletion record lasts no time and the
+     * returning version's updated_at is older than the deletion record's; with {@code invalidate} a key back after
+     * days leaves a gap. Both are the history of a deletion, which the audit reads from the change type and the
+     * deletion flag: clean. A dbt-shaped gap without those columns is still reported.
+     */
+    @Test
+    void deletionsByAbsenceAndReturnsAreClean() throws Exception {
+        for (String mode : new String[] {"new_record", "invalidate"}) {
+            H2Model m = new H2Model(dir.resolve(mode), "hard_deletes: " + mode + "\n");
+            m.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+            m.load(2, "Active", "basic", "2024-01-01T10:00", "2024-01-01");
+            m.load(2, "Active", "basic", "2024-01-01T10:00", "2024-01-02"); // key 1 absent on Jan 2
+            m.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-03"); // and back unchanged
+            m.load(2, "Active", "basic", "2024-01-01T10:00", "2024-01-03");
+            m.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-04");
+            m.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-06"); // key 2 absent from Jan 4, back Jan 6
+            m.load(2, "Active", "basic", "2024-01-05T10:00", "2024-01-06");
+            assertThat(m.cli("run").exitCode()).isZero();
+            assertThat(m.rows("SELECT COUNT(*) FROM customers_history WHERE customer_id = 1")).as(mode)
+                    .containsExactly(mode.equals("new_record") ? "3|" : "2|");
+
+            Execution e = m.cli("audit", "--table", "customers_history", "--key", "customer_id");
+
+            assertThat(e.exitCode()).as(mode + ": " + e.out() + e.err()).isZero();
+            assertThat(e.out()).contains("out_of_order: 0", "gap: 0", "clean: no problem found");
+        }
+    }
+
     @Test
     void anEmptyOrCleanDbtSnapshotPasses() throws Exception {
         assertThat(audit(0).get("clean").asBoolean()).isTrue();

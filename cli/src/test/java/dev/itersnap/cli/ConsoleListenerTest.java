@@ -30,4 +30,12 @@ class ConsoleListenerTest {
         assertThat(ConsoleListener.describe(new SnapshotEvent.RowsRejected("m", "r", 7L, Map.of("null_key", 2L))))
                 .isEqualTo("batch 7: 2 rows set aside in the error log (null_key: 2)");
     }
+
+    @Test
+    void aRunWaitingForTheLockSaysWhoHoldsIt() {
+        assertThat(ConsoleListener.describe(new SnapshotEvent.WaitingForLock("m", "r", "run 42 by host-a since "
+                + "2024-01-02 03:04:05", java.time.Duration.ofSeconds(2))))
+                .isEqualTo("waiting for the model lock: another run holds it (run 42 by host-a since 2024-01-02 "
+                        + "03:04:05); waiting up to lock_timeout");
+    }
 }

@@ -249,18 +249,73 @@ public abstract class AdoptionTests extends ConformanceTestBase {
     }
 
     /**
-     * The adoption point need not be a batch of the source; a batch at that sequence arriving later is refused like
-     * any other below the point (its rows change the empty batch the ledger records there).
+     * The adoption point need not be a batch of the source (here a day between two of its files); a batch at that
+     * sequence arriving later is refused like any other below the point (its rows change the empty batch the ledger
+     * records there).
      */
     @Test
     void batchAtAnAdoptionPointTheSourceLackedIsRefused() throws Exception {
-        RawTable raw = adopted(1, 2, 3);
-        adopt(raw, "2024-01-04");
-        assertThat(fixture.ledger(MODEL)).hasSize(4);
-        file(raw, 4);
+        RawTable raw = adopted(1, 2, 4);
+        adopt(raw, "2024-01-03");
+        assertThat(fixture.ledger(MODEL)).extracting(SnapshotFixture.LedgerEntry::sequence)
+                .containsExactly("2024-01-01", "2024-01-02", "2024-01-03");
+        file(raw, 3);
 
         assertThatThrownBy(() -> fixture.run(model(raw).build()))
-                .satisfies(e -> assertLateBeforeAdoption(e, "batch 2024-01-04"));
+                .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                    assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.LATE_BEFORE_ADOPTION);
+                    assertThat(e.getMessage()).contains("batch 2024-01-03", "adopted through 2024-01-03");
+                });
+    }
+
+    /**
+     * A point after the newest batch the source holds would make every real batch up to it "below the adoption" and
+     * refused: the adoption is refused instead, naming the point and the newest batch, before anything is written.
+     */
+    @Test
+    void pointAfterTheNewestBatchOfTheSourceIsRefused() throws Exception {
+        RawTable raw = adopted(1, 2, 3, 4);
+        List<Map<String, Object>> before = fixture.query("SELECT * FROM " + TARGET);
+
+        for (Object point : new Object[] {"2030-01-01", "2024-01-05"}) {
+            assertThatThrownBy(() -> adopt(raw, point)).isInstanceOfSatisfying(ItersnapException.class, e -> {
+                assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.INVALID_SEQUENCE);
+                assertThat(e.getMessage()).contains("'" + MODEL + "'", "through " + point,
+                        "after 2024-01-04, the newest batch the source holds", "Nothing was written");
+            });
+        }
+        assertThat(fixture.query("SELECT * FROM " + TARGET)).as("the table as it was").isEqualTo(before);
+        assertThat(fixture.ledger(MODEL)).isEmpty();
+
+        assertThat(adopt(raw, "2024-01-04").batches()).as("the newest batch itself is a point").hasSize(4);
+    }
+
+    /**
+     * A point before the table's first version (the table's versions start on Jan 1 at 09:00 for key 1, Dec 31 for
+     * key 2) would make the next run apply over the table batches whose versions it already holds: refused, naming the
+     * point and the first version's start, before anything is written. A date point covers its whole day.
+     */
+    @Test
+    void pointBeforeTheTablesFirstVersionIsRefused() throws Exception {
+        dbtSnapshot();
+        fixture.execute("DELETE FROM " + TARGET + " WHERE id = 2"); // key 1's versions only: the first starts Jan 1
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Z", "gold", ts("2023-12-30 09:00"), date("2023-12-30"));
+        for (int d = 1; d <= 4; d++) {
+            file(raw, d);
+        }
+        List<Map<String, Object>> before = fixture.query("SELECT * FROM " + TARGET);
+
+        assertThatThrownBy(() -> adopt(raw, "2023-12-30")).isInstanceOfSatisfying(ItersnapException.class, e -> {
+            assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.INVALID_SEQUENCE);
+            assertThat(e.getMessage()).contains("'" + MODEL + "'", "through 2023-12-30",
+                    "before the table's first version", "2024-01-01 09:00", "Nothing was written");
+        });
+        assertThat(fixture.query("SELECT * FROM " + TARGET)).as("the table as it was").isEqualTo(before);
+        assertThat(fixture.ledger(MODEL)).isEmpty();
+
+        assertThat(adopt(raw, "2024-01-01").batches()).as("the day the first version starts in is a point")
+                .hasSize(2);
     }
 
     /**

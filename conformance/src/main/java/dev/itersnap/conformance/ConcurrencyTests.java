@@ -165,6 +165,74 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         assertThat(fixture.versions(TARGET, "id", 1)).hasSize(1);
     }
 
+    /**
+     * A run that waits for the lock says so once, after about two seconds, naming the run that holds it
+     * ({@code WaitingForLock}), and goes on waiting: when the holder finishes, it takes the lock and runs. A run that
+     * gets the lock at once says nothing of the kind.
+     */
+    @Test
+    @Timeout(90)
+    void runWaitingForTheLockSaysSoOnceNamingTheHolder() throws Exception {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings m = model(raw).lockTimeout(Duration.ofSeconds(60)).build();
+        CountDownLatch holding = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        RecordingListener holderEvents = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.RunStarted) {
+                holding.countDown();
+                await(release);
+            }
+        });
+        CountDownLatch told = new CountDownLatch(1);
+        RecordingListener waiterEvents = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.WaitingForLock) {
+                told.countDown();
+            }
+        });
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<RunResult> waited = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread holder = new Thread(() -> {
+            try {
+                fixture.engine(holderEvents).run(m);
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }, "itersnap-lock-holder");
+        Thread waiter = new Thread(() -> {
+            try {
+                waited.add(fixture.engine(waiterEvents).run(m));
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }, "itersnap-lock-waiter");
+        holder.start();
+        try {
+            assertThat(holding.await(patience(30_000), TimeUnit.MILLISECONDS)).as("the holder started its run").isTrue();
+            String holderRun = holderEvents.of(SnapshotEvent.RunStarted.class).get(0).runId();
+            long start = System.nanoTime();
+            waiter.start();
+            assertThat(told.await(patience(20_000), TimeUnit.MILLISECONDS)).as("the waiter said it waits").isTrue();
+            long toldAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+            assertThat(toldAfterMs).as("after about two seconds").isBetween(1_500L, patience(15_000));
+            SnapshotEvent.WaitingForLock w = waiterEvents.of(SnapshotEvent.WaitingForLock.class).get(0);
+            assertThat(w.model()).isEqualTo(MODEL);
+            assertThat(w.holder()).contains(holderRun);
+            assertThat(w.waited()).isGreaterThanOrEqualTo(Duration.ofMillis(1_500));
+            assertThat(waiterEvents.of(SnapshotEvent.RunStarted.class)).as("still waiting").isEmpty();
+        } finally {
+            release.countDown();
+            holder.join(patience(30_000));
+            waiter.join(patience(60_000));
+        }
+        assertThat(failures).isEmpty();
+        assertThat(waited).singleElement().satisfies(r -> assertThat(r.batchesApplied()).isZero());
+        assertThat(waiterEvents.of(SnapshotEvent.WaitingForLock.class)).as("said once").hasSize(1);
+        assertThat(waiterEvents.all().get(0)).as("before the run started").isInstanceOf(
+                SnapshotEvent.WaitingForLock.class);
+        assertThat(holderEvents.of(SnapshotEvent.WaitingForLock.class)).as("the holder never waited").isEmpty();
+    }
+
     /** A run that fails releases the lock: the next run, with a short lock_timeout, gets it at once. */
     @Test
     @Timeout(60)

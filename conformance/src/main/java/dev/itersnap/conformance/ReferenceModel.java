@@ -1207,6 +1207,37 @@ public final class ReferenceModel {
         return ((Comparable) x).compareTo(y);
     }
 
+    /**
+     * {@code dbt_scd_id} by its documented formula (docs/semantics.md): the MD5, as lower-case hex, of the UTF-8 text
+     * that joins with {@code |} each key part's text (NULL as empty; for a composite key each part with {@code \}
+     * written {@code \\} and then {@code |} written {@code \|}), the {@code updated_at} text (NULL as empty) and the
+     * text of the sequence that opened the version, followed by {@code |deleted} for a deletion record.
+     *
+     * @param keyTexts the key parts as the database's cast to text writes them, null for NULL
+     */
+    public static String scdId(List<String> keyTexts, String updatedAtText, String sequenceText,
+                               boolean deletionRecord) {
+        StringBuilder text = new StringBuilder();
+        for (String k : keyTexts) {
+            String part = k == null ? "" : k;
+            if (keyTexts.size() > 1) {
+                part = part.replace("\\", "\\\\").replace("|", "\\|");
+            }
+            text.append(part).append('|');
+        }
+        text.append(updatedAtText == null ? "" : updatedAtText).append('|').append(sequenceText);
+        if (deletionRecord) {
+            text.append("|deleted");
+        }
+        try {
+            byte[] md5 = java.security.MessageDigest.getInstance("MD5")
+                    .digest(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(md5);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     /** The canonical text of a sequence or time value, as the ledger writes it (ISO-8601, plain digits). */
     public static String canonical(Object value) {
         Object v = normalise(value);

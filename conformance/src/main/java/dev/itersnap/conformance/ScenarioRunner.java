@@ -51,6 +51,15 @@ public final class ScenarioRunner {
 
     /** Plays the whole plan on a fresh database. */
     public Result play(Scenario scenario) throws SQLException {
+        return play(scenario, null);
+    }
+
+    /**
+     * Plays the whole plan on a fresh database and, when every run agreed with the model, hands the database (its
+     * history as the engine wrote it) to {@code atEnd}, whose problems fail the case (null: no check).
+     */
+    public Result play(Scenario scenario, java.util.function.Function<DataSource, List<String>> atEnd)
+            throws SQLException {
         DataSource ds = database.newDatabase("s" + Long.toUnsignedString(scenario.seed(), 36));
         List<SnapshotEvent> events = Collections.synchronizedList(new ArrayList<>());
         List<String> eventLog = Collections.synchronizedList(new ArrayList<>());
@@ -139,7 +148,9 @@ public final class ScenarioRunner {
                     }
                 }
             }
-            return new Result(runs, comparisons, null, List.of(), List.copyOf(eventLog));
+            List<String> last = atEnd == null ? List.of() : atEnd.apply(ds);
+            return new Result(runs, comparisons, last.isEmpty() ? null : "the end of the plan", List.copyOf(last),
+                    List.copyOf(eventLog));
         } finally {
             database.discard(ds);
         }

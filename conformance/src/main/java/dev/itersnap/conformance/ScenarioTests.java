@@ -500,6 +500,59 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         assertThat(fixture.timelineProblems(TARGET, "id")).isEmpty();
     }
 
+    /**
+     * A change whose {@code updated_at} equals the key's running time (the time its current version took effect) is
+     * a change, not a regression, and the version it closes lasts no time. Key 1: a change with its current version's
+     * own updated_at. Key 2: absent from the full file of Jan 2, back on Jan 3 unchanged (it returns at the deletion
+     * time, Jan 2 00:00, later than its updated_at), changed on Jan 4 at exactly Jan 2 00:00: a change. Key 3: the
+     * same, changed at Jan 1 23:00, after its row's updated_at but before its running time: set aside as a regression.
+     * The same history whether the files come in one run or one run each.
+     */
+    @Test
+    void changeAtTheKeysRunningTimeIsAChangeAndItsPredecessorLastsNoTime() {
+        String[][] files = {
+                {"1 A 2024-01-01T09:00", "2 A 2024-01-01T09:00", "3 A 2024-01-01T09:00"},
+                {"1 B 2024-01-01T09:00"},
+                {"1 B 2024-01-01T09:00", "2 A 2024-01-01T09:00", "3 A 2024-01-01T09:00"},
+                {"1 B 2024-01-01T09:00", "2 B 2024-01-02T00:00", "3 B 2024-01-01T23:00"}};
+        SnapshotFixture oneRun = newFixture();
+        RawTable all = customers(oneRun);
+        RawTable raw = customers(fixture);
+        for (int d = 0; d < files.length; d++) {
+            for (String row : files[d]) {
+                String[] f = row.split(" ");
+                Object[] values = {Integer.valueOf(f[0]), f[1], null, java.time.LocalDateTime.parse(f[2]),
+                        date("2024-01-01").plusDays(d)};
+                raw.insert(values);
+                all.insert(values);
+            }
+            fixture.run(model(raw).strategy(Strategy.CHECK).hardDeletes(HardDeletes.INVALIDATE).build());
+        }
+        oneRun.run(model(all).strategy(Strategy.CHECK).hardDeletes(HardDeletes.INVALIDATE).build());
+
+        for (SnapshotFixture f : List.of(fixture, oneRun)) {
+            assertThat(f.versions(TARGET, "id", 1)).as("a change at the version's own time")
+                    .extracting(v -> v.get("status"), Version::updatedAt, Version::validFrom, Version::validTo,
+                            Version::changeType).containsExactly(
+                            tuple("A", ts("2024-01-01 09:00"), ts("2024-01-01 09:00"), ts("2024-01-01 09:00"), "update"),
+                            tuple("B", ts("2024-01-01 09:00"), ts("2024-01-01 09:00"), null, "insert"));
+            assertThat(f.versions(TARGET, "id", 2)).as("a change at the running time after a return")
+                    .extracting(v -> v.get("status"), Version::updatedAt, Version::validFrom, Version::validTo,
+                            Version::changeType).containsExactly(
+                            tuple("A", ts("2024-01-01 09:00"), ts("2024-01-01 09:00"), ts("2024-01-02 00:00"), "delete"),
+                            tuple("A", ts("2024-01-01 09:00"), ts("2024-01-02 00:00"), ts("2024-01-02 00:00"), "update"),
+                            tuple("B", ts("2024-01-02 00:00"), ts("2024-01-02 00:00"), null, "insert"));
+            assertThat(f.versions(TARGET, "id", 3)).as("a change before the running time")
+                    .extracting(v -> v.get("status"), Version::validFrom, Version::validTo).containsExactly(
+                            tuple("A", ts("2024-01-01 09:00"), ts("2024-01-02 00:00")),
+                            tuple("A", ts("2024-01-02 00:00"), null));
+            assertThat(f.errors(MODEL)).extracting(ErrorEntry::sequence, ErrorEntry::reason)
+                    .containsExactly(tuple("2024-01-04", "updated_at_regression"));
+            assertThat(f.timelineProblems(TARGET, "id")).isEmpty();
+        }
+        assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
+    }
+
     // ================================================================== sequence_by as a list
 
     /** Files named by a date and a number within the day: {@code sequence_by: [file_date, file_no]}. */
@@ -788,6 +841,51 @@ public abstract class ScenarioTests extends ConformanceTestBase {
         all.insert(2, null, null, "DELETE", 4);
         all.insert(2, null, "Oslo", "INSERT", 5);
         oneRun.run(autoCdcModel(all).ignoreNullUpdates(true).build());
+        assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
+    }
+
+    /**
+     * {@code ignore_null_updates} across an explicit delete ({@code delete_when}): a delete ends what NULLs stand for.
+     * A key that returns after it keeps its NULLs (not the values it had before the delete), and a later row's NULLs
+     * stand for the returned version's values. Key 1 is deleted in one run and returns in the next (the state before a
+     * run, read from the history); key 2 does the same within one run. One run over every event gives the same history.
+     */
+    @Test
+    void ignoreNullUpdatesDoNotReachAcrossAnExplicitDelete() {
+        RawTable raw = autoCdcUsers(fixture);
+        ModelSettings m = autoCdcModel(raw).ignoreNullUpdates(true).build();
+        raw.insert(1, "Ana", "Lima", "INSERT", 1);
+        raw.insert(1, null, null, "DELETE", 2);
+        fixture.run(m);
+        raw.insert(1, null, "Oslo", "INSERT", 3);
+        raw.insert(1, "Bea", null, null, 4);
+        raw.insert(2, "Bo", "Rome", "INSERT", 3);
+        raw.insert(2, null, null, "DELETE", 4);
+        raw.insert(2, null, "Paris", "INSERT", 5);
+        raw.insert(2, "Cy", null, null, 6);
+        fixture.run(m);
+
+        SnapshotFixture oneRun = newFixture();
+        RawTable all = autoCdcUsers(oneRun);
+        all.insertAll(List.of(new Object[] {1, "Ana", "Lima", "INSERT", 1}, new Object[] {1, null, null, "DELETE", 2},
+                new Object[] {1, null, "Oslo", "INSERT", 3}, new Object[] {1, "Bea", null, null, 4},
+                new Object[] {2, "Bo", "Rome", "INSERT", 3}, new Object[] {2, null, null, "DELETE", 4},
+                new Object[] {2, null, "Paris", "INSERT", 5}, new Object[] {2, "Cy", null, null, 6}));
+        oneRun.run(autoCdcModel(all).ignoreNullUpdates(true).build());
+
+        for (SnapshotFixture f : List.of(fixture, oneRun)) {
+            assertThat(f.versions(TARGET, "userId", 1)).extracting(v -> v.get("name"), v -> v.get("city"),
+                    v -> v.get("operation"), v -> num(v.validFrom()), v -> num(v.validTo())).containsExactly(
+                    tuple("Ana", "Lima", "INSERT", 1L, 2L),
+                    tuple(null, "Oslo", "INSERT", 3L, 4L),
+                    tuple("Bea", "Oslo", "INSERT", 4L, null));
+            assertThat(f.versions(TARGET, "userId", 2)).extracting(v -> v.get("name"), v -> v.get("city"),
+                    v -> v.get("operation"), v -> num(v.validFrom()), v -> num(v.validTo())).containsExactly(
+                    tuple("Bo", "Rome", "INSERT", 3L, 4L),
+                    tuple(null, "Paris", "INSERT", 5L, 6L),
+                    tuple("Cy", "Paris", "INSERT", 6L, null));
+            assertThat(f.errors(MODEL)).isEmpty();
+        }
         assertThat(fixture.essence(TARGET)).isEqualTo(oneRun.essence(TARGET));
     }
 

@@ -1,6 +1,7 @@
 package dev.itersnap.conformance;
 
 import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import org.junit.jupiter.api.Test;
@@ -279,6 +280,42 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
 
         assertThat(fixture.history(TARGET)).extracting(SnapshotFixture.Version::scdId).doesNotHaveDuplicates()
                 .hasSize(3);
+    }
+
+    /**
+     * The version ids of a two-part key whose parts hold {@code \} and {@code |} in every position (alone, first, last,
+     * inside, doubled, both) are those of the documented formula ({@link ReferenceModel#scdId}: each part escaped,
+     * {@code \} first), computed here in Java, for versions and for deletion records alike; no two keys share an id.
+     */
+    @Test
+    void compositeKeyIdsFollowTheDocumentedFormulaWithBackslashesAndBars() {
+        RawTable raw = fixture.rawTable("raw_pairs", "k1 VARCHAR(10)", "k2 VARCHAR(10)", "status VARCHAR(10)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        List<String> parts = List.of("a", "\\", "|", "\\|", "|\\", "\\a", "a\\", "|a", "a|", "a\\b", "a|b", "\\\\",
+                "||", "a\\|b", "a|\\b", "\\|\\", "|\\|");
+        List<Object[]> rows = new ArrayList<>();
+        for (String k1 : parts) {
+            for (String k2 : parts) {
+                rows.add(new Object[] {k1, k2, "x", ts("2024-01-01 09:00"), date("2024-01-01")});
+            }
+        }
+        raw.insertAll(rows);
+        raw.insert("other", "key", "x", ts("2024-01-02 09:00"), date("2024-01-02")); // every pair absent: deleted
+        fixture.run(ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("k1", "k2")
+                .updatedAt("updated_at").sequenceBy("file_date").hardDeletes(HardDeletes.NEW_RECORD).build());
+
+        List<Map<String, Object>> versions = fixture.query("SELECT k1, k2, dbt_updated_at, dbt_is_deleted, "
+                + "dbt_opened_seq, dbt_scd_id FROM " + TARGET + " WHERE k1 <> 'other'");
+        assertThat(versions).hasSize(2 * parts.size() * parts.size());
+        for (Map<String, Object> v : versions) {
+            boolean deleted = Boolean.TRUE.equals(v.get("dbt_is_deleted"));
+            String expected = ReferenceModel.scdId(List.of((String) v.get("k1"), (String) v.get("k2")),
+                    database().castToText(deleted ? ts("2024-01-02 00:00") : ts("2024-01-01 09:00")),
+                    deleted ? "2024-01-02" : "2024-01-01", deleted);
+            assertThat(v.get("dbt_scd_id")).as("key (%s, %s)%s", v.get("k1"), v.get("k2"),
+                    deleted ? ", deletion record" : "").isEqualTo(expected);
+        }
+        assertThat(versions).extracting(v -> v.get("dbt_scd_id")).doesNotHaveDuplicates();
     }
 
     // ------------------------------------------------------------------ the key of a sequence_by list

@@ -8,16 +8,12 @@ import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 
 import java.math.BigDecimal;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -189,23 +185,14 @@ public final class StateComparison {
         return value == null ? "<NULL where a boolean is due>" : "<not a boolean: " + value + ">";
     }
 
-    /** dbt_scd_id by its documented formula: MD5 hex of key columns, updated_at and the sequence as text. */
+    /** dbt_scd_id by its documented formula ({@link ReferenceModel#scdId}), over the database's texts of the values. */
     String scdId(List<Object> key, LocalDateTime updatedAt, Object openedSeq, boolean deletionRecord) {
-        StringBuilder text = new StringBuilder();
+        List<String> keyTexts = new java.util.ArrayList<>();
         for (Object k : key) {
-            text.append(k == null ? "" : database.castToText(k)).append('|');
+            keyTexts.add(k == null ? null : database.castToText(k));
         }
-        text.append(updatedAt == null ? "" : database.castToText(updatedAt)).append('|')
-                .append(scenario.sequenceText(openedSeq));
-        if (deletionRecord) {
-            text.append("|deleted");
-        }
-        try {
-            byte[] md5 = MessageDigest.getInstance("MD5").digest(text.toString().getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(md5);
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
+        return ReferenceModel.scdId(keyTexts, updatedAt == null ? null : database.castToText(updatedAt),
+                scenario.sequenceText(openedSeq), deletionRecord);
     }
 
     // ------------------------------------------------------------------ metadata

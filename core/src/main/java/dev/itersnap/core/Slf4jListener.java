@@ -13,7 +13,10 @@ final class Slf4jListener implements SnapshotListener {
 
     @Override
     public void onEvent(SnapshotEvent event) {
-        if (event instanceof SnapshotEvent.RunStarted e) {
+        if (event instanceof SnapshotEvent.WaitingForLock e) {
+            LOG.info("[{}] waiting for the model lock, held by {} (waited {} ms so far)", e.model(), e.holder(),
+                    e.waited().toMillis());
+        } else if (event instanceof SnapshotEvent.RunStarted e) {
             LOG.info("[{}] {} started (run {})", e.model(), e.operation(), e.runId());
         } else if (event instanceof SnapshotEvent.RunFinished e) {
             RunResult r = e.result();

@@ -11,6 +11,13 @@ public sealed interface SnapshotEvent {
     /** The run the event belongs to. */
     String runId();
 
+    /**
+     * A run has waited {@code waited} for the model lock, which another run holds ({@code holder}: its run id, host
+     * and start, as the run log has it, or "holder unknown"). Fired once per run, when the wait passes about two
+     * seconds; the run goes on waiting up to {@code lock_timeout}.
+     */
+    record WaitingForLock(String model, String runId, String holder, Duration waited) implements SnapshotEvent { }
+
     /** A run took the lock and started. {@code operation} is run, full_refresh or replay. */
     record RunStarted(String model, String runId, String operation) implements SnapshotEvent { }
 

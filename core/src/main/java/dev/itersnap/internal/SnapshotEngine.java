@@ -94,7 +94,8 @@ public final class SnapshotEngine {
                 MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
                 store.create();
                 log = store;
-                try (ModelLock lock = dialect.lock(dataSource, pre, settings.lockTimeout(), store::describeRunning)) {
+                try (ModelLock lock = LockAcquisition.take(dialect, dataSource, pre, settings.lockTimeout(), runId,
+                        store::describeRunning, listener)) {
                     // without transactional DML every statement is its own commit; crash safety comes from the
                     // ledger (recovery) and the pending table instead
                     c.setAutoCommit(!dialect.capabilities().transactionalDml());

@@ -501,6 +501,9 @@ final class SnapshotRun {
         }
         Discovery source = discover();
         readFingerprints(source, null); // an adoption records every batch it declares applied, with its rows and fingerprint
+        if (rebuildPoint == null) {
+            checkAdoptionPoint(through, source);
+        }
         if (rebuildPoint != null) {
             // the adoption point: the last batch before the rebuild point the source holds, else the sequence just
             // before it (a ledger entry with no rows that marks where the kept versions end)
@@ -580,6 +583,74 @@ final class SnapshotRun {
         listener.onEvent(new SnapshotEvent.HistoryAdopted(settings.name(), runId, through.shown(), seqs.size(),
                 versions, added));
         return new RunResult(runId, settings.name(), results, false, null, 0, Duration.ZERO);
+    }
+
+    /**
+     * Refuses an adoption point no table and source can be at (before anything is written): one after the newest batch
+     * the source holds (every later batch up to it would be refused as below the adoption), and, where the point is a
+     * time (a date or timestamp {@code sequence_by} over a date or timestamp history), one that ends before the table's
+     * first version starts (the earliest {@code valid_from}, or the earliest {@code updated_at} of the table's rows
+     * where that is earlier: a dbt check snapshot dates versions by the run that saw them): the next run would apply
+     * over the versions the batches they came from. A point of another kind has no place in the versions' validity.
+     */
+    private void checkAdoptionPoint(Seq through, Discovery source) {
+        String cannot = "model '" + settings.name() + "': cannot adopt through " + through + ": ";
+        if (source.sequences().isEmpty()) {
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "the source holds no batch, so no batch "
+                    + "can be the last one the table holds (" + m.sequenceDescription() + "). Adopt once the source "
+                    + "holds the batches the table was built from. Nothing was written");
+        }
+        Seq newest = source.sequences().last();
+        if (through.compareTo(newest) > 0) {
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "it is after " + newest + ", the newest "
+                    + "batch the source holds; every batch up to " + through + " arriving later would be refused as "
+                    + "below the adoption point. Adopt through the last batch the table holds, at most " + newest
+                    + ". Nothing was written");
+        }
+        if (m.sequenceKey() != null || !m.sequenceType().temporal()) {
+            return;
+        }
+        SourceColumn validFrom = column(targetColumns, m.meta().validFrom());
+        SourceColumn updatedAt = column(targetColumns, m.updatedAt());
+        if (updatedAt != null && !updatedAt.valueType().temporal()) {
+            updatedAt = null;
+        }
+        if (!validFrom.valueType().temporal()) {
+            return;
+        }
+        SourceColumn u = updatedAt;
+        List<java.time.LocalDateTime> earliest = new ArrayList<>();
+        jdbc.query(tables.earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
+            for (java.time.LocalDateTime t : new java.time.LocalDateTime[] {asTime(validFrom.valueType().read(rs, 1)),
+                    u == null ? null : asTime(u.valueType().read(rs, 2))}) {
+                if (t != null) {
+                    earliest.add(t);
+                }
+            }
+            return null;
+        });
+        if (earliest.isEmpty()) {
+            return; // an empty table: no version to compare with
+        }
+        java.time.LocalDateTime first = java.util.Collections.min(earliest);
+        // a date point covers its day (a batch of a day holds rows updated during it); a timestamp is an instant
+        boolean before = through.value() instanceof java.time.LocalDate d
+                ? !first.isBefore(d.plusDays(1).atStartOfDay()) : first.isAfter(asTime(through.value()));
+        if (before) {
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "it is before the table's first "
+                    + "version, which starts at " + first.toString().replace('T', ' ') + " (the earliest "
+                    + m.meta().validFrom() + (u != null ? " or " + u.name() : "") + "); the next run would apply the "
+                    + "batches after " + through + " over the versions they already made. Adopt through the last "
+                    + "batch the table holds. Nothing was written");
+        }
+    }
+
+    /** A date or time as a local date-time (a date at its start, an instant in UTC); null for null. */
+    private static java.time.LocalDateTime asTime(Object v) {
+        return v instanceof java.time.LocalDate d ? d.atStartOfDay()
+                : v instanceof java.time.LocalDateTime t ? t
+                : v instanceof java.time.OffsetDateTime o ? o.withOffsetSameInstant(java.time.ZoneOffset.UTC)
+                        .toLocalDateTime() : null;
     }
 
     /**

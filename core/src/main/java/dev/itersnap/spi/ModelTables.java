@@ -283,6 +283,15 @@ public final class ModelTables {
                 + scratchComment(signature) + "'");
     }
 
+    /**
+     * The earliest {@code valid_from} of the history table's versions and, with {@code updatedAt} (a column of the
+     * table, or null), the earliest value of that column: one row, NULLs when the table is empty.
+     */
+    public Statement earliestTimes(String updatedAt) {
+        return Statement.of("adopt", "SELECT MIN(" + q(m.meta().validFrom()) + "), "
+                + (updatedAt == null ? "NULL" : "MIN(" + q(updatedAt) + ")") + " FROM " + name(m.target()));
+    }
+
     /** The number of versions in the history table. */
     public Statement countHistory() {
         return Statement.of("count history", "SELECT COUNT(*) FROM " + name(m.target()));
