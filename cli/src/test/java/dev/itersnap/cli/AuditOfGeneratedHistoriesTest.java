@@ -5,7 +5,7 @@ import dev.itersnap.conformance.ScenarioGenerator;
 import dev.itersnap.conformance.ScenarioRunner;
 import dev.itersnap.conformance.TestDatabase;
 import dev.itersnap.core.ColumnNames;
-import org.h2.jdbcx.JdbcDataSource;
+import dev.itersnap.dialect.h2.H2TestDatabase;
 import org.junit.jupiter.api.Test;
 
 import javax.sql.DataSource;
@@ -13,7 +13,6 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -32,37 +31,7 @@ class AuditOfGeneratedHistoriesTest {
     /** Seeds beyond the first {@link #CASES} that once found a disagreement (87: versions starting at one instant). */
     private static final List<Long> FOUND = List.of(87L);
 
-    private static final AtomicLong DATABASES = new AtomicLong();
-
-    private static final TestDatabase H2 = new TestDatabase() {
-        @Override
-        public DataSource newDatabase(String scenario) {
-            JdbcDataSource ds = new JdbcDataSource();
-            ds.setURL("jdbc:h2:mem:audit_" + scenario + "_" + DATABASES.incrementAndGet() + ";DB_CLOSE_DELAY=-1");
-            return ds;
-        }
-
-        @Override
-        public void discard(DataSource database) {
-            try (Connection c = database.getConnection(); var s = c.createStatement()) {
-                s.execute("SHUTDOWN");
-            } catch (SQLException ignored) {
-                // already shut down
-            }
-        }
-
-        @Override
-        public String sqlType(ColumnType type) {
-            return switch (type) {
-                case INTEGER -> "INTEGER";
-                case BIGINT -> "BIGINT";
-                case DECIMAL -> "DECIMAL(12, 3)";
-                case VARCHAR -> "VARCHAR(40)";
-                case DATE -> "DATE";
-                case TIMESTAMP -> "TIMESTAMP";
-            };
-        }
-    };
+    private static final TestDatabase H2 = new H2TestDatabase();
 
     @Test
     void historiesTheEngineWritesAreClean() throws Exception {
