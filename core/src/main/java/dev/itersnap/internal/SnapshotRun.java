@@ -207,11 +207,19 @@ final class SnapshotRun {
             results = replayByKey(batches, applied, source, introduced);
         } else {
             stage(first, source.nullSequence(), reproduced, introduced, applied);
-            fingerprintStaged(source);
+            List<Seq> fromSource = new ArrayList<>(batches);
+            fromSource.removeAll(reproduced);
+            for (Seq gone : fingerprintStaged(source, fromSource)) {
+                if (!applied.containsKey(gone)) {
+                    // discovered, but its rows left the source before they were staged (a loader replacing the
+                    // file): not applied, so the run that finds it again applies it
+                    batches.remove(gone);
+                }
+            }
             if (replayPoint != null) {
                 rollBack(applied, introduced);
             }
-            results = apply(batches, reproduced, applied, introduced);
+            results = batches.isEmpty() ? List.of() : apply(batches, reproduced, applied, introduced);
         }
         long violations = check(first);
         recordFingerprints(unrecorded);
@@ -897,15 +905,20 @@ final class SnapshotRun {
      * The fingerprints of the batches this run applies, from the rows staged (those reproduced from the history
      * aside), so that a ledger entry describes exactly the rows applied even when the source changes while the run
      * reads it; replayed batches a key-scoped replay does not stage in full keep the fingerprints {@link #compare}
-     * read. Read before the batches are recorded.
+     * read. Read before the batches are recorded. {@code fromSource}: the batches the run stages from the source in
+     * full; those of them with no row staged (discovered, then gone from the source before staging: a loader that
+     * deletes and inserts a file again in two transactions) are returned and recorded, if applied, with 0 rows and a
+     * content hash of 0.
      */
-    private void fingerprintStaged(Discovery source) {
+    private List<Seq> fingerprintStaged(Discovery source, List<Seq> fromSource) {
         Map<Seq, String> found = new java.util.HashMap<>(source.fingerprints());
         Fingerprints columnsOnly = Fingerprints.of(dialect, m);
+        java.util.Set<Seq> staged = new java.util.HashSet<>();
         jdbc.query(dialect.fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
+                staged.add(s);
                 long rows = rs.getLong(2);
                 java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
                 if (prints == null) {
@@ -918,7 +931,17 @@ final class SnapshotRun {
             }
             return null;
         });
+        List<Seq> gone = new ArrayList<>();
+        for (Seq s : fromSource) {
+            if (!staged.contains(s)) {
+                // no row staged: the batch is applied (if at all) with no rows, and recorded so; a hash of 0 matches
+                // no content, so the run that compares the batch once its rows are back finds it restated
+                gone.add(s);
+                found.put(s, prints == null ? columnsOnly.withoutHash(0) : prints.of(0, java.math.BigDecimal.ZERO));
+            }
+        }
         store.fingerprints(found);
+        return gone;
     }
 
     /**
@@ -1382,7 +1405,9 @@ final class SnapshotRun {
         dev.itersnap.spi.ApplyStatements sql = applier.replayStatements(planned);
         jdbc.updateAll(sql.listBatches());
         jdbc.update(dialect.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
-        fingerprintStaged(source);
+        List<Seq> fresh = new ArrayList<>(batches);
+        fresh.removeAll(replayed);
+        fingerprintStaged(source, fresh);
         logNullSequences(nullSequence);
         jdbc.updateAll(sql.prepare());
         jdbc.update(dialect.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
