@@ -495,6 +495,55 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
+     * {@inheritDoc}
+     * <p>The source's branch reads the replayed batches in full (filtered by their bound sequences, as
+     * {@link #fingerprintSequences}), joined to the keys table for the second hash; the stage's branch reads the rows
+     * staged of them.
+     */
+    @Override
+    public Statement fingerprintReplayedKeys(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
+        if (columns == null || hash64("x") == null) {
+            return null;
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        String seq = col("s", m.sequenceBy());
+        String in;
+        if (sequences == null) {
+            in = seq + " IN (SELECT " + col("sb", m.sequenceBy()) + " FROM " + table(m.batches()) + " sb WHERE "
+                    + col("sb", m.id(ModelTables.REPLAYED)) + ")";
+        } else {
+            if (sequences.isEmpty()) {
+                throw new IllegalArgumentException("no batch to check");
+            }
+            List<String> slots = new ArrayList<>();
+            for (int i = 0; i < sequences.size(); i++) {
+                values.put("seq" + i, sequences.get(i));
+                slots.add(param(m.sequenceColumn(), "seq" + i));
+            }
+            in = seq + " IN (" + String.join(", ", slots) + ")";
+        }
+        String row = rowHash(columns, "s");
+        String firstKey = col("sk", m.keys().get(0));
+        String sql = "SELECT " + seq + ", SUM(DISTINCT " + row + "), SUM(DISTINCT CASE WHEN " + firstKey
+                + " IS NOT NULL THEN " + row + " END), 'source' FROM " + sourceRelation(m) + " s LEFT JOIN "
+                + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s") + " AND "
+                + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + in + " GROUP BY " + seq
+                + " UNION ALL SELECT " + seq + ", CAST(NULL AS DECIMAL(20, 0)), SUM(DISTINCT " + row + "), 'stage' FROM "
+                + table(m.stage()) + " s WHERE " + in + " AND NOT " + col("s", m.id(REPRO)) + " GROUP BY " + seq;
+        return statement("check replayed keys", sql, values);
+    }
+
+    /** One row's hash of {@link #contentHash}, widened to {@code DECIMAL(20, 0)}. */
+    protected String rowHash(List<SourceColumn> columns, String alias) {
+        List<String> parts = new ArrayList<>();
+        for (SourceColumn c : columns) {
+            String text = fingerprintText(c, col(alias, c.name()));
+            parts.add("COALESCE(" + concat(List.of("'V'", toText("LENGTH(" + text + ")"), "':'", text)) + ", 'N')");
+        }
+        return "CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0))";
+    }
+
+    /**
      * The content hash aggregate over the rows of alias {@code alias}: {@code SUM(DISTINCT ...)} of {@link #hash64}
      * of each row's canonical text, each hash widened to {@code DECIMAL(20, 0)} first (the sum of 64-bit values cannot
      * overflow). Over the distinct rows: an exact copy of a row (a file delivered twice) is applied once and changes
@@ -502,12 +551,7 @@ public abstract class AbstractSqlDialect implements Dialect {
      * ({@link #fingerprintText}) and {@code 'N'} for NULL: unambiguous, whatever the values hold.
      */
     protected String contentHash(List<SourceColumn> columns, String alias) {
-        List<String> parts = new ArrayList<>();
-        for (SourceColumn c : columns) {
-            String text = fingerprintText(c, col(alias, c.name()));
-            parts.add("COALESCE(" + concat(List.of("'V'", toText("LENGTH(" + text + ")"), "':'", text)) + ", 'N')");
-        }
-        return "SUM(DISTINCT CAST(" + hash64(concat(parts)) + " AS DECIMAL(20, 0)))";
+        return "SUM(DISTINCT " + rowHash(columns, alias) + ")";
     }
 
     /**
