@@ -34,7 +34,8 @@ import java.util.function.BiPredicate;
  *   discards the open transactions when the connections close.</li>
  * </ul>
  * {@link #failFirst} fails the first statement a rule picks instead (for example the first write of a recovery).
- * Thread-safe.
+ * {@link #hook} runs code of the test right before and right after each statement (a loader changing the source
+ * between two statements of one run). Thread-safe.
  */
 public final class FaultInjectingDataSource {
     /** SQLState of the injected failure (connection failure: the kind of error a retry must survive). */
@@ -56,6 +57,13 @@ public final class FaultInjectingDataSource {
     private Mode mode = Mode.FAIL;
     private BiPredicate<List<String>, String> rule;
     private boolean injected;
+    private volatile StatementHook hook = (sql, after) -> { };
+
+    /** Code run right before ({@code after} false) and right after ({@code after} true) each statement executed. */
+    @FunctionalInterface
+    public interface StatementHook {
+        void on(String sql, boolean after);
+    }
 
     public FaultInjectingDataSource(DataSource target) {
         this.target = target;
@@ -66,6 +74,14 @@ public final class FaultInjectingDataSource {
     /** The wrapped data source to hand to the engine. */
     public DataSource dataSource() {
         return proxy;
+    }
+
+    /**
+     * Runs {@code hook} (on the engine's thread, outside any lock of this wrapper) right before and right after each
+     * statement executed through the wrapper (commits excluded), the failed ones aside.
+     */
+    public void hook(StatementHook hook) {
+        this.hook = hook == null ? (sql, after) -> { } : hook;
     }
 
     /** Resets the counts and fails the k-th statement from now on (0: never fail, only count). */
@@ -225,9 +241,11 @@ public final class FaultInjectingDataSource {
                 if (armed && !executedThenFail()) {
                     throw fault(Call.STATEMENT, sql);
                 }
+                hook.on(sql, false);
                 long start = System.nanoTime();
                 Object result = invoke(s, method, args);
                 timed(start, sql);
+                hook.on(sql, true);
                 if (armed) {
                     throw fault(Call.STATEMENT, sql + " (after it ran)");
                 }

@@ -174,8 +174,9 @@ public abstract class StatementCountTests extends ConformanceTestBase {
         // a late batch: the replayed batches' rows of the keys it changes staged, the ledger entries replaced, three
         // roll-back MERGEs (versions, reopenings, archive), and the replayed batches derived without the late one
         // (events, derive, counts, two clears): their counts change by the difference; and one read of the run log
-        // for an adoption point the replay may not reach below (a run without a replay point skips it)
+        // for an adoption point the replay may not reach below (a run without a replay point skips it); and the check
+        // that the replayed batches' rows staged for those keys are the ones compared (a source changing meanwhile)
         assertThat(l1.statements()).as("statements to detect a late batch and roll back, beyond an in-order run")
-                .isLessThanOrEqualTo(daily.statements() + 12);
+                .isLessThanOrEqualTo(daily.statements() + 13);
     }
 }

@@ -142,6 +142,13 @@ final class Fingerprints {
                 : fingerprint;
     }
 
+    /** The content hash in a fingerprint, or null when it has none. */
+    static BigDecimal hash(String fingerprint) {
+        String x = unflagged(fingerprint);
+        String h = x.substring(x.lastIndexOf(':') + 1);
+        return h.isEmpty() ? null : new BigDecimal(h);
+    }
+
     /** The rows in a fingerprint. */
     static long rows(String fingerprint) {
         String[] parts = fingerprint.split(":");

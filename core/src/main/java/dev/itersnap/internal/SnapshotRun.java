@@ -91,6 +91,8 @@ final class SnapshotRun {
     private Fingerprints prints;
     /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
     private final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
+    /** The fingerprints the run records for the batches it applies (set by {@link #fingerprintStaged}). */
+    private Map<Seq, String> recorded;
     /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
     private static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
@@ -207,11 +209,19 @@ final class SnapshotRun {
             results = replayByKey(batches, applied, source, introduced);
         } else {
             stage(first, source.nullSequence(), reproduced, introduced, applied);
-            fingerprintStaged(source);
+            List<Seq> fromSource = new ArrayList<>(batches);
+            fromSource.removeAll(reproduced);
+            for (Seq gone : fingerprintStaged(source, fromSource)) {
+                if (!applied.containsKey(gone)) {
+                    // discovered, but its rows left the source before they were staged (a loader replacing the
+                    // file): not applied, so the run that finds it again applies it
+                    batches.remove(gone);
+                }
+            }
             if (replayPoint != null) {
                 rollBack(applied, introduced);
             }
-            results = apply(batches, reproduced, applied, introduced);
+            results = batches.isEmpty() ? List.of() : apply(batches, reproduced, applied, introduced);
         }
         long violations = check(first);
         recordFingerprints(unrecorded);
@@ -974,15 +984,21 @@ final class SnapshotRun {
      * The fingerprints of the batches this run applies, from the rows staged (those reproduced from the history
      * aside), so that a ledger entry describes exactly the rows applied even when the source changes while the run
      * reads it; replayed batches a key-scoped replay does not stage in full keep the fingerprints {@link #compare}
-     * read. Read before the batches are recorded.
+     * read. Read before the batches are recorded. {@code fromSource}: the batches the run stages from the source in
+     * full; those of them with no row staged (discovered, then gone from the source before staging: a loader that
+     * deletes and inserts a file again in two transactions) are returned and recorded, if applied, with 0 rows and a
+     * content hash of 0.
      */
-    private void fingerprintStaged(Discovery source) {
+    private List<Seq> fingerprintStaged(Discovery source, List<Seq> fromSource) {
         Map<Seq, String> found = new java.util.HashMap<>(source.fingerprints());
+        recorded = found;
         Fingerprints columnsOnly = Fingerprints.of(dialect, m);
+        java.util.Set<Seq> staged = new java.util.HashSet<>();
         jdbc.query(dialect.fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
+                staged.add(s);
                 long rows = rs.getLong(2);
                 java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
                 if (prints == null) {
@@ -995,7 +1011,69 @@ final class SnapshotRun {
             }
             return null;
         });
+        List<Seq> gone = new ArrayList<>();
+        for (Seq s : fromSource) {
+            if (!staged.contains(s)) {
+                // no row staged: the batch is applied (if at all) with no rows, and recorded so; a hash of 0 matches
+                // no content, so the run that compares the batch once its rows are back finds it restated
+                gone.add(s);
+                found.put(s, prints == null ? columnsOnly.withoutHash(0) : prints.of(0, java.math.BigDecimal.ZERO));
+            }
+        }
         store.fingerprints(found);
+        return gone;
+    }
+
+    /**
+     * A key-scoped replay records each replayed batch with the fingerprint {@link #compare} read, and stages the
+     * batch's rows of the keys it recomputes in a later statement: a loader that deleted the batch between the two and
+     * inserted it again unchanged would leave those keys without its rows, with nothing for a later comparison to
+     * find. So, once staged, one statement reads each replayed batch's hash and the hash of its rows of those keys from
+     * the source (one snapshot), and the hash of the rows staged: unless the batch is as compared and the staged rows
+     * are its rows of those keys, the batch is recorded with a content hash of 0, which matches no content, and the
+     * next run that compares it replays it for every key.
+     */
+    private void checkReplayedKeys(List<Seq> replayed, Discovery source) {
+        if (prints == null || replayed.isEmpty() || recorded == null) {
+            return;
+        }
+        List<Object> bound = replayed.size() > MAX_BOUND_SEQUENCES ? null
+                : replayed.stream().map(Seq::value).map(v -> (Object) v).toList();
+        dev.itersnap.spi.Statement check = dialect.fingerprintReplayedKeys(m, prints.columns(), bound);
+        if (check == null) {
+            return;
+        }
+        Map<Seq, java.math.BigDecimal> whole = new java.util.HashMap<>();
+        Map<Seq, java.math.BigDecimal> keyed = new java.util.HashMap<>();
+        Map<Seq, java.math.BigDecimal> staged = new java.util.HashMap<>();
+        jdbc.query(check, rs -> {
+            Object v = m.sequenceType().read(rs, 1);
+            if (v != null) {
+                Seq s = Seq.of(m, v);
+                if ("stage".equals(rs.getString(4))) {
+                    staged.put(s, rs.getBigDecimal(3));
+                } else {
+                    whole.put(s, rs.getBigDecimal(2));
+                    keyed.put(s, rs.getBigDecimal(3));
+                }
+            }
+            return null;
+        });
+        boolean changed = false;
+        for (Seq s : replayed) {
+            String compared = source.fingerprints().get(s);
+            java.math.BigDecimal expected = compared == null ? null : Fingerprints.hash(compared);
+            boolean asCompared = expected != null && whole.get(s) != null && expected.compareTo(whole.get(s)) == 0;
+            java.math.BigDecimal k = keyed.get(s) == null ? java.math.BigDecimal.ZERO : keyed.get(s);
+            java.math.BigDecimal st = staged.get(s) == null ? java.math.BigDecimal.ZERO : staged.get(s);
+            if (!asCompared || k.compareTo(st) != 0) {
+                recorded.put(s, prints.of(compared == null ? 0 : Fingerprints.rows(compared), java.math.BigDecimal.ZERO));
+                changed = true;
+            }
+        }
+        if (changed) {
+            store.fingerprints(recorded);
+        }
     }
 
     /**
@@ -1459,10 +1537,13 @@ final class SnapshotRun {
         dev.itersnap.spi.ApplyStatements sql = applier.replayStatements(planned);
         jdbc.updateAll(sql.listBatches());
         jdbc.update(dialect.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
-        fingerprintStaged(source);
+        List<Seq> fresh = new ArrayList<>(batches);
+        fresh.removeAll(replayed);
+        fingerprintStaged(source, fresh);
         logNullSequences(nullSequence);
         jdbc.updateAll(sql.prepare());
         jdbc.update(dialect.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
+        checkReplayedKeys(replayed, source);
         jdbc.commit("stage");
         lock.verifyHeld();
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)

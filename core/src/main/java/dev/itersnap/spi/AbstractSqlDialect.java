@@ -510,6 +510,45 @@ public abstract class AbstractSqlDialect implements Dialect {
     }
 
     /**
+     * {@inheritDoc}
+     * <p>The source's branch reads the replayed batches in full (filtered by their bound sequences, as
+     * {@link #fingerprintSequences}), joined to the keys table for the second hash; the stage's branch reads the rows
+     * staged of them.
+     */
+    @Override
+    public Statement fingerprintReplayedKeys(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
+        if (columns == null || hash64("x") == null) {
+            return null;
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        String seq = col("s", m.sequenceBy());
+        String in;
+        if (sequences == null) {
+            in = seq + " IN (SELECT " + col("sb", m.sequenceBy()) + " FROM " + table(m.batches()) + " sb WHERE "
+                    + col("sb", m.id(ModelTables.REPLAYED)) + ")";
+        } else {
+            if (sequences.isEmpty()) {
+                throw new IllegalArgumentException("no batch to check");
+            }
+            List<String> slots = new ArrayList<>();
+            for (int i = 0; i < sequences.size(); i++) {
+                values.put("seq" + i, sequences.get(i));
+                slots.add(param(m.sequenceColumn(), "seq" + i));
+            }
+            in = seq + " IN (" + String.join(", ", slots) + ")";
+        }
+        String row = "CAST(" + rowHash(columns, "s") + " AS DECIMAL(20, 0))";
+        String firstKey = col("sk", m.keys().get(0));
+        String sql = "SELECT " + seq + ", SUM(DISTINCT " + row + "), SUM(DISTINCT CASE WHEN " + firstKey
+                + " IS NOT NULL THEN " + row + " END), 'source' FROM " + sourceRelation(m) + " s LEFT JOIN "
+                + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s") + " AND "
+                + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + in + " GROUP BY " + seq
+                + " UNION ALL SELECT " + seq + ", CAST(NULL AS DECIMAL(20, 0)), SUM(DISTINCT " + row + "), 'stage' FROM "
+                + table(m.stage()) + " s WHERE " + in + " AND NOT " + col("s", m.id(REPRO)) + " GROUP BY " + seq;
+        return statement("check replayed keys", sql, values);
+    }
+
+    /**
      * A row's 64-bit hash (alias {@code alias}) over {@code columns} in the order given: {@link #hash64} of the
      * row's canonical text, which joins, for each column, {@code 'V' <length> ':' <text>} for a value
      * ({@link #fingerprintText}) and {@code 'N'} for NULL: unambiguous, whatever the values hold. A dialect may hash

@@ -173,6 +173,21 @@ public interface Dialect {
     Statement fingerprintStaged(ResolvedModel m, List<SourceColumn> columns);
 
     /**
+     * The check of a key-scoped replay, once it has staged the replayed batches' rows of the keys it recomputes
+     * ({@code itersnap_from = 1} in the keys table): for each replayed batch {@code sequences} (bound values; null:
+     * every replayed batch of the batches table), in one statement, rows {@code (sequence, content hash of the batch in
+     * the source, content hash of its rows of those keys in the source, 'source')} and
+     * {@code (sequence, NULL, content hash of its rows staged, 'stage')}; hashes as {@link #fingerprintSequences}
+     * computes them over {@code columns}, NULL for none. The source's two hashes come from one snapshot, so the run can
+     * tell whether the rows it staged are the batch's rows of those keys as the ledger recorded the batch. Default:
+     * null, no check (a source that changes between the comparison and the staging can then leave those keys without
+     * the batch's rows).
+     */
+    default Statement fingerprintReplayedKeys(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
+        return null;
+    }
+
+    /**
      * Stage: copies the source rows from sequence {@code from} on (and those without a sequence when
      * {@code includeNullSequence}) into the stage, marking NULL sequences, NULL keys, duplicates, exact copies and
      * NULL updated_at.
