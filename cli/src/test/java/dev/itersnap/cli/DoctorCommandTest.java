@@ -42,7 +42,8 @@ class DoctorCommandTest {
                 .contains("ok    create in metadata schema: created OPS.ITERSNAP_PROBE_CUSTOMERS")
                 .contains("ok    create in target schema: created HIST.ITERSNAP_PROBE_CUSTOMERS")
                 .contains("ok    binding: text, boolean, bigint, int, decimal, date, timestamp and NULL")
-                .endsWith("all 6 checks passed" + System.lineSeparator());
+                .contains("ok    write delay: WRITE_DELAY ")
+                .endsWith("all 7 checks passed" + System.lineSeparator());
         assertThat(db.rows("SELECT table_schema || '.' || table_name FROM information_schema.tables WHERE "
                 + "table_schema NOT IN ('INFORMATION_SCHEMA') ORDER BY 1")).containsExactly("PUBLIC.RAW_CUSTOMERS|");
     }
@@ -56,7 +57,7 @@ class DoctorCommandTest {
         assertThat(e.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
         assertThat(e.out()).containsPattern("(?m)^ok    connection: ")
                 .contains("FAIL  source: model 'customers': setting 'sequence_by' names column 'file_day'")
-                .endsWith("1 of 2 checks failed" + System.lineSeparator());
+                .endsWith("1 of 3 checks failed" + System.lineSeparator());
     }
 
     @Test
