@@ -78,14 +78,19 @@ class RebuildCommandTest {
         assertThat(text.out()).contains("restated in the source since applied: 2024-01-03");
         assertThat(snapshot()).isEqualTo(before);
 
-        Execution run = db.cli("run");
+        // an ordinary run compares the newest batch and one older one a run (2024-01-05 and, first, 2024-01-01):
+        // 2024-01-03 waits for the sweep; a full check compares every batch now
+        Execution ordinary = db.cli("run");
+        assertThat(ordinary.exitCode()).as(ordinary.err()).isZero();
+        assertThat(ordinary.err()).doesNotContain("restated batch");
+        Execution run = db.cli("run", "--full-check");
         assertThat(run.exitCode()).as(run.err()).isZero();
         assertThat(run.err()).contains("restated batch: 2024-01-03 changed in the source since it was applied");
         assertThat(run.out()).contains("replayed from 2024-01-03");
         assertThat(db.rows("SELECT status FROM customers_history WHERE customer_id = 1 ORDER BY dbt_valid_from"))
                 .containsExactly("Active|", "Platinum|");
-        assertThat(db.rows("SELECT replay_point FROM itersnap_metadata.itersnap_runs ORDER BY started_at DESC"))
-                .first().isEqualTo("2024-01-03|");
+        assertThat(db.rows("SELECT replay_point, operation FROM itersnap_metadata.itersnap_runs ORDER BY started_at "
+                + "DESC")).first().isEqualTo("2024-01-03|full_check|");
     }
 
     @Test
