@@ -4,14 +4,15 @@ import dev.itersnap.conformance.RestatementTests;
 import dev.itersnap.conformance.TestDatabase;
 
 /**
- * Restated batches on local Spark + Delta, outside the lean selection: a restatement is found by the source
- * fingerprint, whose SQL ({@code xxhash64} under ANSI mode) every Spark run of the selection computes, and is then
- * replayed as a late batch is, which the selection covers; the detection itself is dialect-neutral and runs on H2 and
- * PostgreSQL in CI. {@code -Ditersnap.spark.all=true} runs them all here, the first four files of a case applied in
- * one run (four runs instead of seven); dropping the ledger's column needs Delta column mapping: that case is for H2
- * and PostgreSQL.
+ * Restated batches on local Spark + Delta. The lean selection runs the two cases of the bounded comparison: the
+ * newest batch corrected and replayed by the next run (the comparison of a bound list of batches, the fingerprint of
+ * the staged rows), and an older one found only by a full check ({@code runWithFullCheck}: every batch compared, the
+ * history's sequences read in full). The other cases replay a restatement as a late batch is replayed, which the
+ * selection covers, and their detection is dialect-neutral (H2 and PostgreSQL run them all in CI).
+ * {@code -Ditersnap.spark.all=true} runs them all here, the first four files of a case applied in one run (four runs
+ * instead of seven); dropping the ledger's column needs Delta column mapping: that case is for H2 and PostgreSQL.
  */
-@SparkSelection({})
+@SparkSelection({"restatementOfTheNewestBatchIsReplayedByTheNextRun", "restatementOutsideTheLookbackIsFoundByAFullCheck"})
 class SparkRestatementTest extends RestatementTests {
     @Override
     protected TestDatabase database() {
