@@ -98,7 +98,8 @@ final class SparkSql {
                 while (end < n && Character.isDigit(sql.charAt(end))) {
                     end++;
                 }
-                if (end > i + 3 && (end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_')) {
+                boolean whole = end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_';
+                if (end > i + 3 && whole) {
                     int index = Integer.parseInt(sql.substring(i + 3, end));
                     if (index < 1 || index > binds.size()) {
                         throw new SQLException("parameter :_p" + index + " has no value", "07001");
@@ -118,7 +119,8 @@ final class SparkSql {
     }
 
     /** Characters a text literal may hold as is, whatever {@code spark.sql.parser.escapedStringLiterals} says. */
-    private static final java.util.regex.Pattern PLAIN_TEXT = java.util.regex.Pattern.compile("[A-Za-z0-9 _./:@+=,#-]*");
+    private static final java.util.regex.Pattern PLAIN_TEXT =
+            java.util.regex.Pattern.compile("[A-Za-z0-9 _./:@+=,#-]*");
 
     /** A value as a Spark SQL literal of the type it binds as (see {@link #inline}). */
     static String literal(Object v) throws SQLException {
