@@ -30,6 +30,8 @@ final class Jdbc {
     private final String model;
     /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
     private long writes;
+    /** Checked immediately before every write and commit (the model lock's verifyHeld while a run holds it). */
+    private Runnable fence = () -> { };
 
     Jdbc(Connection connection, String model) {
         this.connection = connection;
@@ -50,6 +52,7 @@ final class Jdbc {
     int update(Statement s) {
         writes++;
         for (int attempt = 1; ; attempt++) {
+            fence.run();
             try (PreparedStatement ps = s.prepare(connection)) {
                 return ps.executeUpdate();
             } catch (SQLException e) {
@@ -190,9 +193,19 @@ final class Jdbc {
         return s -> s;
     }
 
+    /**
+     * Runs {@code check} immediately before every later write and commit on this connection (null: none). A run sets
+     * its model lock's {@code verifyHeld} while it holds the lock: a run that has lost its lease (Delta Lake) stops
+     * before its next statement, where each statement is its own commit (docs/semantics.md, "Runs").
+     */
+    void fence(Runnable check) {
+        this.fence = check != null ? check : () -> { };
+    }
+
     void commit(String step) {
         try {
             if (!connection.getAutoCommit()) {
+                fence.run();
                 connection.commit();
             }
         } catch (SQLException e) {

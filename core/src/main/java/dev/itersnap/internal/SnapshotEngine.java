@@ -96,30 +96,36 @@ public final class SnapshotEngine {
                 log = store;
                 try (ModelLock lock = LockAcquisition.take(dialect, dataSource, pre, settings.lockTimeout(), runId,
                         store::describeRunning, listener)) {
-                    // without transactional DML every statement is its own commit; crash safety comes from the
-                    // ledger (recovery) and the pending table instead
-                    c.setAutoCommit(!dialect.capabilities().transactionalDml());
-                    store.started(runId, operation.label(), settings.logic());
-                    started = true;
-                    listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
-                    MetadataStore.RunLogHead before = store.runLogHead(runId);
-                    if (logicChange == LogicChange.REFUSE) {
-                        refuseLogicChange(before.lastLogic());
+                    // every write and commit under the lock is fenced: a run that lost its lease stops before it
+                    jdbc.fence(lock::verifyHeld);
+                    try {
+                        // without transactional DML every statement is its own commit; crash safety comes from the
+                        // ledger (recovery) and the pending table instead
+                        c.setAutoCommit(!dialect.capabilities().transactionalDml());
+                        store.started(runId, operation.label(), settings.logic());
+                        started = true;
+                        listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
+                        MetadataStore.RunLogHead before = store.runLogHead(runId);
+                        if (logicChange == LogicChange.REFUSE) {
+                            refuseLogicChange(before.lastLogic());
+                        }
+                        SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation,
+                                replayFrom, before.previousStatus(), lock, pre, store);
+                        run.sweptThrough(before.checkedThrough());
+                        if (rebuildFrom != null) {
+                            run.rebuildFrom(rebuildFrom);
+                        }
+                        RunResult result = run.execute();
+                        result = new RunResult(result.runId(), result.model(), result.batches(),
+                                result.lateBatchFound(), result.replayPoint(), result.timelineViolations(),
+                                Duration.ofNanos(System.nanoTime() - start));
+                        store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
+                                run.replayPointText(), null, run.checkedThrough());
+                        listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
+                            return result;
+                    } finally {
+                        jdbc.fence(null); // the failure record is written after the lock is released
                     }
-                    SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation, replayFrom,
-                            before.previousStatus(), lock, pre, store);
-                    run.sweptThrough(before.checkedThrough());
-                    if (rebuildFrom != null) {
-                        run.rebuildFrom(rebuildFrom);
-                    }
-                    RunResult result = run.execute();
-                    result = new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
-                            result.replayPoint(), result.timelineViolations(),
-                            Duration.ofNanos(System.nanoTime() - start));
-                    store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
-                            run.replayPointText(), null, run.checkedThrough());
-                    listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
-                    return result;
                 }
             } catch (RuntimeException | SQLException e) {
                 jdbc.rollbackQuietly();

@@ -40,9 +40,10 @@ import java.util.regex.Pattern;
  *   the first MERGE fails otherwise, the table is created ({@code IF NOT EXISTS}) and the MERGE tried once more.</li>
  *   <li><b>Heartbeat</b>: a daemon thread extends {@code expires_at} every TTL/3 with an UPDATE that matches only our
  *   owner and fence; 0 rows means the lease was taken over, and the lease is marked lost.</li>
- *   <li><b>{@link #verifyHeld()}</b>, before every history write: no database access while the lease is lost-free and
- *   valid for more than the safety margin (TTL/3, by the local monotonic clock from the start of the last
- *   successful renewal); otherwise one renewal, and {@code LOCK_TIMEOUT} if it fails.</li>
+ *   <li><b>{@link #verifyHeld()}</b>, before every write and commit of a run: no database access while the lease is
+ *   not lost and valid for more than the safety margin (TTL/3, by the local monotonic clock from when the last
+ *   successful acquisition or renewal was <em>sent</em>, not when its answer came back); otherwise one renewal, and
+ *   {@code LOCK_TIMEOUT} if it fails.</li>
  *   <li><b>Close</b>: frees the row (owner and expiry NULL, fence kept) and stops the heartbeat.</li>
  * </ul>
  *
@@ -81,7 +82,14 @@ public final class LeaseLock implements ModelLock {
 
     // guarded by this: the run thread (verifyHeld, close) and the heartbeat thread
     private Connection connection;
-    private long validUntilNanos;
+    /**
+     * Until when the lease is ours by the local monotonic clock: the time the last successful acquisition or renewal
+     * was <em>sent</em>, plus the TTL. Counted from the request, not its answer: the row's expiry was computed when
+     * the request was made, so a late answer (a slow commit, a long queue) must not move the end further out, or the
+     * holder would believe it held a lease that another job may already have taken. Written under the monitor;
+     * volatile for verifyHeld's check without it.
+     */
+    private volatile long validUntilNanos;
     private volatile String lostReason;
     private volatile boolean closed;
 
@@ -128,7 +136,7 @@ public final class LeaseLock implements ModelLock {
             long backoff = FIRST_BACKOFF_MS;
             boolean created = false;
             while (true) {
-                long start = System.nanoTime();
+                long start = System.nanoTime(); // the request's time: validity counts from here, not from the answer
                 long now = System.currentTimeMillis();
                 int taken;
                 try {
@@ -192,7 +200,13 @@ public final class LeaseLock implements ModelLock {
         if (lost != null) {
             throw lostLease(lost, null);
         }
+        if (!closed && validUntilNanos - System.nanoTime() > marginNanos) {
+            return; // comfortably valid: no database access, and no wait for a renewal in flight
+        }
         synchronized (this) {
+            if (lostReason != null) { // found by a renewal this thread waited for
+                throw lostLease(lostReason, null);
+            }
             if (closed) {
                 throw lostLease("the lease was released", null);
             }
@@ -271,7 +285,7 @@ public final class LeaseLock implements ModelLock {
     /** Extends the lease; false (and marked lost) when the row is no longer ours. Holds the monitor. */
     private boolean renew() throws SQLException {
         for (int attempt = 1; ; attempt++) {
-            long start = System.nanoTime();
+            long start = System.nanoTime(); // before the expiry is computed and sent: validity counts from here
             try {
                 long expires = System.currentTimeMillis() + ttlMillis;
                 int n = update(connection(), sql.renew(owner, fence, expires));

@@ -127,6 +127,15 @@ public final class MetadataSchema {
                 f("target_name"), model, f("registered_at"), runId);
     }
 
+    /**
+     * This metadata schema qualified with {@code catalog} when it names none (else this one): for statements that
+     * must not depend on a session's current catalog (the Databricks lease's, run outside the statement window).
+     */
+    public MetadataSchema inCatalog(String catalog) {
+        return catalog == null || catalog.isEmpty() || schema.contains(".") ? this
+                : new MetadataSchema(catalog + "." + schema, fold);
+    }
+
     /** The schema's name, folded: {@code schema} or {@code catalog.schema}. */
     public String schema() {
         return schema;

@@ -38,6 +38,18 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     static final LeaseLock.Clock CLOCK = new LeaseLock.Clock(e -> "timestamp_millis(" + e + ")",
             e -> "unix_millis(" + e + ")");
 
+    /** The lease's TTL; null: {@link LeaseLock#ttl(String)} of {@value #TTL_PROPERTY} at each acquisition. */
+    private final Duration leaseTtl;
+
+    public DatabricksDialect() {
+        this(null);
+    }
+
+    /** A dialect whose lease has this TTL, below {@link LeaseLock#MIN_TTL} if need be (tests). */
+    DatabricksDialect(Duration leaseTtl) {
+        this.leaseTtl = leaseTtl;
+    }
+
     private static final Capabilities DELTA = Capabilities.STANDARD.transactionalDml(false).primaryKeys(false)
             .indexes(false).insertRowCounts(false).createOrReplaceTable(true).maxIdentifierLength(255);
 
@@ -312,11 +324,41 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     /**
      * A lease row in the metadata schema ({@link LeaseLock}): Delta has no locks a dead process releases. Its TTL is
      * {@link LeaseLock#DEFAULT_TTL} unless the system property {@value #TTL_PROPERTY} sets another.
+     *
+     * <p>On a SparkSession ({@link SparkDataSource}, or a wrapper of one) the lease's statements run outside the
+     * session's statement window, so that its heartbeat never waits for a running statement of a run (a statement
+     * longer than the lease's renewal margin would otherwise let another job take the lease while this one still
+     * writes: docs/decisions/0008-lease-statements-outside-the-window.md). The lease table is then named with the
+     * data source's catalog, which is what the window would make current. Over JDBC nothing changes: each connection
+     * is its own session there.
      */
     @Override
     public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
-        return LeaseLock.acquire(dataSource, this, m, timeout, describeHolder, LeaseLock.ttl(TTL_PROPERTY), CLOCK);
+        Duration ttl = leaseTtl != null ? leaseTtl : LeaseLock.ttl(TTL_PROPERTY);
+        MetadataSchema metadata = m.metadata();
+        DataSource leaseSource = dataSource;
+        try (java.sql.Connection c = dataSource.getConnection()) {
+            if (onSparkSession(c)) {
+                metadata = metadata.inCatalog(c.getCatalog());
+                leaseSource = SparkDataSource.outsideWindow(dataSource);
+            }
+        }
+        return LeaseLock.acquire(leaseSource, new LeaseLock.Statements(this, metadata, m.name(), CLOCK), timeout,
+                describeHolder, ttl, LeaseLock.newOwner());
+    }
+
+    /**
+     * Whether {@code c} is a connection of a {@link SparkDataSource} (or a wrapper of one): it answers for the
+     * client-info property {@link SparkDataSource#OUTSIDE_WINDOW}, which a JDBC driver does not know (null). Asked
+     * without naming a Spark class, which is not on the classpath over JDBC.
+     */
+    private static boolean onSparkSession(java.sql.Connection c) {
+        try {
+            return c.getClientInfo(SparkDataSource.OUTSIDE_WINDOW) != null;
+        } catch (SQLException | RuntimeException e) {
+            return false;
+        }
     }
 
     /** The lease row read: held while its expiry is ahead (a dead run's lease lapses at its expiry). */

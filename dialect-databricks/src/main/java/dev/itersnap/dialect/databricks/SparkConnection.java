@@ -32,6 +32,8 @@ final class SparkConnection implements InvocationHandler {
     private final SparkSession spark;
     private boolean autoCommit = true;
     private boolean closed;
+    /** Whether statements run outside the scope's window ({@link #outsideWindow}). */
+    private volatile boolean outsideWindow;
 
     private SparkConnection(SparkScope scope) {
         this.scope = scope;
@@ -43,10 +45,29 @@ final class SparkConnection implements InvocationHandler {
                 new Class<?>[] {Connection.class}, new SparkConnection(scope));
     }
 
-    /** Runs one statement on the session (see {@link SparkSql#run}) and reads its result, inside the scope's window. */
+    /**
+     * Runs one statement on the session (see {@link SparkSql#run}) and reads its result: inside the scope's window, or,
+     * on a connection marked {@link SparkDataSource#OUTSIDE_WINDOW}, outside it ({@link #outsideWindow}).
+     */
     <T> T run(String sql, List<Object> binds, Reader<T> reader) throws SQLException {
         checkOpen();
+        if (outsideWindow) {
+            return reader.read(SparkSql.run(spark, SparkSql.inline(sql, binds), List.of()));
+        }
         return scope.within(s -> reader.read(SparkSql.run(s, sql, binds)));
+    }
+
+    /**
+     * Whether this connection's statements run outside the window: on the session as it is, without taking the
+     * session's statement lock and without changing a setting, so they never wait for a statement of the window (the
+     * lease's heartbeat, docs/decisions/0008-lease-statements-outside-the-window.md). What the window gives a
+     * statement it must then not need: its tables are qualified with their catalog (the current catalog and schema
+     * are the caller's, or another window's), its values are inlined as literals (no parameter-substitution setting;
+     * {@link SparkSql#inline}), and it neither binds nor reads a TIMESTAMP in the session time zone (the lease converts
+     * epoch milliseconds with {@code timestamp_millis} and {@code unix_millis}, which do not depend on it).
+     */
+    boolean outsideWindow() {
+        return outsideWindow;
     }
 
     /** Reads a statement's result. */
@@ -101,14 +122,23 @@ final class SparkConnection implements InvocationHandler {
                 scope.setCatalog((String) args[0]);
                 return null;
             case "getTransactionIsolation": return Connection.TRANSACTION_NONE;
+            case "setClientInfo":
+                if (args.length == 2 && SparkDataSource.OUTSIDE_WINDOW.equals(args[0])) {
+                    outsideWindow = Boolean.parseBoolean((String) args[1]);
+                }
+                return null;
             case "setTransactionIsolation": case "setReadOnly": case "clearWarnings": case "setHoldability":
-            case "setClientInfo": case "setNetworkTimeout":
+            case "setNetworkTimeout":
                 return null;
             case "isReadOnly": return false;
             case "getWarnings": return null;
             case "getHoldability": return ResultSet.CLOSE_CURSORS_AT_COMMIT;
             case "getNetworkTimeout": return 0;
-            case "getClientInfo": return args == null ? new java.util.Properties() : null;
+            case "getClientInfo":
+                if (args != null && SparkDataSource.OUTSIDE_WINDOW.equals(args[0])) {
+                    return String.valueOf(outsideWindow);
+                }
+                return args == null ? new java.util.Properties() : null;
             case "unwrap":
                 if (args[0] == SparkSession.class) {
                     return spark;

@@ -26,9 +26,20 @@ import java.util.logging.Logger;
  * ({@link SparkScope}) with those, the session time zone UTC and, only where the runtime needs it (open-source Delta
  * 4.x, whose parser drops parameter markers, delta-io/delta#7640),
  * {@code spark.sql.legacy.parameterSubstitution.constantsOnly=true}; afterwards the session's own settings are put
- * back. Statements of one session are serialized. Thread-safe.
+ * back. Statements of one session are serialized, except those of a connection marked {@link #OUTSIDE_WINDOW} (the
+ * lease's), which run on the session as it is. Thread-safe.
  */
 public final class SparkDataSource implements DataSource {
+    /**
+     * The client-info property ({@code Connection.setClientInfo(OUTSIDE_WINDOW, "true")}) that makes a connection's
+     * statements run outside the window: without the session's statement lock and without changing a setting, with
+     * their values inlined as literals. Only for statements that name their tables with the catalog and depend on no
+     * session setting: the lease's, whose heartbeat must not wait for a long statement of a run
+     * (docs/decisions/0008-lease-statements-outside-the-window.md). A client-info property so that it reaches the
+     * connection through wrappers of the data source.
+     */
+    public static final String OUTSIDE_WINDOW = "itersnap.outsideWindow";
+
     private final SparkScope scope;
 
     private SparkDataSource(SparkScope scope) {
@@ -43,6 +54,45 @@ public final class SparkDataSource implements DataSource {
     @Override
     public Connection getConnection() {
         return SparkConnection.open(scope);
+    }
+
+    /**
+     * {@code dataSource} (a SparkDataSource or a wrapper of one) whose connections run their statements outside the
+     * window ({@link #OUTSIDE_WINDOW}).
+     */
+    static DataSource outsideWindow(DataSource dataSource) {
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(SparkDataSource.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (proxy, method, args) -> {
+                    switch (method.getName()) {
+                        case "getConnection" -> {
+                            Connection c = args == null ? dataSource.getConnection()
+                                    : dataSource.getConnection((String) args[0], (String) args[1]);
+                            try {
+                                c.setClientInfo(OUTSIDE_WINDOW, "true");
+                            } catch (SQLException | RuntimeException e) {
+                                c.close();
+                                throw e;
+                            }
+                            return c;
+                        }
+                        case "hashCode" -> {
+                            return System.identityHashCode(proxy);
+                        }
+                        case "equals" -> {
+                            return proxy == args[0];
+                        }
+                        case "toString" -> {
+                            return "outsideWindow(" + dataSource + ")";
+                        }
+                        default -> {
+                            try {
+                                return method.invoke(dataSource, args);
+                            } catch (java.lang.reflect.InvocationTargetException e) {
+                                throw e.getCause();
+                            }
+                        }
+                    }
+                });
     }
 
     @Override

@@ -66,6 +66,106 @@ final class SparkSql {
         }
     }
 
+    /**
+     * {@code sql} with each named marker {@code :_pN} replaced by the N-th value as a literal, for a statement that
+     * runs outside the window ({@link SparkConnection#outsideWindow}): there the parameter-substitution workaround
+     * cannot be set (the session is shared with running statements), and a literal binds the same on every runtime.
+     * Markers inside quotes, backticks and comments are left alone. Only values whose literal does not depend on a
+     * session setting are accepted: text, whole numbers, decimals, booleans, dates, local date-times and NULL (the
+     * lease binds text and epoch milliseconds); anything else is an SQLException.
+     */
+    static String inline(String sql, List<Object> binds) throws SQLException {
+        StringBuilder out = new StringBuilder(sql.length() + 64);
+        int n = sql.length();
+        int i = 0;
+        while (i < n) {
+            char c = sql.charAt(i);
+            int end;
+            if (c == '\'' || c == '"' || c == '`') {
+                end = i + 1;
+                while (end < n && sql.charAt(end) != c) {
+                    end += sql.charAt(end) == '\\' && c != '`' ? 2 : 1;
+                }
+                end = Math.min(n, end + 1);
+            } else if (c == '-' && sql.startsWith("--", i)) {
+                end = sql.indexOf('\n', i);
+                end = end < 0 ? n : end;
+            } else if (c == '/' && sql.startsWith("/*", i)) {
+                end = sql.indexOf("*/", i + 2);
+                end = end < 0 ? n : end + 2;
+            } else if (c == ':' && sql.startsWith("_p", i + 1)) {
+                end = i + 3;
+                while (end < n && Character.isDigit(sql.charAt(end))) {
+                    end++;
+                }
+                boolean whole = end == n || !Character.isLetterOrDigit(sql.charAt(end)) && sql.charAt(end) != '_';
+                if (end > i + 3 && whole) {
+                    int index = Integer.parseInt(sql.substring(i + 3, end));
+                    if (index < 1 || index > binds.size()) {
+                        throw new SQLException("parameter :_p" + index + " has no value", "07001");
+                    }
+                    out.append(literal(toSpark(binds.get(index - 1))));
+                    i = end;
+                    continue;
+                }
+                end = i + 1;
+            } else {
+                end = i + 1;
+            }
+            out.append(sql, i, end);
+            i = end;
+        }
+        return out.toString();
+    }
+
+    /** Characters a text literal may hold as is, whatever {@code spark.sql.parser.escapedStringLiterals} says. */
+    private static final java.util.regex.Pattern PLAIN_TEXT =
+            java.util.regex.Pattern.compile("[A-Za-z0-9 _./:@+=,#-]*");
+
+    /** A value as a Spark SQL literal of the type it binds as (see {@link #inline}). */
+    static String literal(Object v) throws SQLException {
+        if (v == null) {
+            return "NULL";
+        }
+        if (v instanceof String s) {
+            if (PLAIN_TEXT.matcher(s).matches()) {
+                return "'" + s + "'";
+            }
+            // any other text as its UTF-8 bytes: no escaping rules involved
+            StringBuilder hex = new StringBuilder("CAST(X'");
+            for (byte b : s.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+                hex.append(Character.forDigit((b >> 4) & 0xF, 16)).append(Character.forDigit(b & 0xF, 16));
+            }
+            return hex.append("' AS STRING)").toString();
+        }
+        if (v instanceof Long l) {
+            return l + "L";
+        }
+        if (v instanceof Integer x) {
+            return x.toString();
+        }
+        if (v instanceof Short x) {
+            return x + "S";
+        }
+        if (v instanceof Byte x) {
+            return x + "Y";
+        }
+        if (v instanceof BigDecimal d) {
+            return d.toPlainString() + "BD";
+        }
+        if (v instanceof Boolean b) {
+            return b ? "TRUE" : "FALSE";
+        }
+        if (v instanceof java.time.LocalDate d) {
+            return "DATE'" + d + "'";
+        }
+        if (v instanceof LocalDateTime t) {
+            return "TIMESTAMP_NTZ'" + t + "'";
+        }
+        throw new SQLException("a " + v.getClass().getName() + " value cannot be sent as a literal outside the "
+                + "statement window (only text, numbers, booleans, dates and local date-times)", "0A000");
+    }
+
     /** The update count a statement's result reports: affected rows of UPDATE, DELETE and MERGE; else 0. */
     static long updateCount(Dataset<Row> result) throws SQLException {
         List<String> names = List.of(result.schema().fieldNames());

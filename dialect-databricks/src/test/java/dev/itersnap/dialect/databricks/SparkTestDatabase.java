@@ -31,7 +31,8 @@ final class SparkTestDatabase implements TestDatabase {
     private static final List<String> SCHEMAS = List.of("itersnap_metadata", "history", "etl_meta");
     private static final Pattern QUALIFIER = Pattern.compile("(?<![\\w`])(`?)(" + String.join("|", SCHEMAS)
             + ")(`?)(?=\\.)", Pattern.CASE_INSENSITIVE);
-    private static final Pattern SCHEMA_DDL = Pattern.compile("(SCHEMA\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?)(`?)("
+    /** CREATE/DROP SCHEMA of a suite schema, catalog-qualified or not (the lease names its catalog). */
+    private static final Pattern SCHEMA_DDL = Pattern.compile("(SCHEMA\\s+(?:IF\\s+(?:NOT\\s+)?EXISTS\\s+)?(?:`?\\w+`?\\.)?)(`?)("
             + String.join("|", SCHEMAS) + ")\\b", Pattern.CASE_INSENSITIVE);
 
     private static final Pattern RAW_TABLE = Pattern.compile("^\\s*CREATE TABLE (?!IF )[A-Za-z_]");
@@ -39,9 +40,23 @@ final class SparkTestDatabase implements TestDatabase {
     @Override
     public DataSource newDatabase(String scenario) {
         String db = "d" + DATABASES.incrementAndGet();
-        SparkDataSource spark = SparkDataSource.of(SparkTestSession.get());
-        try (Connection c = spark.getConnection(); Statement s = c.createStatement()) {
+        try (Connection c = SparkDataSource.of(SparkTestSession.get()).getConnection();
+             Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA " + db);
+        } catch (SQLException e) {
+            throw new IllegalStateException(e);
+        }
+        return on(SparkTestSession.get(), db);
+    }
+
+    /**
+     * The "database" {@code db} (made by {@link #newDatabase}) seen from {@code session}: a data source over that
+     * session whose current schema is {@code db}. Two sessions of the one SparkContext are like two jobs on one
+     * workspace: the same tables, but settings, temporary views and functions of their own.
+     */
+    static DataSource on(org.apache.spark.sql.SparkSession session, String db) {
+        SparkDataSource spark = SparkDataSource.of(session);
+        try (Connection c = spark.getConnection()) {
             c.setSchema(db);
         } catch (SQLException e) {
             throw new IllegalStateException(e);

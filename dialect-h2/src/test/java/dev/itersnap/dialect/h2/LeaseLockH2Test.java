@@ -199,6 +199,72 @@ class LeaseLockH2Test {
         }
     }
 
+    /**
+     * A lease's validity counts from when its request was sent, not from when the answer came back: the row's expiry
+     * is the request's time plus the TTL. Here the acquisition's write answers 1.5 s late with a 2 s TTL and then the
+     * holder is cut off (no renewal lands). Just after the row's expiry the holder must not believe it still holds
+     * the lease (counted from the answer it would, for 1.5 s more), and another run takes it over.
+     */
+    @Test
+    void validityCountsFromTheRequestNotFromALateAnswer() throws Exception {
+        acquire(ds, Duration.ZERO, TTL).close(); // the lease table exists: the acquisition is one late MERGE
+        SwitchableDataSource network = new SwitchableDataSource(lateAnswers(ds, 1500));
+        long sent = System.nanoTime();
+        LeaseLock holder = acquire(network, Duration.ZERO, TTL);
+        long answered = System.nanoTime();
+        assertThat(Duration.ofNanos(answered - sent)).isGreaterThanOrEqualTo(Duration.ofMillis(1500));
+        network.down();
+        Thread.sleep(Math.max(0, TTL.toMillis() + 100 - (System.nanoTime() - sent) / 1_000_000));
+        assertThat(System.nanoTime() - answered).as("still inside what a count from the answer would give, less its "
+                + "margin").isLessThan(TTL.toNanos() - TTL.toNanos() / 3);
+        assertThatThrownBy(holder::verifyHeld).isInstanceOfSatisfying(ItersnapException.class,
+                        e -> assertThat(e.code()).isEqualTo(ErrorCode.LOCK_TIMEOUT))
+                .hasMessageContaining("lost its lease: it could not be renewed").hasMessageContaining("has expired");
+        try (LeaseLock taker = acquire(ds, Duration.ZERO, TTL)) { // the row's expiry has passed: taken at once
+            assertThat(taker.fence()).isEqualTo(3);
+            network.up();
+            assertThatThrownBy(holder::verifyHeld).hasMessageContaining("its lease row no longer has owner "
+                    + holder.owner() + " and fence 2");
+            holder.close();
+            assertThat(row().owner()).isEqualTo(taker.owner());
+        }
+    }
+
+    /** {@code target} whose writes (executeUpdate) take effect at once and answer {@code lateMillis} later. */
+    private static DataSource lateAnswers(DataSource target, long lateMillis) {
+        return (DataSource) java.lang.reflect.Proxy.newProxyInstance(LeaseLockH2Test.class.getClassLoader(),
+                new Class<?>[] {DataSource.class}, (p, m, args) -> {
+                    Object r = invoke(target, m, args);
+                    if (!(r instanceof Connection c)) {
+                        return r;
+                    }
+                    return java.lang.reflect.Proxy.newProxyInstance(LeaseLockH2Test.class.getClassLoader(),
+                            new Class<?>[] {Connection.class}, (pc, mc, ac) -> {
+                                Object rc = invoke(c, mc, ac);
+                                if (!(rc instanceof java.sql.PreparedStatement ps)) {
+                                    return rc;
+                                }
+                                return java.lang.reflect.Proxy.newProxyInstance(
+                                        LeaseLockH2Test.class.getClassLoader(),
+                                        new Class<?>[] {java.sql.PreparedStatement.class}, (pp, mp, ap) -> {
+                                            Object rp = invoke(ps, mp, ap);
+                                            if (mp.getName().equals("executeUpdate")) {
+                                                Thread.sleep(lateMillis);
+                                            }
+                                            return rp;
+                                        });
+                            });
+                });
+    }
+
+    private static Object invoke(Object target, java.lang.reflect.Method m, Object[] args) throws Throwable {
+        try {
+            return m.invoke(target, args);
+        } catch (java.lang.reflect.InvocationTargetException e) {
+            throw e.getCause();
+        }
+    }
+
     /** A crashed holder never renews nor releases: its lease is taken over once it expires, not before. */
     @Test
     void aCrashedHoldersLeaseIsTakenOverAfterItExpires() throws Exception {
