@@ -394,7 +394,7 @@ public final class ReferenceModel {
         boolean columnsChanged = applied.stream().anyMatch(s -> fingerprints.get(s) != null && all.get(s) != null
                 && !fingerprints.get(s).comparable(all.get(s)));
         TreeSet<Object> compared;
-        if (columnsChanged) {
+        if (columnsChanged || operation != Operation.RUN) { // a deliberate rebuild compares every batch too
             compared = new TreeSet<>(SEQUENCE_ORDER);
             compared.addAll(applied);
             compared.retainAll(inSource);

@@ -907,7 +907,9 @@ final class SnapshotRun {
         // (one that no run compared before the change goes unnoticed: see docs/semantics.md)
         boolean columnsChanged = prints != null && held.stream().map(applied::get)
                 .anyMatch(e -> !e.reproduced() && !prints.comparable(e.fingerprint()));
-        boolean all = operation == Operation.FULL_CHECK || columnsChanged;
+        // a deliberate rebuild (replay, full refresh) compares every applied batch too, as its dry run shows
+        boolean all = operation == Operation.FULL_CHECK || operation == Operation.REPLAY
+                || operation == Operation.FULL_REFRESH || columnsChanged;
         TreeSet<Seq> checked = new TreeSet<>();
         if (!all) {
             int newest = Math.max(0, held.size() - settings.restatementLookback());
