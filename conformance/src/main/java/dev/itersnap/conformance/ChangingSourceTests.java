@@ -8,7 +8,13 @@ import dev.itersnap.core.SnapshotEvent;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
+import org.junit.jupiter.params.provider.ValueSource;
 
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,6 +26,7 @@ import java.util.stream.Stream;
 import static dev.itersnap.conformance.SnapshotFixture.date;
 import static dev.itersnap.conformance.SnapshotFixture.ts;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
  * A source that changes while a run reads it (docs/semantics.md, "Restated batches" and "Reading the source"): a
@@ -273,5 +280,55 @@ public abstract class ChangingSourceTests extends ConformanceTestBase {
         raw.fixture().query("SELECT file_date AS d, COUNT(*) AS n FROM " + raw.name() + " GROUP BY file_date")
                 .forEach(r -> out.put(String.valueOf(r.get("d")), ((Number) r.get("n")).longValue()));
         return out;
+    }
+
+    /** Whether the database's connections hold transactions whose isolation can be measured (not Delta's). */
+    protected boolean readsInTransactions() {
+        return true;
+    }
+
+    /**
+     * What two reads of one transaction see when a loader replaces a file between them (docs/semantics.md, "Reading
+     * the source"): at READ COMMITTED each statement reads the rows committed when it starts (the second read sees
+     * the file gone); at REPEATABLE READ both read the snapshot the transaction took at its first read.
+     */
+    @ParameterizedTest(name = "{0}")
+    @ValueSource(ints = {Connection.TRANSACTION_READ_COMMITTED, Connection.TRANSACTION_REPEATABLE_READ})
+    void twoReadsOfOneTransactionWhileALoaderReplacesAFile(int isolation) throws SQLException {
+        assumeTrue(readsInTransactions(),
+                "the database has no transactions to measure");
+        DataSource ds = database().newDatabase("rr");
+        try (Connection run = ds.getConnection(); Connection loader = ds.getConnection();
+             Statement r = run.createStatement(); Statement l = loader.createStatement()) {
+            l.execute("CREATE TABLE raw_rows (id INT, file_date DATE)");
+            l.execute("INSERT INTO raw_rows VALUES (1, DATE '2024-01-03'), (2, DATE '2024-01-03')");
+            run.setAutoCommit(false);
+            run.setTransactionIsolation(isolation);
+            long first = count(r);
+            l.execute("DELETE FROM raw_rows WHERE file_date = DATE '2024-01-03'"); // commits: autocommit
+            long second = count(r);
+            l.execute("INSERT INTO raw_rows VALUES (1, DATE '2024-01-03'), (2, DATE '2024-01-03'), "
+                    + "(3, DATE '2024-01-03')");
+            long third = count(r);
+            run.commit();
+            long after = count(r);
+            assertThat(first).isEqualTo(2);
+            if (isolation == Connection.TRANSACTION_READ_COMMITTED) {
+                assertThat(new long[] {second, third}).containsExactly(0, 3);
+            } else {
+                assertThat(new long[] {second, third}).containsExactly(2, 2);
+            }
+            assertThat(after).isEqualTo(3);
+            run.rollback();
+        } finally {
+            database().discard(ds);
+        }
+    }
+
+    private static long count(Statement s) throws SQLException {
+        try (ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM raw_rows")) {
+            rs.next();
+            return rs.getLong(1);
+        }
     }
 }
