@@ -1,6 +1,7 @@
 package dev.itersnap.dialect.h2;
 
 import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.conformance.ChildJvm;
 import dev.itersnap.core.SnapshotEvent;
 import org.h2.api.Trigger;
 import org.h2.jdbcx.JdbcDataSource;
@@ -35,15 +36,7 @@ public final class CrashingRun {
 
     /** Tells the parent to kill this process now, and waits for it. */
     static void killPoint(String point) {
-        System.out.println("KILL-POINT " + point);
-        System.out.flush();
-        while (true) {
-            try {
-                Thread.sleep(60_000);
-            } catch (InterruptedException ignored) {
-                // keep waiting for the kill
-            }
-        }
+        ChildJvm.reached(point);
     }
 
     /**

@@ -1,6 +1,7 @@
 package dev.itersnap.dialect.h2;
 
 import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.conformance.ChildJvm;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
@@ -10,10 +11,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -22,8 +20,6 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -124,45 +120,19 @@ class H2CrashTest {
 
     /** Starts the run in a JVM of its own and kills it (SIGKILL) as soon as it reports reaching {@code point}. */
     private static void killAt(Path db, String point) throws Exception {
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process p = new ProcessBuilder(java, "-Xmx512m", "-Ditersnap.crash=" + point,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classPath, CrashingRun.class.getName(),
-                url(db)).redirectErrorStream(true).start();
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (IOException ignored) {
-                // the process was killed
-            }
-            lines.add("<end of output>");
-        });
-        reader.setDaemon(true);
-        reader.start();
-        List<String> seen = new ArrayList<>();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        try {
+        try (ChildJvm child = ChildJvm.start(CrashingRun.class, "512m", List.of("itersnap.crash=" + point), url(db))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
             while (true) {
-                String line = lines.poll(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                if (line == null || line.equals("<end of output>")) {
-                    fail("the run did not reach kill point " + point + "; its output:\n" + String.join("\n", seen));
+                String line = child.nextLine(TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime()));
+                if (line == null || line.equals(ChildJvm.END)) {
+                    fail("the run did not reach kill point " + point + "; its output:\n" + child.output());
                 }
-                seen.add(line);
-                if (line.equals("KILL-POINT " + point)) {
-                    p.destroyForcibly(); // SIGKILL: no shutdown hook, no H2 close
+                if (line.equals(ChildJvm.killPoint(point))) {
                     break;
                 }
             }
-        } finally {
-            p.destroyForcibly();
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(child.kill()).as("killed").isEqualTo(137); // SIGKILL: no shutdown hook, no H2 close
         }
-        assertThat(p.exitValue()).as("killed").isEqualTo(137);
     }
 
     /** Day {@code d}: every key but one in eleven, each with a value of its own that day. */

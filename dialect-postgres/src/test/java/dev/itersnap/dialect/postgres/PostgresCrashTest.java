@@ -1,6 +1,7 @@
 package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.conformance.ChildJvm;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
@@ -11,19 +12,12 @@ import org.junit.jupiter.params.provider.ValueSource;
 import org.postgresql.ds.PGSimpleDataSource;
 
 import javax.sql.DataSource;
-import java.io.BufferedReader;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.BlockingQueue;
-import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -144,56 +138,30 @@ class PostgresCrashTest {
      * server has ended the killed run's sessions.
      */
     private static void killAt(DataSource db, String point) throws Exception {
-        String java = ProcessHandle.current().info().command()
-                .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-        String classPath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
-        Process p = new ProcessBuilder(java, "-Xmx256m", "-Ditersnap.crash=" + point,
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", classPath,
-                PostgresCrashingRun.class.getName(), ((PGSimpleDataSource) db).getURL())
-                .redirectErrorStream(true).start();
-        BlockingQueue<String> lines = new LinkedBlockingQueue<>();
-        Thread reader = new Thread(() -> {
-            try (BufferedReader in = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                for (String line; (line = in.readLine()) != null; ) {
-                    lines.add(line);
-                }
-            } catch (IOException ignored) {
-                // the process was killed
-            }
-            lines.add("<end of output>");
-        });
-        reader.setDaemon(true);
-        reader.start();
-        List<String> seen = new ArrayList<>();
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-        try (Connection watch = db.getConnection(); Statement s = watch.createStatement()) {
+        try (ChildJvm child = ChildJvm.start(PostgresCrashingRun.class, "256m", List.of("itersnap.crash=" + point),
+                ((PGSimpleDataSource) db).getURL());
+             Connection watch = db.getConnection(); Statement s = watch.createStatement()) {
             while (true) {
-                String line = lines.poll(50, TimeUnit.MILLISECONDS);
-                if (line != null) {
-                    seen.add(line);
+                String line = child.nextLine(50);
+                if (ChildJvm.END.equals(line) || System.nanoTime() > deadline) {
+                    fail("the run did not reach kill point " + point + "; its output:\n" + child.output());
                 }
-                if ("<end of output>".equals(line) || System.nanoTime() > deadline) {
-                    fail("the run did not reach kill point " + point + "; its output:\n" + String.join("\n", seen));
-                }
-                boolean reached = point.equals("commit") ? ("KILL-POINT " + point).equals(line)
+                boolean reached = point.equals("commit") ? ChildJvm.killPoint(point).equals(line)
                         : count(s, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
                                 + "AND wait_event = 'PgSleep'") > 0;
                 if (reached) {
-                    p.destroyForcibly(); // SIGKILL: no shutdown hook, no connection closed by the client
                     break;
                 }
             }
-            assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            assertThat(p.exitValue()).as("killed").isEqualTo(137);
+            // SIGKILL: no shutdown hook, no connection closed by the client
+            assertThat(child.kill()).as("killed").isEqualTo(137);
             long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
             while (count(s, "SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
                     + "AND pid <> pg_backend_pid() AND backend_type = 'client backend'") > 0) {
                 assertThat(System.nanoTime()).as("the server ends the killed run's sessions").isLessThan(until);
                 Thread.sleep(50);
             }
-        } finally {
-            p.destroyForcibly();
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.conformance.ChildJvm;
 import dev.itersnap.core.SnapshotEvent;
 import org.postgresql.ds.PGSimpleDataSource;
 
@@ -41,14 +42,6 @@ public final class PostgresCrashingRun {
 
     /** Tells the parent to kill this process now, and waits for it. */
     static void killPoint(String point) {
-        System.out.println("KILL-POINT " + point);
-        System.out.flush();
-        while (true) {
-            try {
-                Thread.sleep(60_000);
-            } catch (InterruptedException ignored) {
-                // keep waiting for the kill
-            }
-        }
+        ChildJvm.reached(point);
     }
 }
