@@ -491,12 +491,9 @@ public final class MetadataStore {
 
     /**
      * What a run needs from the run log before it starts, in one read: the status of the model's most recent run
-     * before this one (null if none) and the logic of the last successful run that recorded one (run id, start, logic
+     * before this one (null if none), the logic of the last successful run that recorded one (run id, start, logic
+     * text; null if none), and the batch the restatement sweep of the last successful run that swept stopped at (its
      * text; null if none).
-     */
-    /**
-     * The previous run's status, the last successful run's logic ({run id, started at, logic}) and the batch the
-     * restatement sweep of the last successful run that swept stopped at (its text, or null).
      */
     record RunLogHead(String previousStatus, String[] lastLogic, String checkedThrough) {
     }
