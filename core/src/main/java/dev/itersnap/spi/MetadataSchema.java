@@ -170,11 +170,13 @@ public final class MetadataSchema {
     }
 
     /**
-     * The tables the engine creates before a run: ledger (with the schema), run log, error log, column registry,
-     * owners of history tables.
+     * The tables the engine creates before a run: ledger (with the schema), error log, column registry, owners of
+     * history tables, and the run log last.
      */
     public List<TableSpec> engineTables() {
-        return List.of(ledger.spec(), runs.spec(), errors.spec(), columns.spec(), targets.spec());
+        // the run log last: a run log with its newest column says every other table exists (two first runs may race:
+        // the one that sees it skips creating the metadata tables; see MetadataStore.create)
+        return List.of(ledger.spec(), errors.spec(), columns.spec(), targets.spec(), runs.spec());
     }
 
     private String f(String name) {
