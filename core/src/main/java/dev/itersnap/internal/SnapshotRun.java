@@ -968,18 +968,27 @@ final class SnapshotRun {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
-                long rows = rs.getLong(2);
-                source.rows().put(s, rows);
-                java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
-                if (prints == null) {
-                    // restatements: ignore records the columns a batch is applied under, without a hash
-                    source.fingerprints().put(s, columnsOnly.withoutHash(rows));
-                } else if (hash != null) {
-                    source.fingerprints().put(s, prints.of(rows, hash));
+                source.rows().put(s, rs.getLong(2));
+                String fingerprint = fingerprint(rs, columnsOnly);
+                if (fingerprint != null) {
+                    source.fingerprints().put(s, fingerprint);
                 }
             }
             return null;
         });
+    }
+
+    /**
+     * The fingerprint of the batch of a fingerprint statement's row (sequence, rows, hash): with {@code restatements:
+     * ignore} the columns it covers and its rows without a hash; null where the dialect gave no hash.
+     */
+    private String fingerprint(java.sql.ResultSet rs, Fingerprints columnsOnly) throws SQLException {
+        long rows = rs.getLong(2);
+        java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
+        if (prints == null) {
+            return columnsOnly.withoutHash(rows); // the columns a batch is applied under, without a hash
+        }
+        return hash == null ? null : prints.of(rows, hash);
     }
 
     /**
@@ -1001,12 +1010,9 @@ final class SnapshotRun {
             if (v != null) {
                 Seq s = Seq.of(m, v);
                 staged.add(s);
-                long rows = rs.getLong(2);
-                java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
-                if (prints == null) {
-                    found.put(s, columnsOnly.withoutHash(rows));
-                } else if (hash != null) {
-                    found.put(s, prints.of(rows, hash));
+                String fingerprint = fingerprint(rs, columnsOnly);
+                if (fingerprint != null) {
+                    found.put(s, fingerprint);
                 } else {
                     found.remove(s);
                 }
