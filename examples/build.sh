@@ -1,9 +1,33 @@
 #!/usr/bin/env bash
 # Builds itersnap's published artifacts into a throwaway local repository, then builds and tests the example
-# project against them. Extra arguments go to the example's build (e.g. -Dcustomers.sequenceBy=loaded_at).
+# project against them, as a new user's project would build (examples/README.md). Extra arguments go to the
+# example's build (e.g. -Dcustomers.sequenceBy=loaded_at).
+#
+# --offline: no network. The throwaway repository is filled from ~/.m2/repository (or $ITERSNAP_SEED_REPO), read as
+# a file:// mirror of every remote repository: third-party artifacts are copied from it, nothing is written to it,
+# and itersnap's own artifacts come only from the install below (CI: .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT
-mvn -B -q install -Dmaven.test.skip=true -Dmaven.repo.local="$repo" -pl bom,testing -am
-mvn -B -f examples/customers-model/pom.xml verify -Dmaven.repo.local="$repo" "$@"
+settings=()
+if [ "${1:-}" = "--offline" ]; then
+  shift
+  seed="${ITERSNAP_SEED_REPO:-$HOME/.m2/repository}"
+  cat > "$repo/settings.xml" <<XML
+<settings>
+  <mirrors><mirror><id>seed</id><mirrorOf>*</mirrorOf><url>file://$seed</url></mirror></mirrors>
+  <profiles><profile><id>seed</id>
+    <!-- a local repository keeps no checksum files: nothing to verify against -->
+    <repositories><repository><id>central</id><url>file://$seed</url>
+      <releases><checksumPolicy>ignore</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></repository></repositories>
+    <pluginRepositories><pluginRepository><id>central</id><url>file://$seed</url>
+      <releases><checksumPolicy>ignore</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></pluginRepository></pluginRepositories>
+  </profile></profiles>
+  <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
+</settings>
+XML
+  settings=(-s "$repo/settings.xml")
+fi
+mvn -B -q "${settings[@]}" install -DskipTests -Dmaven.repo.local="$repo/m2" -pl bom,testing -am
+mvn -B "${settings[@]}" -f examples/customers-model/pom.xml verify -Dmaven.repo.local="$repo/m2" "$@"
