@@ -3,25 +3,26 @@
 # project against them, as a new user's project would build (examples/README.md). Extra arguments go to the
 # example's build (e.g. -Dcustomers.sequenceBy=loaded_at).
 #
-# --offline: no network. The throwaway repository is filled from ~/.m2/repository (or $ITERSNAP_SEED_REPO), read as
-# a file:// mirror of every remote repository: third-party artifacts are copied from it, nothing is written to it,
-# and itersnap's own artifacts come only from the install below (CI: .ci/run).
+# --seeded: the throwaway repository is filled from ~/.m2/repository (or $ITERSNAP_SEED_REPO), read as a file://
+# repository searched before Maven Central: third-party artifacts are copied from it (Central serves only what it
+# lacks, on a fresh machine the plugins `verify` never ran), nothing is written to it, and itersnap's own artifacts
+# come only from the install below (CI: .ci/run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$(mktemp -d)
 trap 'rm -rf "$repo"' EXIT
 settings=()
-if [ "${1:-}" = "--offline" ]; then
+if [ "${1:-}" = "--seeded" ]; then
   shift
   seed="${ITERSNAP_SEED_REPO:-$HOME/.m2/repository}"
   cat > "$repo/settings.xml" <<XML
 <settings>
-  <mirrors><mirror><id>seed</id><mirrorOf>*</mirrorOf><url>file://$seed</url></mirror></mirrors>
   <profiles><profile><id>seed</id>
-    <!-- a local repository keeps no checksum files: nothing to verify against -->
-    <repositories><repository><id>central</id><url>file://$seed</url>
+    <!-- searched before Maven Central, which a machine whose ~/.m2 lacks an artifact (a fresh one) still reaches;
+         a local repository keeps no checksum files: nothing to verify against -->
+    <repositories><repository><id>seed</id><url>file://$seed</url>
       <releases><checksumPolicy>ignore</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></repository></repositories>
-    <pluginRepositories><pluginRepository><id>central</id><url>file://$seed</url>
+    <pluginRepositories><pluginRepository><id>seed</id><url>file://$seed</url>
       <releases><checksumPolicy>ignore</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></pluginRepository></pluginRepositories>
   </profile></profiles>
   <activeProfiles><activeProfile>seed</activeProfile></activeProfiles>
