@@ -37,14 +37,16 @@ import static dev.itersnap.spi.ModelTables.TT;
  * The shared SQL that applies a run's batches together ({@link AbstractSqlDialect#applyBatches}): the batch rules as
  * a computation over all rows of all batches at once, per key ordered by batch, with window functions.
  *
- * <p>How. Every key's rows of the run become events in batch order ({@code events}): the key's state before the run
+ * <p>How. Every key's rows of the run become events in batch order ({@link #events}): the key's state before the run
  * (position 0, read from the history), its accepted rows (U, or D for an explicit delete), and the batches where rows
- * of it were set aside (present, untouched). Windows give, for each event, whether the key has a live version just
- * before it (no deletion since its last upsert, no deleting batch in which it was absent), the row the version current
- * then was opened by (to compare with), and the batch that deletes it by absence after it. {@code derive} classifies
- * each event (insert, return, change, noop, delete, ...), adds the deletions by absence, and orders the events that
- * change the key's state: a version's end is the next such event, and the time each takes effect is the running
- * maximum of their times, so that a version never ends before it starts.
+ * of it were set aside (present, untouched); a row that repeats the rows before and after it (consecutive batches,
+ * equal data) is left out. Windows give, for each event, whether the key has a live version just before it (no
+ * deletion since its last upsert, no deleting batch in which it was absent), the values of the version current then
+ * (carried through the group of events from one upsert to the next), and the batch that deletes it by absence after
+ * it. {@link #derive}, in the same statement, classifies each event (insert, return, change, noop, delete, ...),
+ * counts the events that change the key's state (a version's end is the one with one more), takes the time each takes
+ * effect as the running maximum of their times, so that a version never ends before it starts, and makes a row of
+ * each deletion by absence; the work table receives only the rows the writes read.
  *
  * <p>Regressions. A change or delete earlier than the version it would close is set aside, and that decision depends
  * on the rows before it. The derivation assumes there is none; where it finds some, the earliest per key is set aside
@@ -528,7 +530,8 @@ final class SetBasedApply {
 
     /**
      * Two levels over the events ({@code cte(from - 1)}) that leave out the rows that repeat the row before them and
-     * are repeated by the row after them: U events in consecutive batches, equal in every data column. Such a row
+     * are repeated by the row after them: U events in consecutive batches, equal in every data column but the
+     * sequence (updated_at always compared). Such a row
      * changes nothing (it is a noop of the version its first row left), no batch between its neighbours can delete its
      * key by absence, and it is archived, where it is, from the stage by the range of its run's first row (the work
      * table's {@code upto}). So the levels after see, of a key present and unchanged in 30 daily batches, two rows
@@ -547,8 +550,12 @@ final class SetBasedApply {
         List<String> nextOne = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LEAD(" + ci(r, KIND) + ") OVER (" + w
                 + ") = 'U'", "LEAD(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " + 1"));
         for (String col : m.historyDataColumns()) {
-            if (m.keys().contains(col) || m.sourceColumn(col) == null) {
-                continue; // the key is the partition's; a column the source lacks is NULL in every row
+            if (m.keys().contains(col) || m.sourceColumn(col) == null
+                    || (m.isSequenceColumn(col) && !col.equals(m.updatedAt()))) {
+                // the key is the partition's; a column the source lacks is NULL in every row; the sequence differs
+                // in every batch, and a version keeps its first row's (updated_at is compared even when it is the
+                // sequence: under strategy timestamp a newer one is a change)
+                continue;
             }
             String here = d.comparable(m, col, c(r, col));
             prev.add("NOT " + d.isDistinct(d.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
