@@ -41,7 +41,8 @@ import java.util.Map;
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
  * --explain N             (postgres) EXPLAIN ANALYZE the N slowest statements of scenario 4 again, rolled back
- * --only load             only scenario 4 (first load) and its full recompute
+ * --only load             only scenario 4 (first load) and its full recompute, then a full refresh and a replay
+ *                         from the first batch (--refresh false: not those)
  * --out FILE              also write the report to FILE (markdown)
  * </pre>
  *
@@ -264,7 +265,9 @@ public final class BenchmarkMain {
             if (opt("only", "").equals("load")) {
                 // --only load: the first load and the full recompute, then a full refresh and a replay from the first
                 // batch of the same history (every key recomputed from every batch), nothing else (issue 27's figures)
-                for (String what : List.of("full refresh", "replayFrom the first batch")) {
+                List<String> again = Boolean.parseBoolean(opt("refresh", "true"))
+                        ? List.of("full refresh", "replayFrom the first batch") : List.of();
+                for (String what : again) {
                     long cpu0 = db.serverCpuMillis();
                     long s = System.nanoTime();
                     RunResult res = what.equals("full refresh") ? engine.fullRefresh(main)
