@@ -31,6 +31,7 @@ final class Jdbc {
     /** The dialect's binding and write-conflict recognition (the shared ones without a dialect). */
     private final dev.itersnap.spi.ValueBinder binder;
     private final java.util.function.Predicate<Throwable> conflict;
+    private final java.util.function.Function<SQLException, String> summary;
     /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
     private long writes;
     /** Checked immediately before every write and commit (the model lock's verifyHeld while a run holds it). */
@@ -46,6 +47,7 @@ final class Jdbc {
         this.model = model;
         this.binder = dialect == null ? dev.itersnap.spi.SqlValues::bind : dialect.valueBinder();
         this.conflict = dialect == null ? dev.itersnap.spi.WriteConflicts::standard : dialect::isWriteConflict;
+        this.summary = dialect == null ? e -> firstLine(e.getMessage()) : dialect::errorSummary;
     }
 
     Connection connection() {
@@ -220,22 +222,16 @@ final class Jdbc {
 
     ItersnapException failure(String step, String sql, SQLException e) {
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + model + "': step '" + step
-                + "' failed: " + firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
+                + "' failed: " + summary(e) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
+    }
+
+    /** What an error message quotes of a driver's failure ({@code Dialect.errorSummary}). */
+    String summary(SQLException e) {
+        return summary.apply(e);
     }
 
     /** The first line of a driver message, without a trailing "SQL statement:" that would dangle without its text. */
     static String firstLine(String s) {
-        if (s == null) {
-            return "";
-        }
-        int nl = s.indexOf('\n');
-        String line = (nl < 0 ? s : s.substring(0, nl)).strip();
-        if (line.endsWith("SQL statement:")) {
-            line = line.substring(0, line.length() - "SQL statement:".length()).strip();
-        }
-        while (line.endsWith(";")) {
-            line = line.substring(0, line.length() - 1).strip();
-        }
-        return line;
+        return dev.itersnap.spi.DriverMessages.firstLine(s);
     }
 }

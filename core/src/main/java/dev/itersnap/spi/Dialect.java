@@ -75,6 +75,15 @@ public interface Dialect {
     }
 
     /**
+     * What itersnap's errors, which are one line, quote of a driver's failure. Default: the message's first line
+     * ({@link DriverMessages#firstLine}). A driver that names the culprit on a later line (DuckDB names the file and
+     * the line of a CSV error there) adds it.
+     */
+    default String errorSummary(SQLException failure) {
+        return DriverMessages.firstLine(failure.getMessage());
+    }
+
+    /**
      * What this database's runtime must offer a run, checked on a connection before a first run ({@code
      * IterativeSnapshot.check}, {@code itersnap doctor}): runtime version, session settings such as the time zone.
      * Default: nothing beyond the generic checks.

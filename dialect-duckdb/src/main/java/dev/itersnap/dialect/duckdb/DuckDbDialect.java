@@ -92,6 +92,32 @@ public final class DuckDbDialect extends AbstractSqlDialect {
                 && (t.getMessage().contains("Conflict on ") || t.getMessage().contains("write-write conflict")));
     }
 
+    /**
+     * The first line, plus the file and the reason of a CSV error, which the driver writes on later lines ("Conversion
+     * Error: CSV Error on Line: 3 of file /exports/customers_2024-01-04.csv: Error when converting column "id". Could
+     * not convert string "two" to 'INTEGER'").
+     */
+    @Override
+    public String errorSummary(SQLException failure) {
+        String first = super.errorSummary(failure);
+        String message = failure.getMessage();
+        if (message == null) {
+            return first;
+        }
+        String file = null;
+        String reason = null;
+        for (String line : message.split("\n")) {
+            String l = line.strip();
+            if (file == null && l.startsWith("file = ")) {
+                file = l.substring("file = ".length());
+            } else if (reason == null && l.startsWith("Error when ")) {
+                reason = l;
+            }
+        }
+        return file == null || first.contains(file) ? first
+                : first + " of file " + file + (reason == null ? "" : ": " + reason);
+    }
+
     // ---------------------------------------------------------------- primitives
 
     @Override
