@@ -35,7 +35,7 @@ final class ConnectionPool {
             DriverManager.getDriver(jdbcUrl);
         } catch (SQLException e) {
             throw new ConfigException("no JDBC driver on the class path accepts " + Secrets.mask(jdbcUrl) + "; this jar bundles H2, "
-                    + "PostgreSQL and Databricks. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
+                    + "PostgreSQL, Databricks and DuckDB. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
                     + ItersnapCommand.class.getName() + " run ...", e);
         }
         HikariConfig config = new HikariConfig();

@@ -58,7 +58,7 @@ public final class ReplayCommand implements Callable<Integer> {
                 if (dryRun) {
                     RebuildPlan plan;
                     try (Connection c = dataSource.getConnection()) {
-                        c.setReadOnly(true);
+                        Sql.readOnly(c);
                         plan = RebuildPlan.of(ModelInspection.of(settings, new Sql(c)),
                                 MetadataStore.reading(c, connection.dialect(dataSource), settings), operation, from);
                     }
