@@ -32,9 +32,14 @@ class DuckDbCommandsTest {
     }
 
     private List<String> statuses(String url) throws Exception {
+        return values(url, "status");
+    }
+
+    /** {@code customer_id:column} of every version, in the order of each customer's history. */
+    private List<String> values(String url, String column) throws Exception {
         List<String> out = new ArrayList<>();
         try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SELECT customer_id || ':' || status FROM customers_history "
+             ResultSet rs = s.executeQuery("SELECT customer_id || ':' || " + column + " FROM customers_history "
                      + "ORDER BY customer_id, dbt_valid_from")) {
             while (rs.next()) {
                 out.add(rs.getString(1));
@@ -71,6 +76,35 @@ class DuckDbCommandsTest {
         Execution status = Execution.of("status", "--jdbc-url", url, "--config", config.toString());
         assertThat(status.exitCode()).as(status.err()).isZero();
         assertThat(status.out()).contains("2024-01-03");
+    }
+
+    /**
+     * The example of examples/folder-of-files as its README runs it, on a copy of the folder (the model's paths are
+     * relative to the directory the command runs in, so the copy's absolute path is put in front of them).
+     */
+    @Test
+    void theFolderOfFilesExampleRepairsTheHistoryWhenTuesdaysFileIsLate() throws Exception {
+        Path example = Path.of("..", "examples", "folder-of-files");
+        Path copy = Files.createDirectories(dir.resolve("example"));
+        for (String f : List.of("customers.yml", "exports/customers_2024-03-04.csv",
+                "exports/customers_2024-03-06.csv", "late/customers_2024-03-05.csv")) {
+            Files.createDirectories(copy.resolve(f).getParent());
+            Files.copy(example.resolve(f), copy.resolve(f));
+        }
+        Path config = copy.resolve("customers.yml");
+        Files.writeString(config, Files.readString(config).replace("'exports/", "'" + copy + "/exports/"));
+        String url = "jdbc:duckdb:" + copy.resolve("history.duckdb");
+
+        Execution first = Execution.of("run", "--jdbc-url", url, "--config", config.toString());
+        assertThat(first.exitCode()).as(first.err()).isZero();
+        Files.copy(copy.resolve("late/customers_2024-03-05.csv"), copy.resolve("exports/customers_2024-03-05.csv"));
+        Execution late = Execution.of("run", "--jdbc-url", url, "--config", config.toString());
+        assertThat(late.exitCode()).as(late.err()).isZero();
+        assertThat(late.err()).contains("late batch detected: 2024-03-05 < 2024-03-06, replaying from 2024-03-05");
+        assertThat(values(url, "tier")).containsExactly("1:silver", "1:gold", "1:platinum", "2:silver", "2:gold");
+        Execution status = Execution.of("status", "--jdbc-url", url, "--config", config.toString());
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        assertThat(status.out()).contains("2024-03-04", "2024-03-05", "2024-03-06");
     }
 
     @Test

@@ -260,7 +260,7 @@ class DuckDbFolderSourceTest {
 
         assertThat(events).filteredOn(SnapshotEvent.SchemaChange.class::isInstance).singleElement()
                 .satisfies(e -> assertThat(((SnapshotEvent.SchemaChange) e).added()).containsExactly("tier"));
-        // day 3 is the column's introduction batch (docs/semantics.md, "Schema changes"): the versions current in it
+        // day 3 is the column's introduction batch (docs/semantics.md, "Schema evolution"): the versions current in it
         // take its value in place, no version opens for its appearance alone; older versions keep NULL
         assertThat(history(ds, "tier")).containsExactly(
                 "1 | Active | 2023-12-31 09:00:00.0 | 2024-01-02 09:00:00.0 | 2024-01-01 | 2024-01-02 | null",
