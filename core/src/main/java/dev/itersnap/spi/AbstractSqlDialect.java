@@ -19,11 +19,14 @@ import static dev.itersnap.spi.ModelTables.REJECT;
 import static dev.itersnap.spi.ModelTables.REPRO;
 
 /**
- * The shared SQL of every engine step, built from a few primitives that dialects override ({@link #quote},
- * {@link #md5Hex}, {@link #toText}, {@link #jsonObject}, {@link #isDistinct}, {@link #typeName}, {@link #columnType})
- * and from the database's {@link #capabilities()}, which pick a statement's form (for example a {@code MERGE} where
- * the database refuses a subquery in {@code UPDATE}). Works as is on databases with {@code MERGE}, window functions
- * and {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL truly differs.
+ * The shared SQL of every engine step, built from a few primitives and from the database's {@link #capabilities()}.
+ * Five primitives have no standard spelling and every dialect writes them ({@link #md5Hex}, {@link #jsonObject},
+ * {@link #epochDays}, {@link #epochMicros}, {@link #chr}); the others default to standard SQL and a dialect overrides
+ * them where its database differs ({@link #quote}, {@link #toText}, {@link #isDistinct}, {@link #concat},
+ * {@link #typeName}, {@link #stringLiteral}; {@link #hash64} for restatements). The capabilities pick a statement's
+ * form (for example a {@code MERGE} where the database refuses a subquery in {@code UPDATE}). Works as is on databases
+ * with {@code MERGE}, window functions and {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL
+ * truly differs.
  *
  * <p>Names: {@code t} is the history table, {@code s} the stage, {@code w} the work table. Internal columns of the
  * working tables are {@link ModelTables}'.
