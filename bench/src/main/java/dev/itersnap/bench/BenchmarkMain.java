@@ -40,6 +40,8 @@ import java.util.Map;
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
+ * --explain N             (postgres) EXPLAIN ANALYZE the N slowest statements of scenario 4 again, rolled back
+ * --only load             only scenario 4 (first load) and its full recompute
  * --out FILE              also write the report to FILE (markdown)
  * </pre>
  *
@@ -221,6 +223,7 @@ public final class BenchmarkMain {
                 }
             }
             stopProfile("scenario 4 (first load of " + batches + " batches)");
+            explain(intOpt("explain", 0));
             long heap4 = heap.peakMiB();
             // --recompute false skips every full recompute (too slow on H2 beyond K=10k); the floor then starts from
             // a copy of the engine's history instead of the recomputed one
@@ -242,6 +245,15 @@ public final class BenchmarkMain {
                     w.count("SELECT COUNT(*) FROM recompute WHERE valid_to IS NULL"));
             rows.add(new String[] {"(4) first load, B=" + batches, load.describe(), "full recompute",
                     recompute.describe(), Stats.ratio(load, recompute), String.valueOf(heap4)});
+
+            if (opt("only", "").equals("load")) {
+                // --only load: the first load and the full recompute, nothing else (issue 27's figures)
+                printRows(rows);
+                printWork(work);
+                out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
+                out.flush();
+                return;
+            }
 
             // (3) nothing new, R = B retained batches, against a bare SELECT DISTINCT
             Stats noop = new Stats();
@@ -395,14 +407,19 @@ public final class BenchmarkMain {
                         + String.format(Locale.ROOT, "%.2f", linear)});
             }
 
+            printRows(rows);
+            printWork(work);
+            out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
+            out.flush();
+        }
+
+        /** The timings of the scenarios against their baselines, one row each. */
+        void printRows(List<String[]> rows) {
             out.printf("%n| K | scenario | engine ms: median (min–max, n) | baseline | baseline ms | engine/baseline | peak heap MiB |%n");
             out.println("|---:|---|---:|---|---:|---:|---|");
             for (String[] row : rows) {
                 out.printf("| %,d | %s | %s | %s | %s | **%s** | %s |%n", keys, row[0], row[1], row[2], row[3], row[4], row[5]);
             }
-            printWork(work);
-            out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
-            out.flush();
         }
 
         /** The statement and row counts of the measured engine runs, one row per scenario. */
@@ -423,6 +440,36 @@ public final class BenchmarkMain {
                 out.printf("| %,d | %s | %s | %s | %s | %s | %s | %s |%n", keys, e.getKey(),
                         Stats.counts(x.statements), Stats.counts(x.writes), Stats.counts(x.rows),
                         Stats.counts(x.computed), x.changed.isEmpty() ? "–" : Stats.counts(x.changed), x.rowsPerKey());
+            }
+        }
+
+        /**
+         * --explain N (PostgreSQL): the plans of the N slowest statements of the last profiled scenario without
+         * parameters, each executed again under EXPLAIN ANALYZE in a transaction that is rolled back.
+         */
+        void explain(int n) throws SQLException {
+            if (n <= 0 || !db.name().equals("postgres")) {
+                return;
+            }
+            for (String sql : profiler.slowest(n)) {
+                if (sql == null || sql.contains("?")) {
+                    continue;
+                }
+                try (java.sql.Connection c = db.dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    try (java.sql.Statement st = c.createStatement();
+                         java.sql.ResultSet rs = st.executeQuery("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+                        out.printf("%n```%n%s%n", sql.length() > 300 ? sql.substring(0, 300) + "…" : sql);
+                        while (rs.next()) {
+                            out.println(rs.getString(1));
+                        }
+                        out.println("```");
+                    } catch (SQLException e) {
+                        out.printf("%n(explain failed: %s)%n", e.getMessage());
+                    } finally {
+                        c.rollback();
+                    }
+                }
             }
         }
 
