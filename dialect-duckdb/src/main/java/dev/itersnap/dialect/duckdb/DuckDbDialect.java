@@ -270,6 +270,14 @@ public final class DuckDbDialect extends AbstractSqlDialect {
         return DuckDbModelLock.acquire(dataSource, this, m, timeout, describeHolder);
     }
 
+    /** The database is one that every connection of the data source shares (not {@code jdbc:duckdb:} alone). */
+    @Override
+    public List<dev.itersnap.core.Check> environmentChecks(Connection connection) throws SQLException {
+        String unshared = DuckDbModelLock.unsharedDatabase(connection);
+        return List.of(unshared == null ? dev.itersnap.core.Check.ok("database", "shared by the run's connections")
+                : dev.itersnap.core.Check.failed("database", unshared));
+    }
+
     @Override
     public LockState lockState(Connection connection, MetadataSchema metadata, String model) throws SQLException {
         return DuckDbModelLock.observe(connection, this, metadata, model);

@@ -51,6 +51,10 @@ final class DuckDbModelLock implements ModelLock {
         Sql sql = new Sql(dialect, m.metadata());
         Connection c = ds.getConnection();
         try {
+            String unshared = unsharedDatabase(c);
+            if (unshared != null) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + m.name() + "': " + unshared);
+            }
             c.setAutoCommit(true);
             addRow(c, dialect, sql, m);
             c.setAutoCommit(false);
@@ -84,6 +88,24 @@ final class DuckDbModelLock implements ModelLock {
             closeQuietly(c);
             throw e;
         }
+    }
+
+    /**
+     * Refuses an unnamed in-memory database ({@code jdbc:duckdb:}, {@code jdbc:duckdb::memory:}), which DuckDB gives
+     * every connection of its own: a run's lock and its work would each see a database of their own, and the history
+     * would be written where nothing reads it again. Checked before the run writes anything.
+     *
+     * @return what is wrong, or null when the connections of the data source share the database
+     */
+    static String unsharedDatabase(Connection c) throws SQLException {
+        String url = c.getMetaData().getURL();
+        String database = url == null ? "" : url.split("[?;]", 2)[0];
+        if (database.equals("jdbc:duckdb:") || database.equals("jdbc:duckdb::memory:")) {
+            return database + " gives every connection an in-memory database of its own, and a run uses two "
+                    + "connections (and the history would be gone with them): use a database file "
+                    + "(jdbc:duckdb:/path/file.duckdb) or a named in-memory database (jdbc:duckdb:memory:NAME)";
+        }
+        return null;
     }
 
     /**

@@ -71,6 +71,34 @@ class DuckDbModelLockTest {
         }
     }
 
+    /**
+     * {@code jdbc:duckdb:} gives every connection a database of its own: a run over files would write its history
+     * where nothing reads it again, so it is refused before anything is written.
+     */
+    @Test
+    void anUnnamedInMemoryDatabaseIsRefused() throws Exception {
+        ModelSettings overFiles = ModelSettings.builder("customers").target("snap_customers")
+                .source("SELECT 1 AS id, TIMESTAMP '2024-01-01 09:00' AS updated_at, DATE '2024-01-01' AS file_date")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        for (String url : List.of("jdbc:duckdb:", "jdbc:duckdb::memory:")) {
+            assertThatThrownBy(() -> dev.itersnap.IterativeSnapshot.builder().dataSource(DriverDataSource.of(url))
+                    .build().run(overFiles)).as(url).isInstanceOfSatisfying(ItersnapException.class, e -> {
+                        assertThat(e.code()).isEqualTo(ErrorCode.INVALID_SETTING);
+                        assertThat(e.getMessage()).contains(url + " gives every connection", "jdbc:duckdb:memory:NAME");
+                    });
+            try (Connection c = DriverDataSource.of(url).getConnection()) {
+                assertThat(dialect.environmentChecks(c)).singleElement().satisfies(check -> {
+                    assertThat(check.passed()).isFalse();
+                    assertThat(check.detail()).contains("jdbc:duckdb:memory:NAME");
+                });
+            }
+        }
+        try (Connection c = DriverDataSource.of("jdbc:duckdb:memory:named").getConnection()) {
+            assertThat(dialect.environmentChecks(c)).singleElement().satisfies(check -> assertThat(check.passed())
+                    .isTrue());
+        }
+    }
+
     /** A process killed while it holds the lock (SIGKILL: nothing closed) leaves the model free for the next one. */
     @Test
     void aProcessKilledHoldingTheLockLeavesItFree() throws Exception {
