@@ -75,6 +75,13 @@ public final class BenchmarkMain {
         System.exit(0);
     }
 
+    private static double median(List<Long> values) {
+        List<Long> v = new ArrayList<>(values);
+        Collections.sort(v);
+        int n = v.size();
+        return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2.0;
+    }
+
     private String opt(String name, String def) {
         return opts.getOrDefault(name, def);
     }
@@ -206,6 +213,8 @@ public final class BenchmarkMain {
             // (4) first load of B batches, against the full recompute
             Stats load = new Stats();
             Stats recompute = new Stats();
+            List<Long> loadCpu = new ArrayList<>();
+            List<Long> recomputeCpu = new ArrayList<>();
             heap.reset();
             startProfile();
             Work loadWork = work.computeIfAbsent("(4) first load, B=" + batches, x -> new Work());
@@ -213,9 +222,11 @@ public final class BenchmarkMain {
                 String target = r == 0 ? "hist" : "hist_load" + r;
                 ModelSettings m = r == 0 ? main : model("load" + r, target);
                 profiler.startCounting(target);
+                long cpu0 = db.serverCpuMillis();
                 long s = System.nanoTime();
                 RunResult res = engine.run(m);
                 load.add(System.nanoTime() - s);
+                loadCpu.add(db.serverCpuMillis() - cpu0);
                 loadWork.add(profiler.stopCounting(), keysComputed(m), -1);
                 check(res.batchesApplied() == batches, "first load applied " + res.batchesApplied());
                 if (r > 0) {
@@ -229,11 +240,19 @@ public final class BenchmarkMain {
             // a copy of the engine's history instead of the recomputed one
             boolean doRecompute = Boolean.parseBoolean(opt("recompute", "true"));
             for (int r = 0; doRecompute && r < loadReps; r++) {
+                long cpu0 = db.serverCpuMillis();
                 long s = System.nanoTime();
                 w.fullRecompute("recompute");
                 recompute.add(System.nanoTime() - s);
+                recomputeCpu.add(db.serverCpuMillis() - cpu0);
             }
             out.printf("full recompute of %d batches: %s ms%n", batches, recompute.describe());
+            if (db.serverCpuMillis() >= 0) {
+                // the database server's CPU time: on a shared machine a steadier measure of the work than wall time
+                out.printf("server CPU ms, first load: %s; full recompute: %s%s%n", loadCpu, recomputeCpu,
+                        recomputeCpu.isEmpty() ? "" : String.format(Locale.ROOT, "; ratio of the medians %.2fx",
+                                median(loadCpu) / median(recomputeCpu)));
+            }
             if (!doRecompute) {
                 w.exec("CREATE TABLE recompute AS SELECT id, status, tier, amount, updated_at, dbt_valid_from AS valid_from, "
                         + "dbt_valid_to AS valid_to, dbt_change_type AS change_type, dbt_opened_seq AS opened_seq FROM hist");

@@ -118,12 +118,13 @@ final class Jdbc {
         return query(s, 0, row);
     }
 
-    private <T> List<T> query(Statement s, int maxRows, Row<T> row) {
+    <T> List<T> query(Statement s, int maxRows, Row<T> row) {
         try (PreparedStatement ps = s.prepare(connection, binder)) {
             ps.setMaxRows(maxRows);
             List<T> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
+                // setMaxRows is a hint: DuckDB's driver (1.4) returns every row
+                while ((maxRows == 0 || out.size() < maxRows) && rs.next()) {
                     out.add(row.map(rs));
                 }
             }

@@ -75,6 +75,11 @@ public final class ModelTables {
      * (see {@link SetBasedApply}).
      */
     public static final String SCC = "itersnap_scc";
+    /**
+     * Work: the position up to which (not included) the row repeats in the key's batches (the derivation leaves such
+     * repeats out: see {@link SetBasedApply}); one more than its own for a row not repeated.
+     */
+    public static final String UPTO = "itersnap_upto";
     /** Work: position of the row that opened the key's version current at this row (0: the state before). */
     public static final String OIDX = "itersnap_oidx";
 
@@ -178,6 +183,7 @@ public final class ModelTables {
         return b.column(m.id(IDX), ColumnType.integer()).column(m.id(ACTION), ColumnType.text(8))
                 .column(m.id(T), upd).column(m.id(TT), upd).column(m.id(REG), ColumnType.bool())
                 .column(m.id(SCC), ColumnType.integer()).column(m.id(OIDX), ColumnType.integer())
+                .column(m.id(UPTO), ColumnType.integer())
                 .index(m.fit(m.work().table() + "_ix"), keyAndIdx()).build();
     }
 

@@ -22,6 +22,7 @@ import static dev.itersnap.spi.ModelTables.IUPD;
 import static dev.itersnap.spi.ModelTables.IVF;
 import static dev.itersnap.spi.ModelTables.KIND;
 import static dev.itersnap.spi.ModelTables.SCC;
+import static dev.itersnap.spi.ModelTables.UPTO;
 import static dev.itersnap.spi.ModelTables.OIDX;
 import static dev.itersnap.spi.ModelTables.RECORDED;
 import static dev.itersnap.spi.ModelTables.REG;
@@ -36,14 +37,16 @@ import static dev.itersnap.spi.ModelTables.TT;
  * The shared SQL that applies a run's batches together ({@link AbstractSqlDialect#applyBatches}): the batch rules as
  * a computation over all rows of all batches at once, per key ordered by batch, with window functions.
  *
- * <p>How. Every key's rows of the run become events in batch order ({@code events}): the key's state before the run
+ * <p>How. Every key's rows of the run become events in batch order ({@link #events}): the key's state before the run
  * (position 0, read from the history), its accepted rows (U, or D for an explicit delete), and the batches where rows
- * of it were set aside (present, untouched). Windows give, for each event, whether the key has a live version just
- * before it (no deletion since its last upsert, no deleting batch in which it was absent), the row the version current
- * then was opened by (to compare with), and the batch that deletes it by absence after it. {@code derive} classifies
- * each event (insert, return, change, noop, delete, ...), adds the deletions by absence, and orders the events that
- * change the key's state: a version's end is the next such event, and the time each takes effect is the running
- * maximum of their times, so that a version never ends before it starts.
+ * of it were set aside (present, untouched); a row that repeats the rows before and after it (consecutive batches,
+ * equal data) is left out. Windows give, for each event, whether the key has a live version just before it (no
+ * deletion since its last upsert, no deleting batch in which it was absent), the values of the version current then
+ * (carried through the group of events from one upsert to the next), and the batch that deletes it by absence after
+ * it. {@link #derive}, in the same statement, classifies each event (insert, return, change, noop, delete, ...),
+ * counts the events that change the key's state (a version's end is the one with one more), takes the time each takes
+ * effect as the running maximum of their times, so that a version never ends before it starts, and makes a row of
+ * each deletion by absence; the work table receives only the rows the writes read.
  *
  * <p>Regressions. A change or delete earlier than the version it would close is set aside, and that decision depends
  * on the rows before it. The derivation assumes there is none; where it finds some, the earliest per key is set aside
@@ -482,12 +485,17 @@ final class SetBasedApply {
                 + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
-        int o = fill.size(); // the levels before the windows below
+        List<String> repeats = repeatsLeftOut(1 + fill.size());
+        int o = fill.size() + repeats.size(); // the levels before the windows below
         String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
-        // the previous event's first deleting batch after it, and the next event
+        // the previous event's first deleting batch after it, and the next event; the position up to which (not
+        // included) the event's row repeats: where rows left out repeat it, the next event's
         String r = "r";
+        String nextIdx = "LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ")";
+        String upTo = repeats.isEmpty() ? ci(r, IDX) + " + 1"
+                : "CASE WHEN " + ca(r, "rn") + " = 1 THEN " + nextIdx + " ELSE " + ci(r, IDX) + " + 1 END";
         String l1 = "SELECT r.*, LAG(" + ca(r, "nd_after") + ") OVER (" + partition(r) + ") AS " + a("prev_nd")
-                + ", LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ") AS " + a("next_idx") + " FROM " + cte(o + 0)
+                + ", " + nextIdx + " AS " + a("next_idx") + ", " + upTo + " AS " + a("upto") + " FROM " + cte(o + 0)
                 + " r";
         // g: how many batches before or at this event deleted the key by its absence (if it was live then)
         String y = "y";
@@ -512,7 +520,59 @@ final class SetBasedApply {
                 + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + ", COUNT(CASE WHEN " + ci(v, KIND)
                 + " IN ('U', 'I') THEN 1 END) OVER (" + partition(v) + " ROWS UNBOUNDED PRECEDING) AS " + a("ug")
                 + " FROM " + cte(o + 3) + " v";
-        return List.of(levels(rows, fill, l1, l2, l3, l4));
+        List<String> out = new ArrayList<>();
+        out.add(rows);
+        out.addAll(fill);
+        out.addAll(repeats);
+        out.addAll(List.of(l1, l2, l3, l4));
+        return out;
+    }
+
+    /**
+     * Two levels over the events ({@code cte(from - 1)}) that leave out the rows that repeat the row before them and
+     * are repeated by the row after them: U events in consecutive batches, equal in every data column but the
+     * sequence (updated_at always compared). Such a row
+     * changes nothing (it is a noop of the version its first row left), no batch between its neighbours can delete its
+     * key by absence, and it is archived, where it is, from the stage by the range of its run's first row (the work
+     * table's {@code upto}). So the levels after see, of a key present and unchanged in 30 daily batches, two rows
+     * instead of 30. The first row of a run of three or more carries {@code rn = 1} and no first deleting batch after
+     * it (the key is present until the run's last row). None under untracked_columns: overwrite (every noop may
+     * overwrite its version) and ignore_null_updates (its levels fill NULLs from the rows before).
+     */
+    private List<String> repeatsLeftOut(int from) {
+        if (!overwrittenColumns().isEmpty() || m.settings().ignoreNullUpdates()) {
+            return List.of();
+        }
+        String r = "r";
+        String w = partition(r);
+        List<String> prev = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LAG(" + ci(r, KIND) + ") OVER (" + w
+                + ") = 'U'", "LAG(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " - 1"));
+        List<String> nextOne = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LEAD(" + ci(r, KIND) + ") OVER (" + w
+                + ") = 'U'", "LEAD(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " + 1"));
+        for (String col : m.historyDataColumns()) {
+            if (m.keys().contains(col) || m.sourceColumn(col) == null
+                    || (m.isSequenceColumn(col) && !col.equals(m.updatedAt()))) {
+                // the key is the partition's; a column the source lacks is NULL in every row; the sequence differs
+                // in every batch, and a version keeps its first row's (updated_at is compared even when it is the
+                // sequence: under strategy timestamp a newer one is a change)
+                continue;
+            }
+            String here = d.comparable(m, col, c(r, col));
+            prev.add("NOT " + d.isDistinct(d.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
+            nextOne.add("NOT " + d.isDistinct(d.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"), here));
+        }
+        String marked = "SELECT r.*, CASE WHEN " + String.join(" AND ", prev) + " THEN 1 ELSE 0 END AS " + a("rp")
+                + ", CASE WHEN " + String.join(" AND ", nextOne) + " THEN 1 ELSE 0 END AS " + a("rn") + " FROM "
+                + cte(from - 1) + " r";
+        String k = "k";
+        List<String> cols = new ArrayList<>();
+        m.historyDataColumns().forEach(col -> cols.add(c(k, col)));
+        List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).forEach(x -> cols.add(ci(k, x)));
+        cols.add("CASE WHEN " + ca(k, "rn") + " = 1 THEN NULL ELSE " + ca(k, "nd_after") + " END AS " + a("nd_after"));
+        cols.add(ca(k, "rn"));
+        String kept = "SELECT " + String.join(", ", cols) + " FROM " + cte(from) + " k WHERE NOT (" + ca(k, "rp")
+                + " = 1 AND " + ca(k, "rn") + " = 1)";
+        return List.of(marked, kept);
     }
 
     /**
@@ -535,15 +595,6 @@ final class SetBasedApply {
             return List.of();
         }
         return m.tracked().stream().filter(col -> comparedAt(col, "1") != null).toList();
-    }
-
-    /** The levels of {@link #events}: the events, the NULL-filling levels (if any), then the windows. */
-    private static String[] levels(String rows, List<String> fill, String... windows) {
-        List<String> out = new ArrayList<>();
-        out.add(rows);
-        out.addAll(fill);
-        out.addAll(List.of(windows));
-        return out.toArray(String[]::new);
     }
 
     /**
@@ -713,7 +764,8 @@ final class SetBasedApply {
         levels.add("SELECT " + versionData(y) + ", " + ci(y, IDX) + ", " + action + " AS " + a("action") + ", "
                 + ca(y, "t") + ", " + greatest(ca(y, "tsc"), ca(y, "tab")) + " AS " + a("tt") + ", " + reg + " AS "
                 + a("reg") + ", " + ca(y, "scc") + ", "
-                + ca(y, "oidx") + ", " + ca(y, "adel") + ", " + ca(y, "ta") + ", CASE WHEN " + ca(y, "act")
+                + ca(y, "oidx") + ", " + ca(y, "adel") + ", " + ca(y, "ta") + ", " + ca(y, "upto") + ", CASE WHEN "
+                + ca(y, "act")
                 + " IN ('present', 'regr') OR (" + ca(y, "act") + " = 'noop' AND NOT " + keptNoop
                 + ") THEN FALSE ELSE TRUE END AS " + a("kept") + " FROM " + cte(levels.size() - 1) + " y");
         // each event (n = 0) and, where the key is deleted by absence after it, that deletion (n = 1)
@@ -733,8 +785,9 @@ final class SetBasedApply {
         out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + d.typeName(TableSpec.ColumnType.integer())
                 + ")");
         out.add(ca(v, "oidx"));
+        out.add(ca(v, "upto"));
         return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
-                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ") " + with(levels.toArray(String[]::new))
+                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") " + with(levels.toArray(String[]::new))
                 + " SELECT " + String.join(", ", out) + " FROM " + cte(levels.size() - 1) + " v JOIN (SELECT 0 AS "
                 + a("n") + " UNION ALL SELECT 1 AS " + a("n") + ") n ON (" + ca("n", "n") + " = 0 AND "
                 + ca(v, "kept") + ") OR (" + absence + " AND " + ca(v, "adel") + " IS NOT NULL)";
@@ -986,9 +1039,14 @@ final class SetBasedApply {
         String deletes = " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
                 + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
         if (full) {
-            // the noops the derivation kept: those that differ from the row that opened their version
-            return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", FALSE, "
-                    + nullText(32) + " FROM " + t(m.work()) + " w WHERE " + ci(w, ACTION) + " = 'noop'";
+            // the noops the derivation kept, those that differ from the row that opened their version, each with the
+            // rows that repeat it in the batches up to its upto (left out of the derivation), as the stage holds them
+            return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+                    + nullText(32) + " FROM " + t(m.work()) + " w JOIN " + t(m.stage()) + " s ON "
+                    + d.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
+                    + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + ci("b", IDX) + " >= "
+                    + ci(w, IDX) + " AND " + ci("b", IDX) + " < " + ci(w, UPTO) + " WHERE " + ci(w, ACTION)
+                    + " = 'noop'";
         }
         // every accepted row that opened or changed no version, as it came: the noops, and the rows of the keys the
         // run leaves alone; under ignore_null_updates also a change whose NULLs were filled (the values they stood
