@@ -28,7 +28,7 @@ import java.util.Map;
  * measured runs (median and min–max reported). See docs/benchmarks.md for the command and the figures.
  *
  * <pre>
- * --db h2,postgres        databases (default both)
+ * --db h2,postgres        databases: h2, postgres, duckdb (default h2,postgres)
  * --keys 10000,100000     data sizes K (default 10000,100000)
  * --batches 30            B, full daily batches of the first load
  * --change-pct 1          c, % of keys changed per batch
@@ -139,7 +139,11 @@ public final class BenchmarkMain {
                 Runtime.getRuntime().maxMemory() / (1024 * 1024));
         for (String dbName : list(opt("db", "h2,postgres"))) {
             for (String k : list(opt("keys", "10000,100000"))) {
-                try (Database db = dbName.equals("h2") ? new Database.H2() : new Database.Postgres()) {
+                try (Database db = switch (dbName) {
+                    case "h2" -> new Database.H2();
+                    case "duckdb" -> new Database.DuckDb();
+                    default -> new Database.Postgres();
+                }) {
                     db.open("k" + k);
                     new Round(db, Long.parseLong(k)).run();
                 }

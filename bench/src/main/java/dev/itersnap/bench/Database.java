@@ -14,7 +14,7 @@ import java.sql.Statement;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
-/** One benchmark database (a fresh one per data size) and the few SQL spellings that differ between H2 and PostgreSQL. */
+/** One benchmark database (a fresh one per data size) and the few SQL spellings that differ between databases. */
 abstract class Database implements AutoCloseable {
     protected HikariDataSource pool;
 
@@ -106,6 +106,42 @@ abstract class Database implements AutoCloseable {
                     // already gone
                 }
             }
+            super.close();
+            if (dir != null) {
+                try (Stream<Path> files = Files.walk(dir)) {
+                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                }
+            }
+        }
+    }
+
+    /** DuckDB, a database file in a temporary directory deleted afterwards. */
+    static final class DuckDb extends Database {
+        private Path dir;
+
+        @Override
+        String name() {
+            return "duckdb";
+        }
+
+        @Override
+        void open(String label) throws IOException {
+            dir = Files.createTempDirectory("itersnap-bench-duckdb-");
+            pool = pool("jdbc:duckdb:" + dir.resolve(label + ".duckdb").toAbsolutePath(), null, null);
+        }
+
+        @Override
+        String keySeries(long n) {
+            return "(SELECT range AS k FROM range(1, " + (n + 1) + ")) keys";
+        }
+
+        @Override
+        String plusHours(String hoursExpr) {
+            return "(TIMESTAMP '2024-01-01 00:00:00' + to_hours(CAST(" + hoursExpr + " AS BIGINT)))";
+        }
+
+        @Override
+        public void close() throws Exception {
             super.close();
             if (dir != null) {
                 try (Stream<Path> files = Files.walk(dir)) {

@@ -169,8 +169,11 @@ final class Workload {
             row.append(row.length() == 0 ? "" : " || ").append("COALESCE('V' || CAST(LENGTH(").append(t)
                     .append(") AS VARCHAR) || ':' || ").append(t).append(", 'N')");
         }
-        String hash = db.name().equals("h2") ? "CAST(SUBSTRING(HASH('SHA-256', " + row + "), 1, 8) AS BIGINT)"
-                : "hashtextextended(" + row + ", 0)";
+        String hash = switch (db.name()) {
+            case "h2" -> "CAST(SUBSTRING(HASH('SHA-256', " + row + "), 1, 8) AS BIGINT)";
+            case "duckdb" -> "CAST(CAST(md5_number_lower(" + row + ") AS HUGEINT) - 9223372036854775808 AS BIGINT)";
+            default -> "hashtextextended(" + row + ", 0)";
+        };
         int n = 0;
         try (Connection c = db.dataSource().getConnection(); Statement st = c.createStatement();
              ResultSet rs = st.executeQuery("SELECT batch_date, COUNT(*), SUM(DISTINCT CAST(" + hash + " AS DECIMAL(20, 0))) "

@@ -98,7 +98,7 @@ public final class AdoptCommand implements Callable<Integer> {
             List<AuditCommand.Finding> findings;
             List<String> declared = new ArrayList<>();
             try (Connection c = dataSource.getConnection()) {
-                c.setReadOnly(true);
+                Sql.readOnly(c);
                 Sql sql = new Sql(c);
                 ModelInspection inspection = ModelInspection.of(settings, sql);
                 Comparable<?> point = inspection.typed(through);
@@ -234,7 +234,7 @@ public final class AdoptCommand implements Callable<Integer> {
             List<AuditCommand.Finding> changes;
             List<AuditCommand.Finding> after;
             try (Connection c = dataSource.getConnection()) {
-                c.setReadOnly(true);
+                Sql.readOnly(c);
                 Sql sql = new Sql(c);
                 changes = changes(sql, settings, backup, table);
                 after = audit.findings(sql);

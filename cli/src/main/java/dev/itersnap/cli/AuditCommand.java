@@ -143,7 +143,7 @@ public final class AuditCommand implements Callable<Integer> {
     public Integer call() throws SQLException {
         List<Finding> findings;
         try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
-            c.setReadOnly(true);
+            Sql.readOnly(c);
             findings = audit(new Sql(c));
         }
         PrintWriter out = spec.commandLine().getOut();

@@ -36,7 +36,7 @@ final class ConnectionPool {
             DriverManager.getDriver(jdbcUrl);
         } catch (SQLException e) {
             throw new ConfigException("no JDBC driver on the class path accepts " + Secrets.mask(jdbcUrl) + "; this jar bundles H2, "
-                    + "PostgreSQL and Databricks. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
+                    + "PostgreSQL, Databricks and DuckDB. For another database run: java -cp itersnap.jar:<jdbc driver>.jar:<itersnap dialect>.jar "
                     + ItersnapCommand.class.getName() + " run ...", e);
         }
         HikariConfig config = new HikariConfig();
@@ -46,7 +46,9 @@ final class ConnectionPool {
         config.setPassword(password);
         config.setMaximumPoolSize(SIZE);
         config.setMinimumIdle(1);
-        config.setReadOnly(readOnly);
+        // DuckDB's driver has no read-only mode per connection and refuses the call ("Can't change read-only status
+        // on connection level"); the reading commands write nothing either way
+        config.setReadOnly(readOnly && !jdbcUrl.startsWith("jdbc:duckdb:"));
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {

@@ -39,6 +39,21 @@ final class Sql {
         return connection;
     }
 
+    /**
+     * Marks the connection of an inspecting command read-only, a hint the database may enforce. DuckDB's driver has no
+     * read-only mode per connection and refuses the call ("Can't change read-only status on connection level"); the
+     * commands write nothing either way.
+     */
+    static void readOnly(Connection c) throws SQLException {
+        try {
+            c.setReadOnly(true);
+        } catch (SQLException e) {
+            if (c.isClosed()) {
+                throw e;
+            }
+        }
+    }
+
     String fold(String identifier) {
         return fold.apply(identifier);
     }

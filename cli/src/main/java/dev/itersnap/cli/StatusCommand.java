@@ -31,7 +31,7 @@ import java.util.concurrent.Callable;
         description = {"Shows one model's state from its metadata tables; writes nothing.",
                 "Applied batches (ledger), the "
                 + "last runs (run log), rows set aside (error log) by reason and by batch, and the model lock: held "
-                + "only while a live run holds it (H2, PostgreSQL and Databricks ask the database), free when a "
+                + "only while a live run holds it (H2, PostgreSQL, DuckDB and Databricks ask the database), free when a "
                 + "run that did not finish left it."})
 public final class StatusCommand implements Callable<Integer> {
     @Spec

@@ -36,7 +36,7 @@ public final class ValidateCommand implements Callable<Integer> {
         ModelSettings settings = model.load();
         ModelInspection m;
         try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
-            c.setReadOnly(true);
+            Sql.readOnly(c);
             m = ModelInspection.of(settings, new Sql(c));
             // what a run checks before it writes: every type carried exactly, identifiers within the limit
             connection.snapshots(dataSource, event -> { }).validate(settings);

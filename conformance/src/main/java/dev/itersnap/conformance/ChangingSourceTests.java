@@ -133,7 +133,11 @@ public abstract class ChangingSourceTests extends ConformanceTestBase {
      */
     @ParameterizedTest(name = "{0}, {1}, reloaded {2}")
     @MethodSource("cases")
-    void aFileReplacedWhileTheRunReadsTheSourceLosesNoRow(Target target, Race race, Change change) {
+    void aFileReplacedWhileTheRunReadsTheSourceLosesNoRow(Target target, Race loaderRace, Change change) {
+        // what the run sees: on a database that reads one snapshot per transaction, staging reads the snapshot its
+        // transaction took before the loader inserted the file again, so it sees the file gone
+        Race race = snapshotPerTransaction() && loaderRace == Race.RELOADED_BEFORE_STAGING ? Race.EMPTY_WHEN_STAGED
+                : loaderRace;
         RawTable raw = customers(fixture);
         ModelSettings m = build(raw);
         int replaced = target == Target.NEW_FILE ? 3 : 4;
@@ -145,11 +149,11 @@ public abstract class ChangingSourceTests extends ConformanceTestBase {
         raw.insertAll(file(3)); // the new file, or (days 1, 2 and 4 applied) the late one
 
         FaultInjectingDataSource source = new FaultInjectingDataSource(fixture.dataSource());
-        Loader loader = new Loader(raw, target, race, replaced, reloaded(replaced, change));
+        Loader loader = new Loader(raw, target, loaderRace, replaced, reloaded(replaced, change));
         source.hook(loader);
         RunResult during = fixture.engine(source.dataSource(), null).run(m);
         source.hook(null);
-        if (race == Race.EMPTY_WHEN_STAGED) {
+        if (loaderRace == Race.EMPTY_WHEN_STAGED) {
             loader.insertAgain(); // the loader's second transaction, after the run
         }
 
@@ -288,6 +292,16 @@ public abstract class ChangingSourceTests extends ConformanceTestBase {
     }
 
     /**
+     * Whether every transaction reads one snapshot, taken at its first statement, whatever isolation level the
+     * connection asks for (DuckDB: snapshot isolation only). Then two reads of one transaction see the same rows at
+     * READ COMMITTED too, and a file the loader inserts again after the run's transaction began is not staged by it:
+     * the run behaves as when the file is still gone ({@link Race#EMPTY_WHEN_STAGED}). Default: no.
+     */
+    protected boolean snapshotPerTransaction() {
+        return false;
+    }
+
+    /**
      * What two reads of one transaction see when a loader replaces a file between them (docs/semantics.md, "Reading
      * the source"): at READ COMMITTED each statement reads the rows committed when it starts (the second read sees
      * the file gone); at REPEATABLE READ both read the snapshot the transaction took at its first read.
@@ -313,7 +327,7 @@ public abstract class ChangingSourceTests extends ConformanceTestBase {
             run.commit();
             long after = count(r);
             assertThat(first).isEqualTo(2);
-            if (isolation == Connection.TRANSACTION_READ_COMMITTED) {
+            if (isolation == Connection.TRANSACTION_READ_COMMITTED && !snapshotPerTransaction()) {
                 assertThat(new long[] {second, third}).containsExactly(0, 3);
             } else {
                 assertThat(new long[] {second, third}).containsExactly(2, 2);

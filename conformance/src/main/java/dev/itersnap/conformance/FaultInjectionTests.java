@@ -646,23 +646,95 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
+     * Which fault points a database's build injects ({@link #sampling()}). A fault point costs a fresh copy of the
+     * scenario, the failing run, the rerun and the replay: about 0.05 s on H2, a second on PostgreSQL. A sample takes
+     * every connection fault; one in {@code stride} of the points of the other kinds that fail at a call (prepare,
+     * next); one in {@code statementStride} of the statements each statement fault may take ({@code crashStride} for
+     * crashes, which leave work for recovery only where the run had committed part of its writes, so they are sampled
+     * more densely), the residue moving with the scenario and the kind so that the sampled statements differ between
+     * them, and at least one per kind and scenario; and the replay failed in turn at each statement that changes
+     * something (writes, DDL, commits: a failure at a read aborts the same transaction, and leaves the same state, as
+     * one at the next such statement). {@code -Ditersnap.faults=all} injects at every point whatever the setting.
+     *
+     * @param stride          one point in this many, of the kinds that fail at a call other than a statement's
+     * @param statementStride one point in this many of those a statement fault may take
+     * @param crashStride     one crash point in this many
+     */
+    public record Sampling(int stride, int statementStride, int crashStride) {
+        /** Every point of every kind: the default. */
+        public static final Sampling EVERY_POINT = new Sampling(1, 1, 1);
+
+        public Sampling {
+            if (stride < 1 || statementStride < 1 || crashStride < 1) {
+                throw new IllegalArgumentException("strides are 1 or more: " + stride + ", " + statementStride + ", "
+                        + crashStride);
+            }
+        }
+
+        boolean everyPoint() {
+            return equals(EVERY_POINT);
+        }
+    }
+
+    /**
+     * The fault points this database's build injects. Default: {@link Sampling#EVERY_POINT}; a slow database returns
+     * a sample (PostgreSQL: {@code new Sampling(16, 24, 7)}, about 70 points and 4 minutes on a 2-core machine).
+     */
+    protected Sampling sampling() {
+        return Sampling.EVERY_POINT;
+    }
+
+    private Sampling effectiveSampling() {
+        return "all".equals(System.getProperty("itersnap.faults")) ? Sampling.EVERY_POINT : sampling();
+    }
+
+    /**
      * Whether {@link #replayOnOneDatabaseSurvivesAFailureAtEveryStatementInTurn} fails statement {@code k} (from 1) of
-     * the run under test, whose statements are {@code script} ({@code COMMIT} for commits). Default: every statement.
-     * On a database where every statement commits on its own, a failure at a read leaves the state a failure at the
-     * next write leaves, so the writes (INSERT, UPDATE, DELETE, MERGE) cover every state a failure can leave; a slow
-     * database may choose fewer (see {@link #isWrite}).
+     * the run under test, whose statements are {@code script} ({@code COMMIT} for commits). Default: every statement,
+     * or with a {@link #sampling() sample} the statements that change something ({@link #changes}). On a database
+     * where every statement commits on its own, a failure at a read leaves the state a failure at the next write
+     * leaves, so the writes (INSERT, UPDATE, DELETE, MERGE) cover every state a failure can leave; a slow database may
+     * choose fewer (see {@link #isWrite}).
      */
     protected boolean injectAt(int k, List<String> script) {
-        return true;
+        return effectiveSampling().everyPoint() || changes(script.get(k - 1));
     }
 
     /**
      * Whether the fault-per-scenario tests inject {@code fault} at call {@code k} (from 1) of the run under test;
      * {@code script} holds its statements ({@code COMMIT} for commits). Default: every call, except that
      * {@link Fault#EXECUTED_THEN_FAIL} is injected only at statements that change something (writes, DDL, commits):
-     * a read that ran and then failed leaves the state of a read that failed. A slow database may sample.
+     * a read that ran and then failed leaves the state of a read that failed; of those, the {@link #sampling() sample}.
      */
     protected boolean inject(String scenario, Fault fault, int k, List<String> script) {
+        if (!eligible(fault, k, script)) {
+            return false;
+        }
+        Sampling sampling = effectiveSampling();
+        if (sampling.everyPoint() || fault == Fault.CONNECTION) {
+            return true;
+        }
+        int statementStride = fault == Fault.CRASH ? sampling.crashStride() : sampling.statementStride();
+        int residue = Math.floorMod(scenario.length() + fault.ordinal(),
+                script.isEmpty() ? sampling.stride() : statementStride);
+        if (script.isEmpty()) {
+            // a different residue per scenario and kind, so the sampled points move around the run
+            return Math.floorMod(k + residue, sampling.stride()) == 0;
+        }
+        // the statements this kind may fail, in order: every statementStride-th from the residue on, or the middle
+        // one where there are fewer
+        List<Integer> eligible = new ArrayList<>();
+        for (int j = 1; j <= script.size(); j++) {
+            if (eligible(fault, j, script)) {
+                eligible.add(j);
+            }
+        }
+        int at = eligible.indexOf(k);
+        return eligible.size() > residue ? at % statementStride == residue : at == eligible.size() / 2;
+    }
+
+    /** Whether {@code fault} can be injected at call {@code k} at all (a read that ran and failed: no). */
+    private static boolean eligible(Fault fault, int k, List<String> script) {
         return fault != Fault.EXECUTED_THEN_FAIL || changes(script.get(k - 1));
     }
 

@@ -59,7 +59,7 @@ public final class Doctor {
             } catch (SQLException | RuntimeException e) {
                 out.add(Check.failed("runtime", "could not be inspected: " + Jdbc.firstLine(e.getMessage())));
             }
-            Jdbc jdbc = new Jdbc(c, settings.name());
+            Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             ResolvedModel m = source(jdbc, out);
             if (m != null) {
                 probe(jdbc, m, m.metadata().tableNamed(m.id("itersnap_probe_" + settings.name())), "metadata schema",

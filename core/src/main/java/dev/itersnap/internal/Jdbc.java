@@ -28,14 +28,26 @@ final class Jdbc {
 
     private final Connection connection;
     private final String model;
+    /** The dialect's binding and write-conflict recognition (the shared ones without a dialect). */
+    private final dev.itersnap.spi.ValueBinder binder;
+    private final java.util.function.Predicate<Throwable> conflict;
+    private final java.util.function.Function<SQLException, String> summary;
     /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
     private long writes;
     /** Checked immediately before every write and commit (the model lock's verifyHeld while a run holds it). */
     private Runnable fence = () -> { };
 
     Jdbc(Connection connection, String model) {
+        this(connection, model, null);
+    }
+
+    /** Binds values and recognises write conflicts as {@code dialect} says (null: the shared defaults). */
+    Jdbc(Connection connection, String model, dev.itersnap.spi.Dialect dialect) {
         this.connection = connection;
         this.model = model;
+        this.binder = dialect == null ? dev.itersnap.spi.SqlValues::bind : dialect.valueBinder();
+        this.conflict = dialect == null ? dev.itersnap.spi.WriteConflicts::standard : dialect::isWriteConflict;
+        this.summary = dialect == null ? e -> firstLine(e.getMessage()) : dialect::errorSummary;
     }
 
     Connection connection() {
@@ -43,8 +55,8 @@ final class Jdbc {
     }
 
     /**
-     * Runs a statement. A write conflict of optimistic concurrency (Delta Lake's {@code DELTA_CONCURRENT_...}: another
-     * model's run or an OPTIMIZE committed first) is retried, up to {@value #CONFLICT_ATTEMPTS} attempts in all, when
+     * Runs a statement. A write conflict ({@code Dialect.isWriteConflict}: Delta Lake's {@code DELTA_CONCURRENT_...},
+     * another model's run or an OPTIMIZE committed first) is retried, up to {@value #CONFLICT_ATTEMPTS} attempts in all, when
      * the connection is in auto-commit: the statement is then its own commit, a conflict means it committed nothing,
      * and the model lock keeps every other writer off this model's rows, so running it again is running it later.
      * Inside a transaction a conflict ends the transaction and is not retried.
@@ -53,10 +65,10 @@ final class Jdbc {
         writes++;
         for (int attempt = 1; ; attempt++) {
             fence.run();
-            try (PreparedStatement ps = s.prepare(connection)) {
+            try (PreparedStatement ps = s.prepare(connection, binder)) {
                 return ps.executeUpdate();
             } catch (SQLException e) {
-                if (attempt < CONFLICT_ATTEMPTS && writeConflict(e) && autoCommit()) {
+                if (attempt < CONFLICT_ATTEMPTS && conflict.test(e) && autoCommit()) {
                     pauseAfterConflict(attempt);
                     continue;
                 }
@@ -67,22 +79,6 @@ final class Jdbc {
 
     /** Attempts of a statement that keeps losing write conflicts. */
     static final int CONFLICT_ATTEMPTS = 5;
-
-    /** A Delta Lake write conflict: a ConcurrentModificationException in the chain, or its error class over JDBC. */
-    static boolean writeConflict(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.util.ConcurrentModificationException) {
-                return true;
-            }
-            String msg = t.getMessage();
-            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("ConcurrentAppendException")
-                    || msg.contains("ConcurrentDeleteReadException") || msg.contains("ConcurrentDeleteDeleteException")
-                    || msg.contains("ConcurrentTransactionException") || msg.contains("MetadataChangedException"))) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     private boolean autoCommit() {
         try {
@@ -123,11 +119,12 @@ final class Jdbc {
     }
 
     <T> List<T> query(Statement s, int maxRows, Row<T> row) {
-        try (PreparedStatement ps = s.prepare(connection)) {
+        try (PreparedStatement ps = s.prepare(connection, binder)) {
             ps.setMaxRows(maxRows);
             List<T> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
-                while (rs.next()) {
+                // setMaxRows is a hint: DuckDB's driver (1.4) returns every row
+                while ((maxRows == 0 || out.size() < maxRows) && rs.next()) {
                     out.add(row.map(rs));
                 }
             }
@@ -139,7 +136,7 @@ final class Jdbc {
 
     /** The columns of a query's result ({@code Dialect.describe}), as JDBC metadata reports them. */
     List<SourceColumn> describe(Statement s) throws SQLException {
-        try (PreparedStatement ps = s.prepare(connection); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = s.prepare(connection, binder); ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
             List<SourceColumn> out = new ArrayList<>();
             for (int i = 1; i <= md.getColumnCount(); i++) {
@@ -226,22 +223,16 @@ final class Jdbc {
 
     ItersnapException failure(String step, String sql, SQLException e) {
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + model + "': step '" + step
-                + "' failed: " + firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
+                + "' failed: " + summary(e) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
+    }
+
+    /** What an error message quotes of a driver's failure ({@code Dialect.errorSummary}). */
+    String summary(SQLException e) {
+        return summary.apply(e);
     }
 
     /** The first line of a driver message, without a trailing "SQL statement:" that would dangle without its text. */
     static String firstLine(String s) {
-        if (s == null) {
-            return "";
-        }
-        int nl = s.indexOf('\n');
-        String line = (nl < 0 ? s : s.substring(0, nl)).strip();
-        if (line.endsWith("SQL statement:")) {
-            line = line.substring(0, line.length() - "SQL statement:".length()).strip();
-        }
-        while (line.endsWith(";")) {
-            line = line.substring(0, line.length() - 1).strip();
-        }
-        return line;
+        return dev.itersnap.spi.DriverMessages.firstLine(s);
     }
 }

@@ -87,7 +87,7 @@ public final class MetadataInspection implements Inspection {
     /** The model resolved against its source, or null when the source cannot be described now. */
     private ResolvedModel resolvedOrNull(Connection c) {
         try {
-            return ModelResolver.resolveSource(new Jdbc(c, settings.name()), dialect, settings);
+            return ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         } catch (SQLException | RuntimeException e) {
             return null;
         }
@@ -187,7 +187,7 @@ public final class MetadataInspection implements Inspection {
 
     /** A sequence a caller names, as the metadata writes it. */
     private String sequenceText(Connection c, Object sequence) throws SQLException {
-        ResolvedModel m = ModelResolver.resolveSource(new Jdbc(c, settings.name()), dialect, settings);
+        ResolvedModel m = ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         try {
             return Seq.coerce(m, sequence).text();
         } catch (IllegalArgumentException e) {

@@ -79,7 +79,7 @@ public final class MetadataStore {
     static MetadataStore reading(Connection connection, Dialect dialect, ModelSettings settings)
             throws SQLException {
         var fold = Jdbc.folding(connection, dialect);
-        return new MetadataStore(new Jdbc(connection, settings.name()), dialect,
+        return new MetadataStore(new Jdbc(connection, settings.name(), dialect), dialect,
                 new MetadataSchema(fold.apply(settings.metadataSchema()), fold), settings.name());
     }
 

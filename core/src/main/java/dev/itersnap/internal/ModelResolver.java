@@ -107,7 +107,7 @@ final class ModelResolver {
             } catch (SQLException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + s.name() + "': setting "
                         + "'delete_when' is not a valid predicate over the source rows: "
-                        + Jdbc.firstLine(e.getMessage()), "resolve", probe.sql(), e);
+                        + jdbc.summary(e), "resolve", probe.sql(), e);
             }
         }
         List<String> tracked = new ArrayList<>();
@@ -237,7 +237,7 @@ final class ModelResolver {
         } catch (SQLException e) {
             throw new ItersnapException(what.equals("source") ? ErrorCode.INVALID_SOURCE : ErrorCode.DATABASE_ERROR,
                     "model '" + s.name() + "': cannot read the " + what + (what.equals("source") ? " query" : " table")
-                            + ": " + Jdbc.firstLine(e.getMessage()), "resolve", query.sql(), e);
+                            + ": " + jdbc.summary(e), "resolve", query.sql(), e);
         }
     }
 

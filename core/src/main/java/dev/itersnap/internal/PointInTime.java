@@ -27,7 +27,7 @@ public final class PointInTime {
 
     public String sql(AsOf asOf) {
         try (Connection c = dataSource.getConnection()) {
-            return query(new Jdbc(c, settings.name()), asOf).sql();
+            return query(new Jdbc(c, settings.name(), dialect), asOf).sql();
         } catch (SQLException e) {
             throw new Jdbc(null, settings.name()).failure("point in time", null, e);
         }
@@ -36,7 +36,7 @@ public final class PointInTime {
     public String createView(AsOf asOf, String view) {
         TableName name = TableName.parse("view", view);
         try (Connection c = dataSource.getConnection()) {
-            Jdbc jdbc = new Jdbc(c, settings.name());
+            Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             Statement query = query(jdbc, asOf);
             TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c, dialect)).toList());
             Statement ddl = dialect.createView(folded, query);

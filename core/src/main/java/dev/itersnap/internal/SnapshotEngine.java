@@ -73,7 +73,7 @@ public final class SnapshotEngine {
     /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */
     public void validate() {
         try (Connection c = dataSource.getConnection()) {
-            ModelResolver.resolveSource(new Jdbc(c, settings.name()), dialect, settings);
+            ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
                     + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
@@ -87,7 +87,7 @@ public final class SnapshotEngine {
         boolean started = false;
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
-            Jdbc jdbc = new Jdbc(c, settings.name());
+            Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             try {
                 // the source once, before the lock; the history and archive under it (SnapshotRun)
                 ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);

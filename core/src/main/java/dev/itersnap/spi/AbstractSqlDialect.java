@@ -19,11 +19,14 @@ import static dev.itersnap.spi.ModelTables.REJECT;
 import static dev.itersnap.spi.ModelTables.REPRO;
 
 /**
- * The shared SQL of every engine step, built from a few primitives that dialects override ({@link #quote},
- * {@link #md5Hex}, {@link #toText}, {@link #jsonObject}, {@link #isDistinct}, {@link #typeName}, {@link #columnType})
- * and from the database's {@link #capabilities()}, which pick a statement's form (for example a {@code MERGE} where
- * the database refuses a subquery in {@code UPDATE}). Works as is on databases with {@code MERGE}, window functions
- * and {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL truly differs.
+ * The shared SQL of every engine step, built from a few primitives and from the database's {@link #capabilities()}.
+ * Five primitives have no standard spelling and every dialect writes them ({@link #md5Hex}, {@link #jsonObject},
+ * {@link #epochDays}, {@link #epochMicros}, {@link #chr}); the others default to standard SQL and a dialect overrides
+ * them where its database differs ({@link #quote}, {@link #toText}, {@link #isDistinct}, {@link #concat},
+ * {@link #typeName}, {@link #stringLiteral}; {@link #hash64} for restatements). The capabilities pick a statement's
+ * form (for example a {@code MERGE} where the database refuses a subquery in {@code UPDATE}). Works as is on databases
+ * with {@code MERGE}, window functions and {@code IS DISTINCT FROM}; a dialect overrides a step only where its SQL
+ * truly differs.
  *
  * <p>Names: {@code t} is the history table, {@code s} the stage, {@code w} the work table. Internal columns of the
  * working tables are {@link ModelTables}'.
@@ -126,7 +129,7 @@ public abstract class AbstractSqlDialect implements Dialect {
     protected String typeName(TableSpec.ColumnType type) {
         return switch (type.kind()) {
             case TEXT -> "VARCHAR(" + type.length() + ")";
-            case LONG_TEXT -> "VARCHAR(1000000)";
+            case LONG_TEXT -> "VARCHAR"; // no length: unbounded where the database allows it (PostgreSQL, DuckDB)
             case JSON -> typeName(TableSpec.ColumnType.longText());
             case BIGINT -> "BIGINT";
             case INT -> "INT";
@@ -367,26 +370,21 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + concat(List.of("'p'", "LPAD(" + toText(e) + ", 19, '0')")) + " END";
     }
 
-    /** The days from 1970-01-01 to a DATE, an integer. */
-    protected String epochDays(String e) {
-        return "DATEDIFF(DAY, DATE '1970-01-01', " + e + ")";
-    }
+    /**
+     * The days from 1970-01-01 to a DATE, an integer expression. No standard spelling: H2 {@code DATEDIFF(DAY, DATE
+     * '1970-01-01', e)}, PostgreSQL and DuckDB {@code (e - DATE '1970-01-01')}, Spark {@code unix_date(e)}.
+     */
+    protected abstract String epochDays(String e);
 
     /**
-     * The microseconds from 1970-01-01 00:00 (UTC for a timestamp with time zone) to a timestamp, an integer. H2's
-     * DATEDIFF counts wall-clock time whatever the offsets, so a timestamp with time zone is moved to UTC first.
+     * The microseconds from 1970-01-01 00:00 to a timestamp, an integer expression: of the UTC instant for a timestamp
+     * with time zone ({@link ValueType#TIMESTAMP_TZ}), of the wall-clock time for one without. No standard spelling:
+     * DuckDB {@code epoch_us(e)}, PostgreSQL {@code EXTRACT(EPOCH FROM e) * 1000000}, Spark {@code unix_micros(e)}.
      */
-    protected String epochMicros(SourceColumn c, String e) {
-        return c.valueType() == ValueType.TIMESTAMP_TZ
-                ? "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00:00', (" + e
-                        + " AT TIME ZONE 'UTC'))"
-                : "DATEDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")";
-    }
+    protected abstract String epochMicros(SourceColumn c, String e);
 
-    /** The character with this code. */
-    protected String chr(int code) {
-        return "CHAR(" + code + ")";
-    }
+    /** The one-character string of this code point (1 to 3, and 0 where {@link #stringsHoldNul}): {@code chr(n)}. */
+    protected abstract String chr(int code);
 
     /** Whether strings can hold U+0000 (PostgreSQL's cannot, so it is not escaped there). */
     protected boolean stringsHoldNul() {

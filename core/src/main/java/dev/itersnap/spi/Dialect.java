@@ -55,6 +55,35 @@ public interface Dialect {
     boolean widens(SourceColumn from, SourceColumn to);
 
     /**
+     * How values are bound to this database's statements. Default: {@link SqlValues#bind}, each value through the
+     * setter of its SQL type. A driver that refuses one of those setters (DuckDB's refuses {@code setObject(v,
+     * Types.DATE)} and a {@code BigDecimal} of negative scale) gets a binder that binds that type otherwise and hands
+     * every other value to {@link SqlValues#bind}.
+     */
+    default ValueBinder valueBinder() {
+        return SqlValues::bind;
+    }
+
+    /**
+     * Whether a failure is a write conflict of the database's concurrency control: the statement (or its transaction)
+     * lost a race and committed nothing, so running it again later may succeed. The run retries such a statement in
+     * auto-commit, and the lease ({@link LeaseLock}) takes it for a lost race. Default:
+     * {@link WriteConflicts#standard} (Delta Lake's conflicts, a serialization failure, SQLState 40001).
+     */
+    default boolean isWriteConflict(Throwable failure) {
+        return WriteConflicts.standard(failure);
+    }
+
+    /**
+     * What itersnap's errors, which are one line, quote of a driver's failure. Default: the message's first line
+     * ({@link DriverMessages#firstLine}). A driver that names the culprit on a later line (DuckDB names the file and
+     * the line of a CSV error there) adds it.
+     */
+    default String errorSummary(SQLException failure) {
+        return DriverMessages.firstLine(failure.getMessage());
+    }
+
+    /**
      * What this database's runtime must offer a run, checked on a connection before a first run ({@code
      * IterativeSnapshot.check}, {@code itersnap doctor}): runtime version, session settings such as the time zone.
      * Default: nothing beyond the generic checks.

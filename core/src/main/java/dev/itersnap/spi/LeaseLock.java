@@ -140,9 +140,9 @@ public final class LeaseLock implements ModelLock {
                 long now = System.currentTimeMillis();
                 int taken;
                 try {
-                    taken = update(c, sql.acquire(owner, now, now + ttl.toMillis()));
+                    taken = update(c, sql, sql.acquire(owner, now, now + ttl.toMillis()));
                 } catch (SQLException | RuntimeException e) {
-                    if (!isConflict(e)) {
+                    if (!isConflict(sql, e)) {
                         if (created) {
                             throw e;
                         }
@@ -241,10 +241,10 @@ public final class LeaseLock implements ModelLock {
                 try {
                     for (int attempt = 1; ; attempt++) {
                         try {
-                            update(connection(), sql.release(owner, fence));
+                            update(connection(), sql, sql.release(owner, fence));
                             break;
                         } catch (SQLException | RuntimeException e) {
-                            if (!isConflict(e) || attempt >= CONFLICT_RETRIES) {
+                            if (!isConflict(sql, e) || attempt >= CONFLICT_RETRIES) {
                                 throw e;
                             }
                             pauseAfterConflict();
@@ -288,7 +288,7 @@ public final class LeaseLock implements ModelLock {
             long start = System.nanoTime(); // before the expiry is computed and sent: validity counts from here
             try {
                 long expires = System.currentTimeMillis() + ttlMillis;
-                int n = update(connection(), sql.renew(owner, fence, expires));
+                int n = update(connection(), sql, sql.renew(owner, fence, expires));
                 if (n != 0 && n != 1) { // a driver that does not report UPDATE counts: the row tells
                     Row row = read(connection(), sql);
                     n = row != null && owner.equals(row.owner()) && row.fence() == fence
@@ -302,7 +302,7 @@ public final class LeaseLock implements ModelLock {
                         + " (it expired and another run took it over, or it was freed)";
                 return false;
             } catch (SQLException | RuntimeException e) {
-                if (!isConflict(e)) {
+                if (!isConflict(sql, e)) {
                     closeQuietly(connection); // a broken connection is reopened by the next attempt
                     connection = null;
                     throw e;
@@ -347,26 +347,20 @@ public final class LeaseLock implements ModelLock {
     }
 
     /**
-     * True when a failure is a lost race rather than an error: Delta's optimistic-concurrency conflicts (a
-     * {@link ConcurrentModificationException} in the cause chain on a SparkSession; the {@code DELTA_CONCURRENT_...}
-     * error class in the message over JDBC), a unique violation or a serialization failure.
+     * True when a failure is a lost race rather than an error, by the shared recognition: a write conflict
+     * ({@link WriteConflicts#standard}) or a unique violation (two first acquisitions inserting the row).
      */
     public static boolean isConflict(Throwable e) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof ConcurrentModificationException) {
-                return true;
-            }
-            String msg = t.getMessage();
-            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("ConcurrentAppend")
-                    || msg.contains("ConcurrentDelete") || msg.contains("ConcurrentTransaction"))) {
-                return true;
-            }
-            if (t instanceof SQLException se && se.getSQLState() != null
-                    && (se.getSQLState().equals("23505") || se.getSQLState().equals("40001"))) {
-                return true;
-            }
-        }
-        return false;
+        return WriteConflicts.standard(e) || uniqueViolation(e);
+    }
+
+    /** A lost race of this lease's database: its dialect's write conflict, or a unique violation. */
+    private static boolean isConflict(Statements sql, Throwable e) {
+        return sql.dialect.isWriteConflict(e) || uniqueViolation(e);
+    }
+
+    private static boolean uniqueViolation(Throwable e) {
+        return WriteConflicts.anyInChain(e, t -> t instanceof SQLException se && "23505".equals(se.getSQLState()));
     }
 
     /** The lease's time to live: the system property {@code property}, or {@link #DEFAULT_TTL}. */
@@ -451,7 +445,7 @@ public final class LeaseLock implements ModelLock {
 
     /** The model's lease row, or null. */
     public static Row read(Connection c, Statements sql) throws SQLException {
-        try (PreparedStatement ps = sql.read().prepare(c); ResultSet rs = ps.executeQuery()) {
+        try (PreparedStatement ps = sql.read().prepare(c, sql.dialect.valueBinder()); ResultSet rs = ps.executeQuery()) {
             if (!rs.next()) {
                 return null;
             }
@@ -472,7 +466,7 @@ public final class LeaseLock implements ModelLock {
         for (Statement s : sql.createTable()) {
             for (int attempt = 1; ; attempt++) {
                 try {
-                    update(c, s);
+                    update(c, sql, s);
                     break;
                 } catch (SQLException | RuntimeException e) {
                     if (attempt >= CREATE_ATTEMPTS || (attempt >= 2 && System.nanoTime() - deadline > 0)) {
@@ -484,8 +478,8 @@ public final class LeaseLock implements ModelLock {
         }
     }
 
-    private static int update(Connection c, Statement s) throws SQLException {
-        try (PreparedStatement ps = s.prepare(c)) {
+    private static int update(Connection c, Statements sql, Statement s) throws SQLException {
+        try (PreparedStatement ps = s.prepare(c, sql.dialect.valueBinder())) {
             return ps.executeUpdate();
         }
     }

@@ -73,11 +73,18 @@ public final class Statement {
      * ({@link SqlValues#bind}). The caller closes the result.
      */
     public PreparedStatement prepare(Connection c) throws SQLException {
+        return prepare(c, SqlValues::bind);
+    }
+
+    /**
+     * As {@link #prepare(Connection)}, each value bound by {@code binder} (a dialect's {@link Dialect#valueBinder()}).
+     */
+    public PreparedStatement prepare(Connection c, ValueBinder binder) throws SQLException {
         boolean named = c.isWrapperFor(NamedMarkers.class);
         PreparedStatement ps = c.prepareStatement(named ? sql(NamedMarkers::marker) : sql());
         try {
             for (int i = 0; i < values.size(); i++) {
-                SqlValues.bind(ps, i + 1, values.get(i));
+                binder.bind(ps, i + 1, values.get(i));
             }
             return ps;
         } catch (SQLException | RuntimeException e) {

@@ -84,6 +84,32 @@ public final class H2Dialect extends AbstractSqlDialect {
     }
 
     @Override
+    protected String epochDays(String e) {
+        return "DATEDIFF(DAY, DATE '1970-01-01', " + e + ")";
+    }
+
+    /** H2's DATEDIFF counts wall-clock time whatever the offsets, so a timestamp with time zone is moved to UTC first. */
+    @Override
+    protected String epochMicros(SourceColumn c, String e) {
+        return c.valueType() == ValueType.TIMESTAMP_TZ
+                ? "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00:00', (" + e
+                        + " AT TIME ZONE 'UTC'))"
+                : "DATEDIFF(MICROSECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")";
+    }
+
+    @Override
+    protected String chr(int code) {
+        return "CHAR(" + code + ")";
+    }
+
+    /** Long text as H2 has always created it (VARCHAR without a length is the same type, kept for identical DDL). */
+    @Override
+    protected String typeName(dev.itersnap.spi.TableSpec.ColumnType type) {
+        return type.kind() == dev.itersnap.spi.TableSpec.ColumnType.Kind.LONG_TEXT ? "VARCHAR(1000000)"
+                : super.typeName(type);
+    }
+
+    @Override
     protected String md5Hex(String textExpression) {
         return "LOWER(RAWTOHEX(HASH('MD5', CAST(" + textExpression + " AS VARCHAR))))";
     }
