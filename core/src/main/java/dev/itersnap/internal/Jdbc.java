@@ -68,14 +68,24 @@ final class Jdbc {
     /** Attempts of a statement that keeps losing write conflicts. */
     static final int CONFLICT_ATTEMPTS = 5;
 
-    /** A Delta Lake write conflict: a ConcurrentModificationException in the chain, or its error class over JDBC. */
+    /**
+     * A Delta Lake write conflict: a ConcurrentModificationException in the chain (a SparkSession), an
+     * {@link java.sql.SQLTransactionRollbackException} with SQLSTATE 40001 (how {@code SparkDataSource} reports a
+     * conflict, also through Spark Connect, where only the error condition survives), SQLSTATE 2D521 (Delta's), or
+     * its error condition or exception name in the message (over JDBC only the message may survive).
+     */
     static boolean writeConflict(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof java.util.ConcurrentModificationException) {
                 return true;
             }
+            if (t instanceof SQLException se && ("2D521".equals(se.getSQLState())
+                    || se instanceof java.sql.SQLTransactionRollbackException && "40001".equals(se.getSQLState()))) {
+                return true;
+            }
             String msg = t.getMessage();
-            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("ConcurrentAppendException")
+            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("DELTA_METADATA_CHANGED")
+                    || msg.contains("DELTA_PROTOCOL_CHANGED") || msg.contains("ConcurrentAppendException")
                     || msg.contains("ConcurrentDeleteReadException") || msg.contains("ConcurrentDeleteDeleteException")
                     || msg.contains("ConcurrentTransactionException") || msg.contains("MetadataChangedException"))) {
                 return true;

@@ -349,7 +349,8 @@ public final class LeaseLock implements ModelLock {
     /**
      * True when a failure is a lost race rather than an error: Delta's optimistic-concurrency conflicts (a
      * {@link ConcurrentModificationException} in the cause chain on a SparkSession; the {@code DELTA_CONCURRENT_...}
-     * error class in the message over JDBC), a unique violation or a serialization failure.
+     * error class in the message over JDBC; SQLSTATE 2D521), a unique violation or a serialization failure (40001,
+     * also how {@code SparkDataSource} reports a Delta conflict, through Spark Connect too).
      */
     public static boolean isConflict(Throwable e) {
         for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
@@ -357,12 +358,13 @@ public final class LeaseLock implements ModelLock {
                 return true;
             }
             String msg = t.getMessage();
-            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("ConcurrentAppend")
+            if (msg != null && (msg.contains("DELTA_CONCURRENT") || msg.contains("DELTA_METADATA_CHANGED")
+                    || msg.contains("DELTA_PROTOCOL_CHANGED") || msg.contains("ConcurrentAppend")
                     || msg.contains("ConcurrentDelete") || msg.contains("ConcurrentTransaction"))) {
                 return true;
             }
-            if (t instanceof SQLException se && se.getSQLState() != null
-                    && (se.getSQLState().equals("23505") || se.getSQLState().equals("40001"))) {
+            if (t instanceof SQLException se && se.getSQLState() != null && (se.getSQLState().equals("23505")
+                    || se.getSQLState().equals("40001") || se.getSQLState().equals("2D521"))) {
                 return true;
             }
         }

@@ -168,7 +168,7 @@ final class SparkSql {
 
     /** The update count a statement's result reports: affected rows of UPDATE, DELETE and MERGE; else 0. */
     static long updateCount(Dataset<Row> result) throws SQLException {
-        List<String> names = List.of(result.schema().fieldNames());
+        List<String> names = List.of(schema(result).fieldNames());
         for (String column : COUNT_COLUMNS) {
             int i = names.indexOf(column);
             if (i >= 0) {
@@ -183,10 +183,23 @@ final class SparkSql {
         return 0;
     }
 
+    /**
+     * A result's schema. On Spark Connect it is asked of the server (an AnalyzePlan call), so it can fail like the
+     * statement: an analysis error there (checked to Java, so it would escape a JDBC facade as an
+     * UndeclaredThrowableException) or a lost connection become the SQLException {@link #translate} makes.
+     */
+    static org.apache.spark.sql.types.StructType schema(Dataset<Row> result) throws SQLException {
+        try {
+            return result.schema();
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
+            throw translate(e);
+        }
+    }
+
     /** Reads a query's rows (at most {@code maxRows} when positive) into a JDBC result set. */
     static SparkResultSet.Table read(Dataset<Row> result, int maxRows, ZoneId zone) throws SQLException {
         List<SparkResultSet.Column> columns = new ArrayList<>();
-        for (StructField f : result.schema().fields()) {
+        for (StructField f : schema(result).fields()) {
             columns.add(column(f));
         }
         List<Row> rows;
@@ -317,15 +330,38 @@ final class SparkSql {
         return t.getErrorClass();
     }
 
-    /** A Spark failure as an SQLException: the message starts with the error condition; a write conflict is retryable. */
+    /**
+     * Error conditions of Delta Lake's optimistic-concurrency conflicts: another writer committed first, and the
+     * statement committed nothing (delta-error-classes.json, SQLSTATE 2D521). On a SparkSession the exception is a
+     * {@link ConcurrentModificationException}; through Spark Connect (serverless, standard clusters) the client knows
+     * no Delta class and the conflict arrives as a plain SparkException carrying only the condition, so the condition
+     * is what is recognized.
+     */
+    private static final List<String> CONFLICT_CONDITIONS = List.of("DELTA_CONCURRENT_", "DELTA_METADATA_CHANGED",
+            "DELTA_PROTOCOL_CHANGED");
+
+    /** Whether an error condition is one of Delta's write conflicts ({@link #CONFLICT_CONDITIONS}). */
+    static boolean conflictCondition(String condition) {
+        return condition != null && CONFLICT_CONDITIONS.stream().anyMatch(condition::startsWith);
+    }
+
+    /**
+     * A Spark failure as an SQLException: the message starts with the error condition; a write conflict (a
+     * ConcurrentModificationException in the chain, or a Delta conflict condition anywhere in it) is an
+     * {@link SQLTransactionRollbackException} with SQLSTATE 40001, the state a JDBC caller retries.
+     */
     static SQLException translate(Exception e) {
         String condition = null;
         String state = null;
         boolean conflict = false;
-        for (Throwable x = e; x != null; x = x.getCause()) {
-            if (condition == null && x instanceof SparkThrowable st) {
-                condition = condition(st);
-                state = st.getSqlState();
+        for (Throwable x = e; x != null; x = x.getCause() == x ? null : x.getCause()) {
+            if (x instanceof SparkThrowable st) {
+                String c = condition(st);
+                if (condition == null) {
+                    condition = c;
+                    state = st.getSqlState();
+                }
+                conflict |= conflictCondition(c);
             }
             conflict |= x instanceof ConcurrentModificationException;
         }
@@ -333,7 +369,7 @@ final class SparkSql {
         if (condition != null && !message.startsWith("[")) {
             message = "[" + condition + "] " + message;
         }
-        return conflict ? new SQLTransactionRollbackException(message, state != null ? state : "40001", e)
+        return conflict ? new SQLTransactionRollbackException(message, "40001", e)
                 : new SQLException(message, state, e);
     }
 }
