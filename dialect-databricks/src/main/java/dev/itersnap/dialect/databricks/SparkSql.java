@@ -69,10 +69,12 @@ final class SparkSql {
     /**
      * {@code sql} with each named marker {@code :_pN} replaced by the N-th value as a literal, for a statement that
      * runs outside the window ({@link SparkConnection#outsideWindow}): there the parameter-substitution workaround
-     * cannot be set (the session is shared with running statements), and a literal binds the same on every runtime.
-     * Markers inside quotes, backticks and comments are left alone. Only values whose literal does not depend on a
-     * session setting are accepted: text, whole numbers, decimals, booleans, dates, local date-times and NULL (the
-     * lease binds text and epoch milliseconds); anything else is an SQLException.
+     * cannot be set (the session is shared with running statements), and a literal binds the same on every runtime;
+     * and for every statement of a session that binds no parameters at all ({@link SparkScope.Binding#LITERALS}).
+     * Markers inside quotes, backticks and comments are left alone. Each literal has the type the value binds as and
+     * reads the same whatever the session's settings: text, whole numbers, decimals, floating point, booleans, dates,
+     * local date-times ({@code TIMESTAMP_NTZ}), instants (microseconds since the epoch), bytes and NULL; anything else
+     * is an SQLException.
      */
     static String inline(String sql, List<Object> binds) throws SQLException {
         StringBuilder out = new StringBuilder(sql.length() + 64);
@@ -139,10 +141,10 @@ final class SparkSql {
             return hex.append("' AS STRING)").toString();
         }
         if (v instanceof Long l) {
-            return l + "L";
+            return l == Long.MIN_VALUE ? "(-9223372036854775807L - 1L)" : l + "L";
         }
         if (v instanceof Integer x) {
-            return x.toString();
+            return x == Integer.MIN_VALUE ? "(-2147483647 - 1)" : x.toString();
         }
         if (v instanceof Short x) {
             return x + "S";
@@ -153,6 +155,9 @@ final class SparkSql {
         if (v instanceof BigDecimal d) {
             return d.toPlainString() + "BD";
         }
+        if (v instanceof Double || v instanceof Float) { // exact, NaN and infinities included
+            return "CAST('" + v + "' AS " + (v instanceof Double ? "DOUBLE" : "FLOAT") + ")";
+        }
         if (v instanceof Boolean b) {
             return b ? "TRUE" : "FALSE";
         }
@@ -162,8 +167,19 @@ final class SparkSql {
         if (v instanceof LocalDateTime t) {
             return "TIMESTAMP_NTZ'" + t + "'";
         }
-        throw new SQLException("a " + v.getClass().getName() + " value cannot be sent as a literal outside the "
-                + "statement window (only text, numbers, booleans, dates and local date-times)", "0A000");
+        if (v instanceof Instant t) { // microseconds since the epoch: the same instant whatever the session time zone
+            long micros = Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
+            return "timestamp_micros(" + micros + "L)";
+        }
+        if (v instanceof byte[] b) {
+            StringBuilder hex = new StringBuilder("X'");
+            for (byte x : b) {
+                hex.append(Character.forDigit((x >> 4) & 0xF, 16)).append(Character.forDigit(x & 0xF, 16));
+            }
+            return hex.append("'").toString();
+        }
+        throw new SQLException("a " + v.getClass().getName() + " value cannot be sent as a literal (only text, "
+                + "numbers, booleans, dates, date-times, instants and bytes)", "0A000");
     }
 
     /** The update count a statement's result reports: affected rows of UPDATE, DELETE and MERGE; else 0. */
