@@ -63,6 +63,14 @@ public interface Dialect {
         return List.of();
     }
 
+    /**
+     * Prepares the connection a run (or replay, adoption) works on, before it reads or writes anything: the session
+     * settings the run depends on, set or, when the database refuses them, an {@link dev.itersnap.core.ItersnapException}
+     * naming the setting. Called once per run, on a connection the run then keeps. Default: nothing.
+     */
+    default void prepareRunConnection(java.sql.Connection connection) throws SQLException {
+    }
+
     // ---------------------------------------------------------------- the model lock
 
     /**

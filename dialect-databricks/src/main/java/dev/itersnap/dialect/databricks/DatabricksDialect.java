@@ -304,13 +304,57 @@ public final class DatabricksDialect extends AbstractSqlDialect {
                 : dev.itersnap.core.Check.failed("runtime", "Spark " + version.strip() + ": itersnap needs Spark 3.5 "
                 + "or later (Databricks Runtime 15.4 LTS or later)"));
         String zone = single(c, "SELECT current_timezone()").strip();
-        boolean utc = List.of("UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT").contains(
-                zone.toUpperCase(Locale.ROOT));
-        out.add(utc ? dev.itersnap.core.Check.ok("session time zone", zone)
-                : dev.itersnap.core.Check.failed("session time zone", zone + ": itersnap reads and binds TIMESTAMP "
-                + "values in UTC, so that validity times do not depend on where the run happens; set TIMEZONE=UTC in "
-                + "the JDBC URL (or spark.sql.session.timeZone=UTC)"));
+        if (isUtc(zone) || onSparkSession(c)) { // SparkDataSource runs every statement in UTC
+            out.add(dev.itersnap.core.Check.ok("session time zone", zone));
+        } else {
+            try {
+                prepareRunConnection(c);
+                out.add(dev.itersnap.core.Check.ok("session time zone", zone + "; a run sets UTC on its connection "
+                        + "(SET TIME ZONE 'UTC'), or put TIMEZONE=UTC in the JDBC URL"));
+            } catch (dev.itersnap.core.ItersnapException e) {
+                out.add(dev.itersnap.core.Check.failed("session time zone", e.getMessage()));
+            }
+        }
         return out;
+    }
+
+    private static boolean isUtc(String zone) {
+        return List.of("UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU")
+                .contains(zone.strip().toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * Over JDBC (the Databricks driver: each connection is a server session) a run's session must be in UTC, in which
+     * itersnap reads and binds TIMESTAMP values, so that validity times do not depend on where the run happens. A
+     * session in another zone is set to UTC ({@code SET TIME ZONE 'UTC'}) before the run reads or writes anything; if
+     * the compute refuses, the run stops naming the setting ({@code INVALID_SETTING}). On a SparkSession nothing is
+     * done: {@link SparkDataSource} runs each statement with the time zone UTC and puts the caller's back.
+     */
+    @Override
+    public void prepareRunConnection(java.sql.Connection c) throws SQLException {
+        if (onSparkSession(c)) {
+            return;
+        }
+        String zone = single(c, "SELECT current_timezone()").strip();
+        if (isUtc(zone)) {
+            return;
+        }
+        String refused;
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SET TIME ZONE 'UTC'");
+            String now = single(c, "SELECT current_timezone()").strip();
+            if (isUtc(now)) {
+                return;
+            }
+            refused = "after SET TIME ZONE 'UTC' it is still " + now;
+        } catch (SQLException e) {
+            refused = "SET TIME ZONE 'UTC' was refused: " + e.getMessage().lines().findFirst().orElse("");
+        }
+        throw new dev.itersnap.core.ItersnapException(dev.itersnap.core.ErrorCode.INVALID_SETTING,
+                "the session time zone is " + zone + " and " + refused + ". itersnap reads and binds TIMESTAMP values "
+                + "in UTC, so that validity times do not depend on where the run happens: set TIMEZONE=UTC in the "
+                + "JDBC URL (the driver's session setting), or spark.sql.session.timeZone UTC in the cluster's or "
+                + "warehouse's configuration; nothing was written");
     }
 
     private static String single(java.sql.Connection c, String sql) throws SQLException {
