@@ -38,16 +38,56 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     static final LeaseLock.Clock CLOCK = new LeaseLock.Clock(e -> "timestamp_millis(" + e + ")",
             e -> "unix_millis(" + e + ")");
 
+    /**
+     * System property: {@code false} creates itersnap's tables without deletion vectors (for UniForm / Iceberg
+     * readers, or readers without deletion-vector support); {@code true}, the default, with them.
+     */
+    static final String DELETION_VECTORS_PROPERTY = "itersnap.databricks.deletionVectors";
+
     /** The lease's TTL; null: {@link LeaseLock#ttl(String)} of {@value #TTL_PROPERTY} at each acquisition. */
     private final Duration leaseTtl;
+    /** Deletion vectors on the tables several runs write; null: {@value #DELETION_VECTORS_PROPERTY}. */
+    private final Boolean deletionVectors;
 
     public DatabricksDialect() {
-        this(null);
+        this(null, null);
     }
 
     /** A dialect whose lease has this TTL, below {@link LeaseLock#MIN_TTL} if need be (tests). */
     DatabricksDialect(Duration leaseTtl) {
+        this(leaseTtl, null);
+    }
+
+    private DatabricksDialect(Duration leaseTtl, Boolean deletionVectors) {
         this.leaseTtl = leaseTtl;
+        this.deletionVectors = deletionVectors;
+    }
+
+    /**
+     * A dialect that creates the history and the shared metadata tables with deletion vectors ({@code true}, the
+     * default) or explicitly without ({@code false}: a history that UniForm / Iceberg readers, or Delta readers without
+     * deletion-vector support, must read). Whatever the system property {@value #DELETION_VECTORS_PROPERTY} says. Use
+     * it with {@code IterativeSnapshot.builder().dialect(DatabricksDialect.withDeletionVectors(false))}. Tables that
+     * exist keep their properties.
+     */
+    public static DatabricksDialect withDeletionVectors(boolean enabled) {
+        return new DatabricksDialect(null, enabled);
+    }
+
+    /** Whether new shared tables get deletion vectors: this dialect's choice, else the system property, else yes. */
+    boolean deletionVectors() {
+        if (deletionVectors != null) {
+            return deletionVectors;
+        }
+        String value = System.getProperty(DELETION_VECTORS_PROPERTY);
+        if (value == null || value.isBlank() || value.strip().equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.strip().equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new dev.itersnap.core.ItersnapException(dev.itersnap.core.ErrorCode.INVALID_SETTING, "system property "
+                + DELETION_VECTORS_PROPERTY + " is '" + value + "'; expected true or false");
     }
 
     private static final Capabilities DELTA = Capabilities.STANDARD.transactionalDml(false).primaryKeys(false)
@@ -240,17 +280,18 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /**
      * Delta tables. Tables several runs write at once (the shared metadata tables, the history: {@link
-     * TableSpec.Writers#MANY}) get deletion vectors and row tracking, which Databricks' row-level concurrency needs,
-     * so that two models' runs or a background OPTIMIZE do not conflict on different rows. The lease table ({@link
-     * TableSpec.Writers#MUTEX}) gets neither, explicitly (a workspace may enable deletion vectors by default): two
-     * first acquisitions inserting the same model's row must conflict, not both succeed. Type widening is not
-     * enabled here ({@link #prepareWidening}).
+     * TableSpec.Writers#MANY}) get deletion vectors unless the user turned them off ({@link #withDeletionVectors},
+     * {@value #DELETION_VECTORS_PROPERTY}): Databricks' row-level concurrency (Runtime 14.2 and later) needs them, so
+     * that two models' runs or a background OPTIMIZE do not conflict on different rows (a conflict that still happens
+     * is retried). Turned off they are set to false explicitly, since a workspace may enable them by default. Row
+     * tracking is left to the workspace: row-level concurrency does not need it. The lease table ({@link
+     * TableSpec.Writers#MUTEX}) gets neither, explicitly: two first acquisitions inserting the same model's row must
+     * conflict, not both succeed. Type widening is not enabled here ({@link #prepareWidening}).
      */
     @Override
     protected String tableOptions(TableSpec spec) {
         return switch (spec.writers()) {
-            case MANY -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
-                    + "'delta.enableRowTracking' = 'true')";
+            case MANY -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = '" + deletionVectors() + "')";
             case MUTEX -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false', "
                     + "'delta.enableRowTracking' = 'false')";
             case ONE -> " USING DELTA";

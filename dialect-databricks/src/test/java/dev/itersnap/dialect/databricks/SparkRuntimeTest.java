@@ -86,9 +86,10 @@ class SparkRuntimeTest {
                     .forEach(row -> validFrom.put(row.getInt(0), row.getString(1)));
             assertThat(validFrom).containsExactly(Map.entry(1, "2024-03-01 06:00:00"),
                     Map.entry(2, "2024-03-01 23:30:00"));
-            // row-level concurrency on the shared tables and the history, none on the lease, no type widening yet
+            // row-level concurrency (deletion vectors) on the shared tables and the history, none on the lease, row
+            // tracking left to the workspace, no type widening yet
             assertThat(properties(caller, "rt_hist.customers")).containsEntry("delta.enableDeletionVectors", "true")
-                    .containsEntry("delta.enableRowTracking", "true").doesNotContainKey("delta.enableTypeWidening");
+                    .doesNotContainKey("delta.enableRowTracking").doesNotContainKey("delta.enableTypeWidening");
             assertThat(properties(caller, "rt_meta.itersnap_runs"))
                     .containsEntry("delta.enableDeletionVectors", "true");
             assertThat(properties(caller, "rt_meta.itersnap_lease"))
