@@ -359,6 +359,40 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         return out;
     }
 
+    /**
+     * {@code table files}: the number of data files and bytes of each of the model's tables that exist ({@code
+     * DESCRIBE DETAIL}: the history, its archive and pending table, the shared metadata tables, the model's scratch
+     * tables), so that a table that needs OPTIMIZE or VACUUM shows (docs/dialects.md, "Maintenance"). Informational:
+     * never a failure.
+     */
+    @Override
+    public List<dev.itersnap.core.Check> tableChecks(java.sql.Connection c, ResolvedModel m) throws SQLException {
+        List<TableName> tables = new ArrayList<>(List.of(m.target(), m.archive(), m.pending()));
+        m.metadata().engineTables().forEach(t -> tables.add(t.name()));
+        tables.add(m.metadata().lease().spec().name());
+        tables.addAll(List.of(m.stage(), m.batches(), m.keysTable(), m.events(), m.work()));
+        List<String> found = new ArrayList<>();
+        long files = 0;
+        for (TableName t : tables) {
+            try (java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("DESCRIBE DETAIL " + table(t))) {
+                if (rs.next()) {
+                    long n = rs.getLong("numFiles");
+                    files += n;
+                    found.add(t.table() + " " + n + " (" + megabytes(rs.getLong("sizeInBytes")) + ")");
+                }
+            } catch (SQLException e) {
+                // not created yet (or not a Delta table): nothing to report
+            }
+        }
+        return List.of(dev.itersnap.core.Check.ok("table files", found.isEmpty() ? "no tables of this model yet"
+                : files + " data files: " + String.join(", ", found) + "; see Maintenance in docs/dialects.md"));
+    }
+
+    private static String megabytes(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MB", bytes / 1_048_576.0);
+    }
+
     private static boolean isUtc(String zone) {
         return List.of("UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU")
                 .contains(zone.strip().toUpperCase(Locale.ROOT));

@@ -18,7 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Names as Unity Catalog allows them in backticks (hyphens, non-ASCII letters) for the target's schema and table and
  * for the metadata schema: two runs on H2 (which quotes every part, as each dialect does), the second finding the
- * history it owns by the owner's comment on the table, which names the metadata schema. (H2 folds the names to upper
+ * history it owns by the owner's comment on the table, which names the metadata schema, here catalog-qualified as on
+ * Unity Catalog (the comment used to be read only up to the first period). (H2 folds the names to upper
  * case, as it does unquoted identifiers.)
  */
 class H2QuotedNamesTest {
@@ -33,10 +34,10 @@ class H2QuotedNamesTest {
                     + "DATE '2024-01-01')");
         }
         ModelSettings model = ModelSettings.builder("customers").target("`sales-eu`.`kunden_historie-ü`")
-                .metadataSchema("`itersnap-méta`").source("SELECT * FROM raw_customers").uniqueKey("customer_id")
+                .metadataSchema("quoted_names.`itersnap-méta`").source("SELECT * FROM raw_customers").uniqueKey("customer_id")
                 .updatedAt("updated_at").sequenceBy("file_date").build();
         assertThat(model.target().parts()).containsExactly("sales-eu", "kunden_historie-ü");
-        assertThat(model.metadataSchema()).isEqualTo("itersnap-méta");
+        assertThat(model.metadataSchema()).isEqualTo("quoted_names.itersnap-méta");
         IterativeSnapshot snapshots = IterativeSnapshot.builder().dataSource(ds).build();
 
         assertThat(snapshots.run(model).batchesApplied()).isEqualTo(1);
