@@ -279,6 +279,16 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     }
 
     /**
+     * The scratch tables, replaced by every run: each replacement leaves the previous run's files behind until a
+     * VACUUM removes them. A retention of one hour for removed files (instead of seven days) lets a plain {@code VACUUM}
+     * (yours, or predictive optimization's) remove them an hour after the run, without {@code RETAIN} and without
+     * turning off Delta's retention check; files a table still uses are never removed. One day of log.
+     */
+    static final String SCRATCH_OPTIONS = " USING DELTA TBLPROPERTIES ("
+            + "'delta.deletedFileRetentionDuration' = 'interval 1 hours', "
+            + "'delta.logRetentionDuration' = 'interval 1 days')";
+
+    /**
      * Delta tables. Tables several runs write at once (the shared metadata tables, the history: {@link
      * TableSpec.Writers#MANY}) get deletion vectors unless the user turned them off ({@link #withDeletionVectors},
      * {@value #DELETION_VECTORS_PROPERTY}): Databricks' row-level concurrency (Runtime 14.2 and later) needs them, so
@@ -290,6 +300,9 @@ public final class DatabricksDialect extends AbstractSqlDialect {
      */
     @Override
     protected String tableOptions(TableSpec spec) {
+        if (spec.creation() == TableSpec.Creation.SCRATCH) {
+            return SCRATCH_OPTIONS;
+        }
         return switch (spec.writers()) {
             case MANY -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = '" + deletionVectors() + "')";
             case MUTEX -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false', "

@@ -205,8 +205,11 @@ class DatabricksDialectSqlTest {
                 "ALTER TABLE `snap`.`customers` SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')");
         List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
         scratch.addAll(sql(dialect.createTable(tables.work())));
+        // scratch tables: the files each replacement leaves are VACUUMed an hour later, not seven days
         assertThat(scratch).hasSize(2).allSatisfy(sql -> assertThat(sql)
-                .startsWith("CREATE OR REPLACE TABLE `itersnap_metadata`.`itersnap_").endsWith(" USING DELTA"));
+                .startsWith("CREATE OR REPLACE TABLE `itersnap_metadata`.`itersnap_").endsWith(" USING DELTA "
+                        + "TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 1 hours', "
+                        + "'delta.logRetentionDuration' = 'interval 1 days')"));
         // the archive, and the pending table a database without transactions needs (aged-out batches of a replay)
         List<String> archive = new ArrayList<>(sql(dialect.createTable(tables.archive())));
         archive.addAll(sql(dialect.createTable(tables.pending())));
