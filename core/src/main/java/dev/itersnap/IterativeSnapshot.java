@@ -3,12 +3,14 @@ package dev.itersnap;
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.CheckReport;
 import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.internal.Doctor;
+import dev.itersnap.internal.MetadataInspection;
 import dev.itersnap.internal.PointInTime;
 import dev.itersnap.internal.SnapshotEngine;
 import dev.itersnap.spi.Dialect;
@@ -177,6 +179,16 @@ public final class IterativeSnapshot {
     public CheckReport check(ModelSettings model) {
         Objects.requireNonNull(model, "model");
         return new Doctor(dataSource, dialect, model).check();
+    }
+
+    /**
+     * What the metadata tables say about {@code model}, read without writing anything: the ledger with each batch's
+     * counts, the recent runs, the model lock and its holder, the rows set aside, the recorded logic and the adoption
+     * point ({@link Inspection}). Cheap to make: each of its methods reads when called.
+     */
+    public Inspection inspect(ModelSettings model) {
+        Objects.requireNonNull(model, "model");
+        return new MetadataInspection(dataSource, dialect, model);
     }
 
     private SnapshotEngine engine(ModelSettings model) {

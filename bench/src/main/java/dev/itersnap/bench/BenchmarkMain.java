@@ -40,6 +40,8 @@ import java.util.Map;
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
+ * --explain N             (postgres) EXPLAIN ANALYZE the N slowest statements of scenario 4 again, rolled back
+ * --only load             only scenario 4 (first load) and its full recompute
  * --out FILE              also write the report to FILE (markdown)
  * </pre>
  *
@@ -71,6 +73,13 @@ public final class BenchmarkMain {
         }
         main.run();
         System.exit(0);
+    }
+
+    private static double median(List<Long> values) {
+        List<Long> v = new ArrayList<>(values);
+        Collections.sort(v);
+        int n = v.size();
+        return n % 2 == 1 ? v.get(n / 2) : (v.get(n / 2 - 1) + v.get(n / 2)) / 2.0;
     }
 
     private String opt(String name, String def) {
@@ -200,6 +209,8 @@ public final class BenchmarkMain {
             // (4) first load of B batches, against the full recompute
             Stats load = new Stats();
             Stats recompute = new Stats();
+            List<Long> loadCpu = new ArrayList<>();
+            List<Long> recomputeCpu = new ArrayList<>();
             heap.reset();
             startProfile();
             Work loadWork = work.computeIfAbsent("(4) first load, B=" + batches, x -> new Work());
@@ -207,9 +218,11 @@ public final class BenchmarkMain {
                 String target = r == 0 ? "hist" : "hist_load" + r;
                 ModelSettings m = r == 0 ? main : model("load" + r, target);
                 profiler.startCounting(target);
+                long cpu0 = db.serverCpuMillis();
                 long s = System.nanoTime();
                 RunResult res = engine.run(m);
                 load.add(System.nanoTime() - s);
+                loadCpu.add(db.serverCpuMillis() - cpu0);
                 loadWork.add(profiler.stopCounting(), keysComputed(m), -1);
                 check(res.batchesApplied() == batches, "first load applied " + res.batchesApplied());
                 if (r > 0) {
@@ -217,16 +230,25 @@ public final class BenchmarkMain {
                 }
             }
             stopProfile("scenario 4 (first load of " + batches + " batches)");
+            explain(intOpt("explain", 0));
             long heap4 = heap.peakMiB();
             // --recompute false skips every full recompute (too slow on H2 beyond K=10k); the floor then starts from
             // a copy of the engine's history instead of the recomputed one
             boolean doRecompute = Boolean.parseBoolean(opt("recompute", "true"));
             for (int r = 0; doRecompute && r < loadReps; r++) {
+                long cpu0 = db.serverCpuMillis();
                 long s = System.nanoTime();
                 w.fullRecompute("recompute");
                 recompute.add(System.nanoTime() - s);
+                recomputeCpu.add(db.serverCpuMillis() - cpu0);
             }
             out.printf("full recompute of %d batches: %s ms%n", batches, recompute.describe());
+            if (db.serverCpuMillis() >= 0) {
+                // the database server's CPU time: on a shared machine a steadier measure of the work than wall time
+                out.printf("server CPU ms, first load: %s; full recompute: %s%s%n", loadCpu, recomputeCpu,
+                        recomputeCpu.isEmpty() ? "" : String.format(Locale.ROOT, "; ratio of the medians %.2fx",
+                                median(loadCpu) / median(recomputeCpu)));
+            }
             if (!doRecompute) {
                 w.exec("CREATE TABLE recompute AS SELECT id, status, tier, amount, updated_at, dbt_valid_from AS valid_from, "
                         + "dbt_valid_to AS valid_to, dbt_change_type AS change_type, dbt_opened_seq AS opened_seq FROM hist");
@@ -238,6 +260,33 @@ public final class BenchmarkMain {
                     w.count("SELECT COUNT(*) FROM recompute WHERE valid_to IS NULL"));
             rows.add(new String[] {"(4) first load, B=" + batches, load.describe(), "full recompute",
                     recompute.describe(), Stats.ratio(load, recompute), String.valueOf(heap4)});
+
+            if (opt("only", "").equals("load")) {
+                // --only load: the first load and the full recompute, then a full refresh and a replay from the first
+                // batch of the same history (every key recomputed from every batch), nothing else (issue 27's figures)
+                for (String what : List.of("full refresh", "replayFrom the first batch")) {
+                    long cpu0 = db.serverCpuMillis();
+                    long s = System.nanoTime();
+                    RunResult res = what.equals("full refresh") ? engine.fullRefresh(main)
+                            : engine.replayFrom(main, Workload.mainDate(0));
+                    Stats st = new Stats();
+                    st.add(System.nanoTime() - s);
+                    long cpu = db.serverCpuMillis() - cpu0;
+                    check(res.batchesApplied() == batches, what + " applied " + res.batchesApplied());
+                    check(w.count("SELECT COUNT(*) FROM hist") == histRows, what + " changed the history's rows");
+                    if (cpu >= 0 && !recomputeCpu.isEmpty()) {
+                        out.printf(Locale.ROOT, "server CPU ms, %s: %d; ratio to the recompute's median %.2fx%n", what,
+                                cpu, cpu / median(recomputeCpu));
+                    }
+                    rows.add(new String[] {"(4) " + what + ", B=" + batches, st.describe(), "full recompute",
+                            recompute.describe(), Stats.ratio(st, recompute), "-"});
+                }
+                printRows(rows);
+                printWork(work);
+                out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
+                out.flush();
+                return;
+            }
 
             // (3) nothing new, R = B retained batches, against a bare SELECT DISTINCT
             Stats noop = new Stats();
@@ -391,14 +440,19 @@ public final class BenchmarkMain {
                         + String.format(Locale.ROOT, "%.2f", linear)});
             }
 
+            printRows(rows);
+            printWork(work);
+            out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
+            out.flush();
+        }
+
+        /** The timings of the scenarios against their baselines, one row each. */
+        void printRows(List<String[]> rows) {
             out.printf("%n| K | scenario | engine ms: median (min–max, n) | baseline | baseline ms | engine/baseline | peak heap MiB |%n");
             out.println("|---:|---|---:|---|---:|---:|---|");
             for (String[] row : rows) {
                 out.printf("| %,d | %s | %s | %s | %s | **%s** | %s |%n", keys, row[0], row[1], row[2], row[3], row[4], row[5]);
             }
-            printWork(work);
-            out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
-            out.flush();
         }
 
         /** The statement and row counts of the measured engine runs, one row per scenario. */
@@ -419,6 +473,36 @@ public final class BenchmarkMain {
                 out.printf("| %,d | %s | %s | %s | %s | %s | %s | %s |%n", keys, e.getKey(),
                         Stats.counts(x.statements), Stats.counts(x.writes), Stats.counts(x.rows),
                         Stats.counts(x.computed), x.changed.isEmpty() ? "–" : Stats.counts(x.changed), x.rowsPerKey());
+            }
+        }
+
+        /**
+         * --explain N (PostgreSQL): the plans of the N slowest statements of the last profiled scenario without
+         * parameters, each executed again under EXPLAIN ANALYZE in a transaction that is rolled back.
+         */
+        void explain(int n) throws SQLException {
+            if (n <= 0 || !db.name().equals("postgres")) {
+                return;
+            }
+            for (String sql : profiler.slowest(n)) {
+                if (sql == null || sql.contains("?")) {
+                    continue;
+                }
+                try (java.sql.Connection c = db.dataSource().getConnection()) {
+                    c.setAutoCommit(false);
+                    try (java.sql.Statement st = c.createStatement();
+                         java.sql.ResultSet rs = st.executeQuery("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+                        out.printf("%n```%n%s%n", sql.length() > 300 ? sql.substring(0, 300) + "…" : sql);
+                        while (rs.next()) {
+                            out.println(rs.getString(1));
+                        }
+                        out.println("```");
+                    } catch (SQLException e) {
+                        out.printf("%n(explain failed: %s)%n", e.getMessage());
+                    } finally {
+                        c.rollback();
+                    }
+                }
             }
         }
 

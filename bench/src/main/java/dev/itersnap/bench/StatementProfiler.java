@@ -31,6 +31,8 @@ final class StatementProfiler {
     private static final Pattern WRITE = Pattern.compile("(?is)\\s*(INSERT|UPDATE|DELETE|MERGE)\\b.*");
 
     private final Map<String, LongAdder[]> byStatement = new ConcurrentHashMap<>();
+    /** The whole text of the last statement recorded under each key (for --explain). */
+    private final Map<String, String> fullText = new ConcurrentHashMap<>();
     private volatile boolean enabled;
     private volatile Pattern countedTarget; // non-null while counting
     private final LongAdder statements = new LongAdder();
@@ -58,6 +60,7 @@ final class StatementProfiler {
 
     void reset() {
         byStatement.clear();
+        fullText.clear();
     }
 
     /**
@@ -84,6 +87,13 @@ final class StatementProfiler {
     /** Total time of every statement recorded since the last reset, in ms. */
     double totalMillis() {
         return byStatement.values().stream().mapToLong(a -> a[1].sum()).sum() / 1e6;
+    }
+
+    /** The whole texts of the {@code limit} statements that took the most time since the last reset. */
+    List<String> slowest(int limit) {
+        List<Map.Entry<String, LongAdder[]>> entries = new ArrayList<>(byStatement.entrySet());
+        entries.sort((a, b) -> Long.compare(b.getValue()[1].sum(), a.getValue()[1].sum()));
+        return entries.stream().limit(limit).map(e -> fullText.get(e.getKey())).toList();
     }
 
     /** The statements that took the most time, as markdown table rows. */
@@ -137,6 +147,7 @@ final class StatementProfiler {
             } finally {
                 long elapsed = System.nanoTime() - start;
                 LongAdder[] a = byStatement.computeIfAbsent(key(sql), k -> new LongAdder[] {new LongAdder(), new LongAdder()});
+                fullText.put(key(sql), sql);
                 a[0].increment();
                 a[1].add(elapsed);
             }

@@ -8,7 +8,6 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
-import dev.itersnap.internal.MetadataStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -277,9 +276,9 @@ public final class AdoptCommand implements Callable<Integer> {
 
     /** Whether the model's ledger is still empty (an adoption that failed before recording anything). */
     private boolean adoptedNothing(HikariDataSource dataSource, ModelSettings settings) {
-        try (Connection c = dataSource.getConnection()) {
-            return MetadataStore.reading(c, connection.dialect(dataSource), settings).ledgerSequences().isEmpty();
-        } catch (SQLException | RuntimeException unreadable) {
+        try {
+            return connection.snapshots(dataSource, e -> { }).inspect(settings).ledger().isEmpty();
+        } catch (RuntimeException unreadable) {
             return false; // when in doubt, keep the copy
         }
     }

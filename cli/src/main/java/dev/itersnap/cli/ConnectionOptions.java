@@ -28,7 +28,12 @@ final class ConnectionOptions {
 
     /** Opens a pool; the caller closes it. */
     HikariDataSource open() {
-        return ConnectionPool.open(jdbcUrl, user, password);
+        return ConnectionPool.open(jdbcUrl, user, password, false);
+    }
+
+    /** Opens a pool of read-only connections (the reading commands: status, dry runs); the caller closes it. */
+    HikariDataSource openReadOnly() {
+        return ConnectionPool.open(jdbcUrl, user, password, true);
     }
 
     /** The chosen dialect (refused when it does not match the database), or the one detected from {@code dataSource}. */

@@ -20,9 +20,10 @@ final class ConnectionPool {
     /**
      * Opens a pool on {@code jdbcUrl}. Fails with a {@link ConfigException} when no driver accepts the URL or a
      * PostgreSQL or H2 URL carries a user and password before the host (those drivers take them for the host), and with
-     * {@link ErrorCode#DATABASE_ERROR} when no connection can be made.
+     * {@link ErrorCode#DATABASE_ERROR} when no connection can be made. {@code readOnly}: every connection is
+     * read-only (the reading commands).
      */
-    static HikariDataSource open(String jdbcUrl, String user, String password) {
+    static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly) {
         if (Secrets.userInfoPassword(jdbcUrl) != null
                 && (jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.startsWith("jdbc:h2:"))) {
             // the drivers read user:password@ as part of the host (and print it in their errors)
@@ -45,6 +46,7 @@ final class ConnectionPool {
         config.setPassword(password);
         config.setMaximumPoolSize(SIZE);
         config.setMinimumIdle(1);
+        config.setReadOnly(readOnly);
         try {
             return new HikariDataSource(config);
         } catch (RuntimeException e) {

@@ -2,10 +2,9 @@ package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
-import dev.itersnap.dialect.h2.H2Dialect;
-import dev.itersnap.internal.MetadataStore;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
@@ -58,7 +57,7 @@ public final class DemoCommand implements Callable<Integer> {
     @Override
     public Integer call() throws SQLException {
         PrintWriter out = spec.commandLine().getOut();
-        try (HikariDataSource dataSource = ConnectionPool.open(JDBC_URL, null, null)) {
+        try (HikariDataSource dataSource = ConnectionPool.open(JDBC_URL, null, null, false)) {
             createRawTable(dataSource);
             IterativeSnapshot snapshots = IterativeSnapshot.builder().dataSource(dataSource)
                     .listener(new ConsoleListener(out, "  > ")).build();
@@ -76,7 +75,7 @@ public final class DemoCommand implements Callable<Integer> {
                 last = snapshots.run(MODEL);
                 out.println();
                 printOutcome(out, last);
-                printHistoryAndLedger(out, dataSource);
+                printHistoryAndLedger(out, dataSource, snapshots.inspect(MODEL));
             }
             printConclusion(out, dataSource, last);
         }
@@ -121,22 +120,21 @@ public final class DemoCommand implements Callable<Integer> {
                 false, false, false, true, true, true, true);
     }
 
-    private static void printHistoryAndLedger(PrintWriter out, DataSource dataSource) throws SQLException {
+    private static void printHistoryAndLedger(PrintWriter out, DataSource dataSource, Inspection inspection)
+            throws SQLException {
         try (Connection c = dataSource.getConnection()) {
             out.println();
             out.println("History table customers_history:");
             TablePrinter.print(out, c, "SELECT customer_id, name, status, tier, dbt_valid_from, dbt_valid_to,"
                     + " dbt_change_type, changed_attributes FROM customers_history ORDER BY customer_id, dbt_valid_from");
-            out.println();
-            MetadataStore store = MetadataStore.reading(c, new H2Dialect(), MODEL);
-            out.println("Ledger (metadata schema " + store.schemaName() + "):");
-            List<List<String>> rows = new ArrayList<>();
-            store.ledgerRows().stream().sorted(java.util.Comparator.comparing(MetadataStore.LedgerRow::sequence))
-                    .forEach(r -> rows.add(List.of(r.sequence(), r.runId(), "" + r.sourceRows(), "" + r.inserted(),
-                            "" + r.updated(), "" + r.deleted(), "" + r.rejected(), r.reproduced() ? "yes" : "")));
-            TablePrinter.print(out, List.of("sequence", "run_id", "source", "inserted", "updated", "deleted",
-                    "rejected", "reproduced"), rows, false, false, true, true, true, true, true, false);
         }
+        out.println();
+        out.println("Ledger (metadata schema " + inspection.metadataSchema() + "):");
+        List<List<String>> rows = new ArrayList<>();
+        inspection.ledger().forEach(r -> rows.add(List.of(r.sequence(), r.runId(), "" + r.sourceRows(),
+                "" + r.inserted(), "" + r.updated(), "" + r.deleted(), "" + r.rejected(), r.reproduced() ? "yes" : "")));
+        TablePrinter.print(out, List.of("sequence", "run_id", "source", "inserted", "updated", "deleted",
+                "rejected", "reproduced"), rows, false, false, true, true, true, true, true, false);
     }
 
     private static void printConclusion(PrintWriter out, DataSource dataSource, RunResult last) throws SQLException {

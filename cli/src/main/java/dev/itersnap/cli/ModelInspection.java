@@ -1,7 +1,7 @@
 package dev.itersnap.cli;
 
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.internal.MetadataStore;
+import dev.itersnap.core.Inspection;
 import dev.itersnap.spi.SequenceKey;
 import dev.itersnap.spi.ValueType;
 
@@ -143,10 +143,10 @@ final class ModelInspection {
     }
 
     /** The sequences in the model's ledger, typed and in business order, mapped to their ledger text. */
-    TreeMap<Comparable<?>, String> ledgerSequences(MetadataStore store) throws SQLException {
+    TreeMap<Comparable<?>, String> ledgerSequences(Inspection inspection) {
         TreeMap<Comparable<?>, String> out = sequenceMap();
-        for (String text : store.ledgerSequences()) {
-            out.put(typed(text), text);
+        for (Inspection.Batch b : inspection.ledger()) {
+            out.put(typed(b.sequence()), b.sequence());
         }
         return out;
     }

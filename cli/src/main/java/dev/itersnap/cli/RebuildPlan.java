@@ -4,7 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.itersnap.internal.MetadataStore;
+import dev.itersnap.core.Inspection;
 
 import java.io.PrintWriter;
 import java.sql.SQLException;
@@ -29,10 +29,11 @@ record RebuildPlan(String model, String operation, String replayPoint, boolean l
     }
 
     /** {@code from} is the replay sequence's text, or null for a full refresh. */
-    static RebuildPlan of(ModelInspection m, MetadataStore store, String operation, String from) throws SQLException {
-        TreeMap<Comparable<?>, String> applied = m.ledgerSequences(store);
+    static RebuildPlan of(ModelInspection m, Inspection inspection, String operation, String from)
+            throws SQLException {
+        TreeMap<Comparable<?>, String> applied = m.ledgerSequences(inspection);
         TreeSet<Comparable<?>> source = m.sourceSequences();
-        List<String> restated = store.restatedBatches(m.settings);
+        List<String> restated = inspection.restatedBatches();
         TreeSet<Comparable<?>> fresh = new TreeSet<>(source);
         fresh.removeAll(applied.keySet());
         Comparable<?> point = null;

@@ -2,7 +2,6 @@ package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.internal.MetadataStore;
 import dev.itersnap.core.RunResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -54,13 +53,12 @@ public final class ReplayCommand implements Callable<Integer> {
         static int execute(CommandSpec spec, ConnectionOptions connection, ModelSettings settings, String operation,
                            String from, boolean dryRun, boolean json) throws SQLException {
             PrintWriter out = spec.commandLine().getOut();
-            try (HikariDataSource dataSource = connection.open()) {
+            try (HikariDataSource dataSource = dryRun ? connection.openReadOnly() : connection.open()) {
                 if (dryRun) {
                     RebuildPlan plan;
                     try (Connection c = dataSource.getConnection()) {
-                        c.setReadOnly(true);
                         plan = RebuildPlan.of(ModelInspection.of(settings, new Sql(c)),
-                                MetadataStore.reading(c, connection.dialect(dataSource), settings), operation, from);
+                                connection.snapshots(dataSource, e -> { }).inspect(settings), operation, from);
                     }
                     if (json) {
                         out.println(plan.json());

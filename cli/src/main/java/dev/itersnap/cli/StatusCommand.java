@@ -4,14 +4,13 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.Inspection;
+import dev.itersnap.core.Inspection.Batch;
+import dev.itersnap.core.Inspection.Lock;
+import dev.itersnap.core.Inspection.LockStatus;
+import dev.itersnap.core.Inspection.Run;
+import dev.itersnap.core.Inspection.SetAsideCount;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.internal.MetadataStore;
-import dev.itersnap.internal.MetadataStore.ErrorCount;
-import dev.itersnap.internal.MetadataStore.LedgerRow;
-import dev.itersnap.internal.MetadataStore.RunRow;
-import dev.itersnap.spi.Dialect;
-import dev.itersnap.spi.LockState;
-import dev.itersnap.spi.MetadataSchema;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -19,18 +18,15 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
-import java.sql.Timestamp;
 import java.time.Duration;
-import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.function.UnaryOperator;
 
-/** {@code itersnap status}: what the metadata tables say about one model; reads only. */
+/** {@code itersnap status}: what the metadata tables say about one model ({@link Inspection}); reads only. */
 @Command(name = "status", mixinStandardHelpOptions = true,
         description = {"Shows one model's state from its metadata tables; writes nothing.",
                 "Applied batches (ledger), the "
@@ -54,27 +50,20 @@ public final class StatusCommand implements Callable<Integer> {
     @Option(names = "--json", description = "print the status as one JSON object on stdout")
     private boolean json;
 
-    /**
-     * @param running the run the lock is held by (the newest run the log shows running), when held
-     * @param leftBy  the newest run, when the log shows it running but the database says the lock is free: it died
-     */
-    record Status(String model, String metadataSchema, boolean metadataExists, List<LedgerRow> ledger,
-                  List<RunRow> runs, List<ErrorCount> errorsByReason, List<ErrorCount> errorsBySequence,
-                  RunRow running, LockState lock, RunRow leftBy) {
+    record Status(String model, String metadataSchema, boolean metadataExists, List<Batch> ledger, List<Run> runs,
+                  List<SetAsideCount> errorsByReason, List<SetAsideCount> errorsBySequence, Lock lock) {
     }
 
     @Override
-    public Integer call() throws SQLException {
+    public Integer call() {
         if (runs < 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--runs' expected a number "
                     + "of runs of zero or more, got " + runs);
         }
         ModelSettings settings = model.load();
         Status s;
-        try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
-            c.setReadOnly(true);
-            Dialect dialect = connection.dialect(dataSource);
-            s = read(settings, c, dialect, MetadataStore.reading(c, dialect, settings));
+        try (HikariDataSource dataSource = connection.openReadOnly()) {
+            s = read(connection.snapshots(dataSource, e -> { }).inspect(settings));
         }
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
@@ -86,63 +75,44 @@ public final class StatusCommand implements Callable<Integer> {
         return ExitCodes.OK;
     }
 
-    private Status read(ModelSettings settings, Connection c, Dialect dialect, MetadataStore store)
-            throws SQLException {
-        String name = settings.name();
-        if (!store.exists()) {
-            return new Status(name, store.schemaName(), false, List.of(), List.of(), List.of(), List.of(), null,
-                    LockState.unknown(), null);
+    private Status read(Inspection inspection) {
+        String schema = inspection.metadataSchema();
+        if (!inspection.metadataExists()) {
+            return new Status(inspection.model(), schema, false, List.of(), List.of(), List.of(), List.of(),
+                    new Lock(LockStatus.UNKNOWN, null, null, null));
         }
-        Sql sql = new Sql(c);
-        List<LedgerRow> ledger = new ArrayList<>(store.ledgerRows());
-        sortBySequence(settings, sql, ledger);
-        List<RunRow> recent = store.runs(0);
-        RunRow running = recent.stream().filter(r -> "running".equals(r.status())).findFirst().orElse(null);
-        UnaryOperator<String> fold = dialect.identifierFolding() != null ? dialect.identifierFolding() : sql::fold;
-        LockState lock = dialect.lockState(c, new MetadataSchema(store.schemaName(), fold), name);
-        RunRow leftBy = null;
-        if (lock.held() == LockState.Held.FREE) {
-            // a run the log shows running while nobody holds the lock died; only the newest run is worth naming
-            // (a later run took the lock after an older one and recovered what it left)
-            leftBy = !recent.isEmpty() && "running".equals(recent.get(0).status()) ? recent.get(0) : null;
-            running = null;
-        }
-        recent = recent.subList(0, Math.min(Math.max(runs, 0), recent.size()));
-        return new Status(name, store.schemaName(), true, ledger, recent, store.errorCounts(false),
-                store.errorCounts(true), running, lock, leftBy);
+        List<SetAsideCount> bySequence = inspection.setAsideCounts();
+        return new Status(inspection.model(), schema, true, inspection.ledger(),
+                runs == 0 ? List.of() : inspection.runs(runs),
+                byReason(bySequence), bySequence, inspection.lock());
     }
 
-    /** Ledger rows in business order when the source can be described, else in the order they were applied. */
-    private static void sortBySequence(ModelSettings settings, Sql sql, List<LedgerRow> ledger) {
-        try {
-            ModelInspection m = ModelInspection.of(settings, sql);
-            ledger.sort((a, b) -> m.sequenceType.compare(m.typed(a.sequence()), m.typed(b.sequence())));
-        } catch (RuntimeException e) {
-            ledger.sort(Comparator.comparing(r -> String.valueOf(r.appliedAt())));
-        }
+    /** Rows set aside by reason, most first. */
+    private static List<SetAsideCount> byReason(List<SetAsideCount> bySequence) {
+        Map<String, Long> sums = new LinkedHashMap<>();
+        bySequence.forEach(c -> sums.merge(c.reason(), c.rows(), Long::sum));
+        return sums.entrySet().stream().map(e -> new SetAsideCount(null, e.getKey(), e.getValue()))
+                .sorted(Comparator.comparingLong(SetAsideCount::rows).reversed()
+                        .thenComparing(SetAsideCount::reason)).toList();
     }
 
-    private static Long durationMs(RunRow run) {
-        LocalDateTime start = time(run.startedAt());
-        LocalDateTime end = time(run.finishedAt());
-        return start == null || end == null ? null : Duration.between(start, end).toMillis();
-    }
-
-    private static LocalDateTime time(Object v) {
-        return v instanceof Timestamp t ? t.toLocalDateTime() : v instanceof LocalDateTime l ? l : null;
+    private static Long durationMs(Run run) {
+        Duration d = run.duration();
+        return d == null ? null : d.toMillis();
     }
 
     /** The lock as the database tells it (when the dialect can), else as the run log does. */
     static String lockLine(Status s) {
-        RunRow r = s.running();
-        String db = s.lock().holder() == null ? "" : "; the database says: " + s.lock().holder();
-        switch (s.lock().held()) {
+        Lock lock = s.lock();
+        Run r = lock.holder();
+        String db = lock.databaseSays() == null ? "" : "; the database says: " + lock.databaseSays();
+        switch (lock.state()) {
             case HELD:
                 return "held by " + (r == null ? "a run not in the run log yet" : "run " + r.runId() + " ("
                         + r.operation() + ") of " + r.holder() + " since " + Sql.text(r.startedAt())) + db;
             case FREE:
-                if (s.leftBy() != null) {
-                    RunRow d = s.leftBy();
+                if (lock.leftBy() != null) {
+                    Run d = lock.leftBy();
                     return "free (left by run " + d.runId() + " (" + d.operation() + ") of " + d.holder()
                             + ", started " + Sql.text(d.startedAt()) + ", which did not finish: the process ended "
                             + "without releasing it; the next run recovers what it left)" + db;
@@ -157,6 +127,10 @@ public final class StatusCommand implements Callable<Integer> {
         }
     }
 
+    private static String status(Run r) {
+        return r.status().name().toLowerCase(java.util.Locale.ROOT);
+    }
+
     private static void print(PrintWriter out, Status s) {
         out.println("model " + s.model() + " (metadata schema " + s.metadataSchema() + ")");
         if (!s.metadataExists()) {
@@ -168,8 +142,8 @@ public final class StatusCommand implements Callable<Integer> {
         out.println();
         out.println("applied batches (ledger):");
         List<List<String>> rows = new ArrayList<>();
-        for (LedgerRow r : s.ledger()) {
-            rows.add(java.util.Arrays.asList(r.sequence(), "" + r.sourceRows(), "" + r.duplicateRows(),
+        for (Batch r : s.ledger()) {
+            rows.add(java.util.Arrays.asList(r.sequence(), "" + r.sourceRows(), "" + r.duplicateCopies(),
                     "" + r.inserted(), "" + r.updated(), "" + r.deleted(), "" + r.rejected(),
                     r.reproduced() ? "yes" : "", r.runId(), Sql.text(r.appliedAt())));
         }
@@ -179,18 +153,18 @@ public final class StatusCommand implements Callable<Integer> {
         out.println();
         out.println("recent runs (newest first):");
         rows = new ArrayList<>();
-        for (RunRow r : s.runs()) {
+        for (Run r : s.runs()) {
             Long ms = durationMs(r);
-            rows.add(java.util.Arrays.asList(r.runId(), r.operation(), r.status(), Sql.text(r.startedAt()),
+            rows.add(java.util.Arrays.asList(r.runId(), r.operation(), status(r), Sql.text(r.startedAt()),
                     ms == null ? null : ms + " ms", Sql.text(r.batchesApplied()),
-                    Boolean.TRUE.equals(r.lateBatch()) ? "yes" : "", r.replayPoint(), r.errorMessage()));
+                    Boolean.TRUE.equals(r.lateBatch()) ? "yes" : "", r.replayPoint(), r.error()));
         }
         TablePrinter.print(out, List.of("run_id", "operation", "status", "started_at", "duration", "batches", "late",
                 "replay_point", "error"), rows, false, false, false, false, true, true, false, false, false);
         out.println();
         out.println("rows set aside (error log) by reason:");
         rows = new ArrayList<>();
-        for (ErrorCount r : s.errorsByReason()) {
+        for (SetAsideCount r : s.errorsByReason()) {
             rows.add(List.of(r.reason(), "" + r.rows()));
         }
         TablePrinter.print(out, List.of("reason", "rows"), rows, false, true);
@@ -198,7 +172,7 @@ public final class StatusCommand implements Callable<Integer> {
             out.println();
             out.println("rows set aside by batch:");
             rows = new ArrayList<>();
-            for (ErrorCount r : s.errorsBySequence()) {
+            for (SetAsideCount r : s.errorsBySequence()) {
                 rows.add(java.util.Arrays.asList(r.sequence(), r.reason(), "" + r.rows()));
             }
             TablePrinter.print(out, List.of("sequence", "reason", "rows"), rows, false, false, true);
@@ -210,44 +184,46 @@ public final class StatusCommand implements Callable<Integer> {
         ObjectNode o = mapper.createObjectNode().put("model", s.model()).put("metadata_schema", s.metadataSchema())
                 .put("metadata_exists", s.metadataExists());
         ObjectNode lock = o.putObject("lock");
-        boolean observed = s.lock().held() != LockState.Held.UNKNOWN;
-        lock.put("held", observed ? s.lock().held() == LockState.Held.HELD : s.running() != null)
+        Lock l = s.lock();
+        boolean observed = l.state() != LockStatus.UNKNOWN;
+        lock.put("held", observed ? l.state() == LockStatus.HELD : l.holder() != null)
                 .put("according_to", observed ? "database" : "run log");
-        if (s.running() != null) {
-            lock.put("run_id", s.running().runId()).put("operation", s.running().operation())
-                    .put("holder", s.running().holder()).put("since", Sql.text(s.running().startedAt()));
+        if (l.holder() != null) {
+            lock.put("run_id", l.holder().runId()).put("operation", l.holder().operation())
+                    .put("holder", l.holder().holder()).put("since", Sql.text(l.since()));
         }
-        if (s.lock().holder() != null) {
-            lock.put("database_says", s.lock().holder());
+        if (l.databaseSays() != null) {
+            lock.put("database_says", l.databaseSays());
         }
-        if (s.leftBy() != null) {
-            lock.putObject("left_by").put("run_id", s.leftBy().runId()).put("operation", s.leftBy().operation())
-                    .put("holder", s.leftBy().holder()).put("since", Sql.text(s.leftBy().startedAt()))
+        if (l.leftBy() != null) {
+            lock.putObject("left_by").put("run_id", l.leftBy().runId()).put("operation", l.leftBy().operation())
+                    .put("holder", l.leftBy().holder()).put("since", Sql.text(l.leftBy().startedAt()))
                     .put("finished", false);
         }
         ArrayNode ledger = o.putArray("ledger");
-        for (LedgerRow r : s.ledger()) {
+        for (Batch r : s.ledger()) {
             ledger.addObject().put("sequence", r.sequence()).put("run_id", r.runId())
                     .put("applied_at", Sql.text(r.appliedAt())).put("source_rows", r.sourceRows())
-                    .put("duplicate_rows", r.duplicateRows()).put("inserted", r.inserted())
+                    .put("duplicate_rows", r.duplicateCopies()).put("inserted", r.inserted())
                     .put("updated", r.updated()).put("deleted", r.deleted()).put("rejected", r.rejected())
-                    .put("reproduced", r.reproduced());
+                    .put("reproduced", r.reproduced())
+                    .put("fingerprint", r.fingerprint().name().toLowerCase(java.util.Locale.ROOT));
         }
         ArrayNode runs = o.putArray("runs");
-        for (RunRow r : s.runs()) {
+        for (Run r : s.runs()) {
             ObjectNode run = runs.addObject().put("run_id", r.runId()).put("operation", r.operation())
-                    .put("status", r.status()).put("started_at", Sql.text(r.startedAt()))
+                    .put("status", status(r)).put("started_at", Sql.text(r.startedAt()))
                     .put("finished_at", Sql.text(r.finishedAt())).put("duration_ms", durationMs(r));
             run.put("batches_applied", r.batchesApplied());
             run.put("late_batch", r.lateBatch());
-            run.put("replay_point", r.replayPoint()).put("error", r.errorMessage()).put("holder", r.holder());
+            run.put("replay_point", r.replayPoint()).put("error", r.error()).put("holder", r.holder());
         }
         ArrayNode byReason = o.putArray("errors_by_reason");
-        for (ErrorCount r : s.errorsByReason()) {
+        for (SetAsideCount r : s.errorsByReason()) {
             byReason.addObject().put("reason", r.reason()).put("rows", r.rows());
         }
         ArrayNode bySeq = o.putArray("errors_by_sequence");
-        for (ErrorCount r : s.errorsBySequence()) {
+        for (SetAsideCount r : s.errorsBySequence()) {
             bySeq.addObject().put("sequence", r.sequence()).put("reason", r.reason()).put("rows", r.rows());
         }
         try {

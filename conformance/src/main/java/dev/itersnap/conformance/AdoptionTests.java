@@ -130,6 +130,8 @@ public abstract class AdoptionTests extends ConformanceTestBase {
         assertThat(fixture.ledger(MODEL)).extracting(SnapshotFixture.LedgerEntry::sequence)
                 .containsExactly("2024-01-01", "2024-01-02", "2024-01-03", "2024-01-04");
         assertThat(fixture.runs(MODEL).get(0).operation()).isEqualTo("adopt");
+        assertThat(fixture.engine(null).inspect(model(raw).build()).adoption()).as("the read API's adoption point")
+                .contains(new dev.itersnap.core.Inspection.Adoption(adoption.runId(), "2024-01-04"));
 
         file(raw, 5);
         RunResult next = fixture.run(model(raw).build());

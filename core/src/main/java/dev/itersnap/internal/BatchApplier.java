@@ -64,7 +64,7 @@ final class BatchApplier {
         for (List<Planned> pass : passes(batches)) {
             if (!results.isEmpty()) { // the scratch tables are new for the first pass
                 jdbc.updateAll(List.of(tables.clear(m.batches()), tables.clear(m.keysTable()),
-                        tables.clear(m.events()), tables.clear(m.work())));
+                        tables.clear(m.work())));
             }
             results.addAll(applyPass(pass));
         }
@@ -204,8 +204,8 @@ final class BatchApplier {
     private Counts derive(ApplyStatements.Derivation d) {
         boolean setAside = false;
         while (true) {
-            jdbc.update(d.events());
             jdbc.update(d.derive());
+            jdbc.updateAll(d.derived());
             Counts counts = count(d);
             if (counts.regressions == 0) {
                 return setAside ? counts.withRegressionsSetAside() : counts;

@@ -132,7 +132,7 @@ final class Jdbc {
         return query(s, 0, row);
     }
 
-    private <T> List<T> query(Statement s, int maxRows, Row<T> row) {
+    <T> List<T> query(Statement s, int maxRows, Row<T> row) {
         try (PreparedStatement ps = s.prepare(connection)) {
             ps.setMaxRows(maxRows);
             List<T> out = new ArrayList<>();

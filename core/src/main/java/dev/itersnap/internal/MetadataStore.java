@@ -1,6 +1,7 @@
 package dev.itersnap.internal;
 
 import dev.itersnap.core.BatchResult;
+import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
@@ -23,8 +24,8 @@ import java.util.stream.Collectors;
 
 /**
  * The metadata store of one model: the only code that creates, writes and reads the ledger, the run log, the error
- * log's bookkeeping and the column registry ({@link MetadataSchema} names them). Used by the engine and by the
- * command-line tool's reading commands. Values are always bound. Not thread-safe: one per run or command.
+ * log's bookkeeping and the column registry ({@link MetadataSchema} names them). Used by the engine and by
+ * {@link MetadataInspection}. Values are always bound. Not thread-safe: one per run or inspection.
  */
 public final class MetadataStore {
     /**
@@ -44,19 +45,10 @@ public final class MetadataStore {
     record Column(String name, String introducedText, boolean inSource) {
     }
 
-    /** A ledger row as {@code status} shows it. */
-    public record LedgerRow(String sequence, String runId, Object appliedAt, long sourceRows, long duplicateRows,
-                            long inserted, long updated, long deleted, long rejected, boolean reproduced) {
-    }
-
-    /** A run log row, newest first. */
-    public record RunRow(String runId, String operation, String status, Object startedAt, Object finishedAt,
-                         Integer batchesApplied, Boolean lateBatch, String replayPoint, String errorMessage,
-                         String holder) {
-    }
-
-    /** Rows set aside, counted by reason (and sequence, when grouped so; NULL for rows without a sequence). */
-    public record ErrorCount(String sequence, String reason, long rows) {
+    /** A ledger row as an inspection shows it, its sequence still text. */
+    record LedgerRow(String sequence, String runId, LocalDateTime appliedAt, long sourceRows, long duplicateRows,
+                     long inserted, long updated, long deleted, long rejected, boolean reproduced,
+                     String fingerprint) {
     }
 
     /** Sequences per DELETE of {@link #forget}: with the model, below the driver's parameter limit. */
@@ -81,23 +73,23 @@ public final class MetadataStore {
     }
 
     /**
-     * A store for reading a model's metadata on {@code connection} (the command-line tool's {@code status} and dry
-     * runs); names are folded the way the database folds unquoted identifiers.
+     * A store for reading a model's metadata on {@code connection} ({@link MetadataInspection}); names are folded the
+     * way the database folds unquoted identifiers.
      */
-    public static MetadataStore reading(Connection connection, Dialect dialect, ModelSettings settings)
+    static MetadataStore reading(Connection connection, Dialect dialect, ModelSettings settings)
             throws SQLException {
         var fold = Jdbc.folding(connection, dialect);
         return new MetadataStore(new Jdbc(connection, settings.name()), dialect,
                 new MetadataSchema(fold.apply(settings.metadataSchema()), fold), settings.name());
     }
 
-    /** The folded name of the metadata schema. */
-    public String schemaName() {
-        return schema.schema();
+    /** The metadata schema's tables and columns, folded. */
+    MetadataSchema schema() {
+        return schema;
     }
 
     /** Whether the run log exists: false until the model (or another of the schema) first ran. */
-    public boolean exists() throws SQLException {
+    boolean exists() throws SQLException {
         return jdbc.tableExists(schema.runs().spec().name());
     }
 
@@ -217,23 +209,18 @@ public final class MetadataStore {
         return ledgerRows;
     }
 
-    /** The ledger's rows of the model, with their counts, in the order the database returns them. */
-    public List<LedgerRow> ledgerRows() {
+    /**
+     * The ledger's rows of the model, with their counts and fingerprints, in the order the database returns them
+     * (a ledger written before fingerprints, never run over by this version, has no fingerprint column: none then).
+     */
+    List<LedgerRow> ledgerRows() {
         MetadataSchema.Ledger l = schema.ledger();
+        boolean prints = hasColumnIfExists(l.spec(), l.contentHash());
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.appliedAt(),
                 l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(),
-                l.reproduced()), l.model()), rs -> new LedgerRow(rs.getString(1), rs.getString(2), rs.getObject(3),
-                rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9),
-                rs.getBoolean(10)));
-    }
-
-    /** The sequence texts of the model's ledger (empty when the ledger does not exist yet). */
-    public List<String> ledgerSequences() throws SQLException {
-        MetadataSchema.Ledger l = schema.ledger();
-        if (!jdbc.tableExists(l.spec().name())) {
-            return List.of();
-        }
-        return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence()), l.model()), rs -> rs.getString(1));
+                l.reproduced(), prints ? l.contentHash() : l.runId()), l.model()), rs -> new LedgerRow(rs.getString(1),
+                rs.getString(2), time(rs, 3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7),
+                rs.getLong(8), rs.getLong(9), rs.getBoolean(10), prints ? rs.getString(11) : null));
     }
 
     /**
@@ -241,7 +228,7 @@ public final class MetadataStore {
      * in the source differs from the ledger's), as sequence texts in business order. Empty with {@code restatements:
      * ignore}, before the first run, and for a ledger without fingerprints.
      */
-    public List<String> restatedBatches(ModelSettings settings) throws SQLException {
+    List<String> restatedBatches(ModelSettings settings) throws SQLException {
         MetadataSchema.Ledger l = schema.ledger();
         if (settings.restatements() == dev.itersnap.core.Restatements.IGNORE || !jdbc.tableExists(l.spec().name())
                 || !hasColumn(l.spec(), l.contentHash())) {
@@ -431,14 +418,38 @@ public final class MetadataStore {
         return out;
     }
 
+    /** Rows set aside, counted by reason (and sequence, when grouped so; NULL for rows without a sequence). */
+    record ErrorCount(String sequence, String reason, long rows) {
+    }
+
     /** Rows set aside by reason, most first; with {@code bySequence}, by sequence and reason, in text order. */
-    public List<ErrorCount> errorCounts(boolean bySequence) {
+    List<ErrorCount> errorCounts(boolean bySequence) {
         MetadataSchema.Errors e = schema.errors();
         String groups = bySequence ? q(e.sequence()) + ", " + q(e.reason()) : q(e.reason());
         return jdbc.query(Statement.builder("read error log").sql("SELECT " + (bySequence ? "" : "NULL, ") + groups
                 + ", COUNT(*) FROM " + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ").bind(model)
                 .sql(" GROUP BY " + groups + (bySequence ? " ORDER BY 1, 2" : " ORDER BY 3 DESC, 2")).build(),
                 rs -> new ErrorCount(rs.getString(1), rs.getString(2), rs.getLong(3)));
+    }
+
+    /**
+     * The rows of batch {@code sequence} (its text; null: the rows without a sequence) set aside in the error log, at
+     * most {@code limit} (all when 0), in the order they were logged.
+     */
+    List<Inspection.SetAsideRow> errorRows(String sequence, int limit) {
+        MetadataSchema.Errors e = schema.errors();
+        Statement.Builder b = Statement.builder("read error log").sql("SELECT " + list(e.sequence(), e.reason(),
+                e.runId(), e.record(), e.loggedAt()) + " FROM " + name(e.spec().name()) + " WHERE " + q(e.model())
+                + " = ").bind(model).sql(" AND " + q(e.sequence()));
+        if (sequence == null) {
+            b.sql(" IS NULL");
+        } else {
+            b.sql(" = ").bind(sequence);
+        }
+        Statement s = b.sql(" ORDER BY " + q(e.loggedAt())).build();
+        Jdbc.Row<Inspection.SetAsideRow> row = rs -> new Inspection.SetAsideRow(rs.getString(1), rs.getString(2),
+                rs.getString(3), rs.getString(4), time(rs, 5));
+        return limit > 0 ? jdbc.query(s, limit, row) : jdbc.query(s, row);
     }
 
     // ---------------------------------------------------------------- column registry
@@ -548,17 +559,46 @@ public final class MetadataStore {
         return s.isEmpty() ? null : s.get(0);
     }
 
+    /**
+     * The logic the model's last successful run that recorded one recorded: run id, start and logic, or null (the
+     * start read as a time, for {@link MetadataInspection}).
+     */
+    Inspection.RecordedLogic recordedLogic(String current) {
+        MetadataSchema.Runs r = schema.runs();
+        List<Inspection.RecordedLogic> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT "
+                + list(r.runId(), r.startedAt(), r.logic()) + " FROM " + name(r.spec().name()) + " WHERE "
+                + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.status()) + " = 'success' AND " + q(r.logic())
+                + " IS NOT NULL ORDER BY " + q(r.startedAt()) + " DESC").build(),
+                rs -> new Inspection.RecordedLogic(rs.getString(1), time(rs, 2), rs.getString(3),
+                        rs.getString(3).equals(current)));
+        return s.isEmpty() ? null : s.get(0);
+    }
+
     /** The model's runs, newest first (at most {@code limit}; all when 0). */
-    public List<RunRow> runs(int limit) {
+    List<Inspection.Run> runs(int limit) {
         MetadataSchema.Runs r = schema.runs();
         Statement s = Statement.builder("read run log").sql("SELECT " + list(r.runId(), r.operation(), r.status(),
                 r.startedAt(), r.finishedAt(), r.batchesApplied(), r.lateBatch(), r.replayPoint(), r.errorMessage(),
                 r.holder()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model)
                 .sql(" ORDER BY " + q(r.startedAt()) + " DESC").build();
-        Jdbc.Row<RunRow> row = rs -> new RunRow(rs.getString(1), rs.getString(2), rs.getString(3), rs.getObject(4),
-                rs.getObject(5), intOrNull(rs, 6), booleanOrNull(rs, 7),
+        Jdbc.Row<Inspection.Run> row = rs -> new Inspection.Run(rs.getString(1), rs.getString(2),
+                status(rs.getString(3)), time(rs, 4), time(rs, 5), intOrNull(rs, 6), booleanOrNull(rs, 7),
                 rs.getString(8), dev.itersnap.core.Secrets.mask(rs.getString(9)), rs.getString(10));
-        return limit > 0 ? jdbc.query(s, row).stream().limit(limit).toList() : jdbc.query(s, row);
+        return limit > 0 ? jdbc.query(s, limit, row) : jdbc.query(s, row);
+    }
+
+    private static Inspection.RunStatus status(String text) {
+        return switch (text) {
+            case "success" -> Inspection.RunStatus.SUCCESS;
+            case "failed" -> Inspection.RunStatus.FAILED;
+            default -> Inspection.RunStatus.RUNNING;
+        };
+    }
+
+    /** A timestamp column as the local date-time it was written as (null stays null). */
+    private static LocalDateTime time(java.sql.ResultSet rs, int i) throws SQLException {
+        java.sql.Timestamp t = rs.getTimestamp(i);
+        return t == null ? null : t.toLocalDateTime();
     }
 
     private static Integer intOrNull(java.sql.ResultSet rs, int i) throws SQLException {

@@ -1272,13 +1272,12 @@ final class SnapshotRun {
      */
     /**
      * The run's scratch tables, empty and in the shape this run needs: the tables of an earlier run are reused
-     * (emptied in one statement, or one per table) when the stage's comment names the shape of the five tables'
+     * (emptied in one statement, or one per table) when the stage's comment names the shape of the four tables'
      * DDL, else dropped and created again and the stage marked. A reuse that fails (a table dropped by hand) creates
      * them. Where the database replaces tables in one statement (Delta) they are always replaced.
      */
     private void prepareScratch() {
-        List<TableSpec> specs = List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(),
-                tables.work());
+        List<TableSpec> specs = List.of(tables.stage(), tables.batches(), tables.keys(), tables.work());
         List<dev.itersnap.spi.Statement> ddl = new ArrayList<>();
         specs.forEach(spec -> ddl.addAll(dialect.createTable(spec)));
         List<dev.itersnap.spi.Statement> clear = dialect.clearScratchTables(specs.stream().map(TableSpec::name)
@@ -1297,6 +1296,7 @@ final class SnapshotRun {
         }
         ddl.forEach(s -> jdbc.update(s.inStep("create scratch tables")));
         if (!clear.isEmpty()) {
+            jdbc.update(tables.dropRetiredScratch());
             jdbc.update(tables.markScratch(signature));
         }
         jdbc.commit("create scratch tables");

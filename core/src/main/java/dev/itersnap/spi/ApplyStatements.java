@@ -40,21 +40,22 @@ public record ApplyStatements(List<Statement> listBatches, List<Statement> prepa
     }
 
     /**
-     * What the batches do to the keys: {@code events}, {@code derive}, then the {@code counts} query; while it reports
-     * regressions (a change or delete earlier than the version it would close), {@code setAsideRegressions} (the
-     * earliest per key is set aside, and the two scratch tables emptied) and again {@code events}, {@code derive},
-     * {@code counts}.
+     * What the batches do to the keys: {@code derive}, {@code derived} (a dialect's statistics of the work table; none
+     * by default), then the {@code counts} query; while it reports regressions (a change or delete earlier than the
+     * version it would close), {@code setAsideRegressions} (the earliest per key is set aside, and the work table
+     * emptied) and again {@code derive}, {@code derived}, {@code counts}.
      *
      * @param counts one query of rows (position, what, rows, deletion time): {@code what} is {@link #SOURCE_ROWS}
      *               (the batch's rows in the stage), a reason rows were set aside ({@code duplicate_copy} counts exact
      *               copies), an action ({@code insert}, {@code return}, {@code change}, {@code delete},
      *               {@code absent}, {@code noop}, {@code delnoop}), {@link #REGRESSIONS} (rows to set aside before
      *               writing), or {@link #DELETION_TIME} (the batch's deletion time in the fourth column)
-     * @param clear  empties the two scratch tables it fills (before another derivation)
+     * @param clear  empties the scratch table it fills (before another derivation)
      */
-    public record Derivation(Statement events, Statement derive, Statement counts,
+    public record Derivation(Statement derive, List<Statement> derived, Statement counts,
                              List<Statement> setAsideRegressions, List<Statement> clear) {
         public Derivation {
+            derived = List.copyOf(derived);
             setAsideRegressions = List.copyOf(setAsideRegressions);
             clear = List.copyOf(clear);
         }

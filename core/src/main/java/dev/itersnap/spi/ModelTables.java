@@ -58,16 +58,6 @@ public final class ModelTables {
     public static final String IUPD = "itersnap_iupd";
     /** Events, I rows without a current version: the end of the key's last version. */
     public static final String IEND = "itersnap_iend";
-    /** Events: the key has a live version just before the row's batch. */
-    public static final String LB = "itersnap_lb";
-    /** Events: the key has a live version right after the row's batch. */
-    public static final String LA = "itersnap_la";
-    /** Events: position of the key's previous U or I row (the version a U row is compared with). */
-    public static final String PU = "itersnap_pu";
-    /** Events (timestamp strategy): dbt_updated_at of the version current before the row. */
-    public static final String CUPD = "itersnap_cupd";
-    /** Events: position of the batch that deletes the key by its absence after this row, or NULL. */
-    public static final String ADEL = "itersnap_adel";
     /**
      * Work: what the row does: {@code ilive}, {@code idrec}, {@code iclosed} (the state before the run),
      * {@code insert}, {@code return}, {@code change}, {@code noop}, {@code delete}, {@code delnoop}, {@code absent}
@@ -80,8 +70,16 @@ public final class ModelTables {
     public static final String TT = "itersnap_tt";
     /** Work: a change or delete earlier than the version it would close (an updated_at regression). */
     public static final String REG = "itersnap_reg";
-    /** Work: position of the key's next row that changes its state. */
-    public static final String NIDX = "itersnap_nidx";
+    /**
+     * Work: how many rows of the key up to this one change its state: the next such row is the one with one more
+     * (see {@link SetBasedApply}).
+     */
+    public static final String SCC = "itersnap_scc";
+    /**
+     * Work: the position up to which (not included) the row repeats in the key's batches (the derivation leaves such
+     * repeats out: see {@link SetBasedApply}); one more than its own for a row not repeated.
+     */
+    public static final String UPTO = "itersnap_upto";
     /** Work: position of the row that opened the key's version current at this row (0: the state before). */
     public static final String OIDX = "itersnap_oidx";
 
@@ -178,27 +176,14 @@ public final class ModelTables {
                 .column(m.id(ND_REPLAYED), ColumnType.integer()).build();
     }
 
-    /**
-     * The run's events, one per key and batch in which the key appears, plus one for the key's state before the run;
-     * with what the key's timeline is like around each (see the column constants).
-     */
-    public TableSpec events() {
-        ColumnType upd = ColumnType.like(m.updatedAtColumn());
-        TableSpec.Builder b = dataColumns(TableSpec.builder(m.events(), Creation.SCRATCH));
-        return b.column(m.id(IDX), ColumnType.integer()).column(m.id(KIND), ColumnType.text(2))
-                .column(m.id(ISTATE), ColumnType.text(8)).column(m.id(IVF), upd).column(m.id(IUPD), upd)
-                .column(m.id(IEND), upd).column(m.id(LB), ColumnType.bool()).column(m.id(LA), ColumnType.bool())
-                .column(m.id(PU), ColumnType.integer()).column(m.id(CUPD), upd).column(m.id(ADEL), ColumnType.integer())
-                .index(m.fit(m.events().table() + "_ix"), keyAndIdx()).build();
-    }
-
     /** What the run does, per key and batch: each event classified, and the key's deletions by absence. */
     public TableSpec work() {
         ColumnType upd = ColumnType.like(m.updatedAtColumn());
         TableSpec.Builder b = dataColumns(TableSpec.builder(m.work(), Creation.SCRATCH));
         return b.column(m.id(IDX), ColumnType.integer()).column(m.id(ACTION), ColumnType.text(8))
                 .column(m.id(T), upd).column(m.id(TT), upd).column(m.id(REG), ColumnType.bool())
-                .column(m.id(NIDX), ColumnType.integer()).column(m.id(OIDX), ColumnType.integer())
+                .column(m.id(SCC), ColumnType.integer()).column(m.id(OIDX), ColumnType.integer())
+                .column(m.id(UPTO), ColumnType.integer())
                 .index(m.fit(m.work().table() + "_ix"), keyAndIdx()).build();
     }
 
@@ -226,6 +211,11 @@ public final class ModelTables {
     }
 
     // ---------------------------------------------------------------- housekeeping statements
+
+    /** Drops the scratch table earlier builds kept and this one no longer uses ({@link ResolvedModel#retiredEvents}). */
+    public Statement dropRetiredScratch() {
+        return Statement.of("create scratch tables", "DROP TABLE IF EXISTS " + name(m.retiredEvents()));
+    }
 
     /** Empties a working table. */
     public Statement clear(TableName table) {

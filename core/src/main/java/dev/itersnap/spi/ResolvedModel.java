@@ -133,8 +133,11 @@ public final class ResolvedModel {
         return modelTable("itersnap_keys_");
     }
 
-    /** Scratch table holding the run's events per key ({@link ModelTables#events()}). */
-    public TableName events() {
+    /**
+     * The scratch table of the run's events per key that earlier builds kept (the derivation is one statement
+     * since): dropped when the scratch tables are created again ({@link ModelTables#dropRetiredScratch()}).
+     */
+    public TableName retiredEvents() {
         return modelTable("itersnap_events_");
     }
 

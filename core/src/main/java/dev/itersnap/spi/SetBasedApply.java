@@ -12,8 +12,6 @@ import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
 import static dev.itersnap.spi.ModelTables.ACTION;
-import static dev.itersnap.spi.ModelTables.ADEL;
-import static dev.itersnap.spi.ModelTables.CUPD;
 import static dev.itersnap.spi.ModelTables.DEL;
 import static dev.itersnap.spi.ModelTables.DELTIME;
 import static dev.itersnap.spi.ModelTables.FROM_IDX;
@@ -23,11 +21,9 @@ import static dev.itersnap.spi.ModelTables.ISTATE;
 import static dev.itersnap.spi.ModelTables.IUPD;
 import static dev.itersnap.spi.ModelTables.IVF;
 import static dev.itersnap.spi.ModelTables.KIND;
-import static dev.itersnap.spi.ModelTables.LA;
-import static dev.itersnap.spi.ModelTables.LB;
-import static dev.itersnap.spi.ModelTables.NIDX;
+import static dev.itersnap.spi.ModelTables.SCC;
+import static dev.itersnap.spi.ModelTables.UPTO;
 import static dev.itersnap.spi.ModelTables.OIDX;
-import static dev.itersnap.spi.ModelTables.PU;
 import static dev.itersnap.spi.ModelTables.RECORDED;
 import static dev.itersnap.spi.ModelTables.REG;
 import static dev.itersnap.spi.ModelTables.ND_REPLAYED;
@@ -41,14 +37,16 @@ import static dev.itersnap.spi.ModelTables.TT;
  * The shared SQL that applies a run's batches together ({@link AbstractSqlDialect#applyBatches}): the batch rules as
  * a computation over all rows of all batches at once, per key ordered by batch, with window functions.
  *
- * <p>How. Every key's rows of the run become events in batch order ({@code events}): the key's state before the run
+ * <p>How. Every key's rows of the run become events in batch order ({@link #events}): the key's state before the run
  * (position 0, read from the history), its accepted rows (U, or D for an explicit delete), and the batches where rows
- * of it were set aside (present, untouched). Windows give, for each event, whether the key has a live version just
- * before it (no deletion since its last upsert, no deleting batch in which it was absent), the row the version current
- * then was opened by (to compare with), and the batch that deletes it by absence after it. {@code derive} classifies
- * each event (insert, return, change, noop, delete, ...), adds the deletions by absence, and orders the events that
- * change the key's state: a version's end is the next such event, and the time each takes effect is the running
- * maximum of their times, so that a version never ends before it starts.
+ * of it were set aside (present, untouched); a row that repeats the rows before and after it (consecutive batches,
+ * equal data) is left out. Windows give, for each event, whether the key has a live version just before it (no
+ * deletion since its last upsert, no deleting batch in which it was absent), the values of the version current then
+ * (carried through the group of events from one upsert to the next), and the batch that deletes it by absence after
+ * it. {@link #derive}, in the same statement, classifies each event (insert, return, change, noop, delete, ...),
+ * counts the events that change the key's state (a version's end is the one with one more), takes the time each takes
+ * effect as the running maximum of their times, so that a version never ends before it starts, and makes a row of
+ * each deletion by absence; the work table receives only the rows the writes read.
  *
  * <p>Regressions. A change or delete earlier than the version it would close is set aside, and that decision depends
  * on the rows before it. The derivation assumes there is none; where it finds some, the earliest per key is set aside
@@ -58,6 +56,9 @@ import static dev.itersnap.spi.ModelTables.TT;
 final class SetBasedApply {
     /** Actions of events that change a key's state, in the order of {@code derive}'s window. */
     private static final String STATE_CHANGES = "('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent')";
+    /** The same, as the work table holds them (an {@code open} is an {@code insert} or a {@code return}). */
+    private static final String STATE_CHANGE_ACTIONS = "('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', "
+            + "'delete', 'absent')";
 
     private final AbstractSqlDialect d;
     private final ResolvedModel m;
@@ -81,7 +82,7 @@ final class SetBasedApply {
         values.put(AbstractSqlDialect.RUN_ID, run.runId());
         values.put(AbstractSqlDialect.LOGGED_AT, run.loggedAt());
         values.put(AbstractSqlDialect.SEQ, run.batches().get(0).sequence());
-        List<Statement> clear = List.of(tables.clear(m.events()), tables.clear(m.work()));
+        List<Statement> clear = List.of(tables.clear(m.work()));
         ApplyStatements.Derivation before = null;
         Statement resetRegressions = null;
         if (run.keyScoped()) {
@@ -99,11 +100,10 @@ final class SetBasedApply {
     private ApplyStatements.Derivation derivation(boolean before, Map<String, Object> values, List<Statement> clear) {
         String which = before ? " before the late batches" : "";
         return new ApplyStatements.Derivation(
-                AbstractSqlDialect.statement("derive events" + which, events(before), values),
-                AbstractSqlDialect.statement("derive versions" + which, derive(), values),
+                AbstractSqlDialect.statement("derive versions" + which, derive(before), values), List.of(),
                 AbstractSqlDialect.statement("count batches" + which, counts(), values),
                 List.of(AbstractSqlDialect.statement("set regressions aside" + which, markRegressions(), values),
-                        clear.get(0), clear.get(1)), clear);
+                        clear.get(0)), clear);
     }
 
     // ---------------------------------------------------------------- names
@@ -204,12 +204,16 @@ final class SetBasedApply {
 
     /** A condition true when {@code column} differs between {@code a} and {@code b}, compared at {@code idxExpr}. */
     private String differs(String column, String a, String b, String idxExpr) {
+        return valuesDiffer(column, c(a, column), c(b, column), idxExpr);
+    }
+
+    /** {@link #differs} of two expressions of {@code column}'s values. */
+    private String valuesDiffer(String column, String left, String right, String idxExpr) {
         String when = comparedAt(column, idxExpr);
         if (when == null) {
             return null;
         }
-        String distinct = d.isDistinct(d.comparable(m, column, c(a, column)),
-                d.comparable(m, column, c(b, column)));
+        String distinct = d.isDistinct(d.comparable(m, column, left), d.comparable(m, column, right));
         return when.isEmpty() ? distinct : "(" + when + " AND " + distinct + ")";
     }
 
@@ -431,10 +435,11 @@ final class SetBasedApply {
     // ---------------------------------------------------------------- events
 
     /**
-     * The keys' events: the state before the run, accepted rows, batches where rows were set aside; each with the
-     * first batch after it that deletes absent keys ({@code nd_after}), then the windows over them, one level each.
+     * The levels of {@link #derive} that give the keys' events: the state before the run, accepted rows, batches where
+     * rows were set aside; each with the first batch after it that deletes absent keys ({@code nd_after}), then the
+     * windows over them, one level each. The last level has one row per event, ordered per key by position.
      */
-    private String events(boolean beforeLate) {
+    private List<String> events(boolean beforeLate) {
         String s = "s";
         String h = "h";
         String nd = beforeLate ? ND_REPLAYED : ModelTables.ND;
@@ -480,12 +485,18 @@ final class SetBasedApply {
                 + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
-        int o = fill.size(); // the levels before the windows below
+        List<String> repeats = repeatsLeftOut(1 + fill.size());
+        int o = fill.size() + repeats.size(); // the levels before the windows below
         String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
-        // the previous event's first deleting batch after it, and the next event
+        // the previous event's first deleting batch after it, and the next event; the position up to which (not
+        // included) the event's row repeats: where rows left out repeat it, the next event's
         String r = "r";
+        String nextIdx = "LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ")";
+        String upTo = repeats.isEmpty() ? ci(r, IDX) + " + 1"
+                : "CASE WHEN " + ca(r, "rn") + " = 1 THEN " + nextIdx + " ELSE " + ci(r, IDX) + " + 1 END";
         String l1 = "SELECT r.*, LAG(" + ca(r, "nd_after") + ") OVER (" + partition(r) + ") AS " + a("prev_nd")
-                + ", LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ") AS " + a("next_idx") + " FROM " + cte(o + 0) + " r";
+                + ", " + nextIdx + " AS " + a("next_idx") + ", " + upTo + " AS " + a("upto") + " FROM " + cte(o + 0)
+                + " r";
         // g: how many batches before or at this event deleted the key by its absence (if it was live then)
         String y = "y";
         String l2 = "SELECT y.*, SUM(CASE WHEN " + ca(y, "prev_nd") + " < " + ci(y, IDX) + " THEN 1 ELSE 0 END) OVER ("
@@ -497,8 +508,7 @@ final class SetBasedApply {
                 + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE) + " = 'live' THEN 3 ELSE 0 END) END)"
                 + " OVER (" + partition(z) + before + ") AS " + a("pud") + ", MAX(CASE WHEN " + ci(z, KIND)
                 + " IN ('U', 'D', 'I') THEN " + ca(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + a("gud")
-                + ", MAX(CASE WHEN " + ci(z, KIND) + " IN ('U', 'I') THEN " + ci(z, IDX) + " END) OVER (" + partition(z)
-                + before + ") AS " + a("pu") + " FROM " + cte(o + 2) + " z";
+                + " FROM " + cte(o + 2) + " z";
         // live before: the last of those was an upsert or a live state, and no absence deleted the key since
         String v = "v";
         String lb = "CASE WHEN " + ca(v, "pud") + " IS NULL THEN FALSE WHEN " + ca(v, "g") + " > " + ca(v, "gud")
@@ -507,31 +517,84 @@ final class SetBasedApply {
                 + " = 'live' ELSE " + lb + " END";
         String l4 = "SELECT v.*, " + lb + " AS " + a("lb") + ", " + la + " AS " + a("la") + ", SUM(CASE WHEN "
                 + ci(v, KIND) + " = 'U' AND NOT (" + lb + ") THEN 1 ELSE 0 END) OVER (" + partition(v)
-                + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + " FROM " + cte(o + 3) + " v";
-        String w = "w";
-        String cupd = m.settings().strategy() == Strategy.TIMESTAMP
-                ? "MAX(CASE " + ci(w, KIND) + " WHEN 'U' THEN " + c(w, m.updatedAt()) + " WHEN 'I' THEN " + ci(w, IUPD)
-                        + " END) OVER (PARTITION BY " + keys(w) + ", " + ca(w, "streak") + " ORDER BY " + ci(w, IDX)
-                        + before + ")"
-                : nullUpd();
-        String adel = "CASE WHEN " + ca(w, "la") + " AND " + ca(w, "nd_after") + " IS NOT NULL AND ("
-                + ca(w, "next_idx") + " IS NULL OR " + ca(w, "nd_after") + " < " + ca(w, "next_idx") + ") THEN "
-                + ca(w, "nd_after") + " END";
-        return "INSERT INTO " + t(m.events()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(KIND) + ", " + i(ISTATE)
-                + ", " + i(IVF) + ", " + i(IUPD) + ", " + i(IEND) + ", " + i(LB) + ", " + i(LA) + ", " + i(PU) + ", "
-                + i(CUPD) + ", " + i(ADEL) + ") " + with(levels(rows, fill, l1, l2, l3, l4)) + " SELECT "
-                + d.list(m.historyDataColumns(), w) + ", " + ci(w, IDX) + ", " + ci(w, KIND) + ", " + ci(w, ISTATE) + ", "
-                + ci(w, IVF) + ", " + ci(w, IUPD) + ", " + ci(w, IEND) + ", " + ca(w, "lb") + ", " + ca(w, "la") + ", "
-                + ca(w, "pu") + ", " + cupd + ", " + adel + " FROM " + cte(o + 4) + " w";
-    }
-
-    /** The levels of {@link #events}: the events, the NULL-filling levels (if any), then the windows. */
-    private static String[] levels(String rows, List<String> fill, String... windows) {
+                + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + ", COUNT(CASE WHEN " + ci(v, KIND)
+                + " IN ('U', 'I') THEN 1 END) OVER (" + partition(v) + " ROWS UNBOUNDED PRECEDING) AS " + a("ug")
+                + " FROM " + cte(o + 3) + " v";
         List<String> out = new ArrayList<>();
         out.add(rows);
         out.addAll(fill);
-        out.addAll(List.of(windows));
-        return out.toArray(String[]::new);
+        out.addAll(repeats);
+        out.addAll(List.of(l1, l2, l3, l4));
+        return out;
+    }
+
+    /**
+     * Two levels over the events ({@code cte(from - 1)}) that leave out the rows that repeat the row before them and
+     * are repeated by the row after them: U events in consecutive batches, equal in every data column but the
+     * sequence (updated_at always compared). Such a row
+     * changes nothing (it is a noop of the version its first row left), no batch between its neighbours can delete its
+     * key by absence, and it is archived, where it is, from the stage by the range of its run's first row (the work
+     * table's {@code upto}). So the levels after see, of a key present and unchanged in 30 daily batches, two rows
+     * instead of 30. The first row of a run of three or more carries {@code rn = 1} and no first deleting batch after
+     * it (the key is present until the run's last row). None under untracked_columns: overwrite (every noop may
+     * overwrite its version) and ignore_null_updates (its levels fill NULLs from the rows before).
+     */
+    private List<String> repeatsLeftOut(int from) {
+        if (!overwrittenColumns().isEmpty() || m.settings().ignoreNullUpdates()) {
+            return List.of();
+        }
+        String r = "r";
+        String w = partition(r);
+        List<String> prev = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LAG(" + ci(r, KIND) + ") OVER (" + w
+                + ") = 'U'", "LAG(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " - 1"));
+        List<String> nextOne = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LEAD(" + ci(r, KIND) + ") OVER (" + w
+                + ") = 'U'", "LEAD(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " + 1"));
+        for (String col : m.historyDataColumns()) {
+            if (m.keys().contains(col) || m.sourceColumn(col) == null
+                    || (m.isSequenceColumn(col) && !col.equals(m.updatedAt()))) {
+                // the key is the partition's; a column the source lacks is NULL in every row; the sequence differs
+                // in every batch, and a version keeps its first row's (updated_at is compared even when it is the
+                // sequence: under strategy timestamp a newer one is a change)
+                continue;
+            }
+            String here = d.comparable(m, col, c(r, col));
+            prev.add("NOT " + d.isDistinct(d.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
+            nextOne.add("NOT " + d.isDistinct(d.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"), here));
+        }
+        String marked = "SELECT r.*, CASE WHEN " + String.join(" AND ", prev) + " THEN 1 ELSE 0 END AS " + a("rp")
+                + ", CASE WHEN " + String.join(" AND ", nextOne) + " THEN 1 ELSE 0 END AS " + a("rn") + " FROM "
+                + cte(from - 1) + " r";
+        String k = "k";
+        List<String> cols = new ArrayList<>();
+        m.historyDataColumns().forEach(col -> cols.add(c(k, col)));
+        List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).forEach(x -> cols.add(ci(k, x)));
+        cols.add("CASE WHEN " + ca(k, "rn") + " = 1 THEN NULL ELSE " + ca(k, "nd_after") + " END AS " + a("nd_after"));
+        cols.add(ca(k, "rn"));
+        String kept = "SELECT " + String.join(", ", cols) + " FROM " + cte(from) + " k WHERE NOT (" + ca(k, "rp")
+                + " = 1 AND " + ca(k, "rn") + " = 1)";
+        return List.of(marked, kept);
+    }
+
+    /**
+     * The group of an event that {@link #derive}'s levels after the events are ordered by within a key, before the
+     * position: under strategy timestamp the key's live streak (the greatest updated_at of the version current is
+     * taken within it), else the count of U and I events up to it (the version an upsert is compared with is the
+     * first of its group before). Both grow with the position, so that the order is the position's, and each level
+     * reuses one sort.
+     */
+    private String group() {
+        return a(m.settings().strategy() == Strategy.TIMESTAMP ? "streak" : "ug");
+    }
+
+    /**
+     * The columns an upsert is compared in with the version it sees as current ({@link #changed}): the tracked ones
+     * (none under strategy timestamp, which compares updated_at with the streak's greatest, {@code cupd}).
+     */
+    private List<String> comparedWithVersion() {
+        if (m.settings().strategy() == Strategy.TIMESTAMP) {
+            return List.of();
+        }
+        return m.tracked().stream().filter(col -> comparedAt(col, "1") != null).toList();
     }
 
     /**
@@ -597,43 +660,172 @@ final class SetBasedApply {
     // ---------------------------------------------------------------- derive
 
     /**
-     * Classifies each event, adds the deletions by absence, and orders the events that change the key's state: the
-     * time each takes effect (a running maximum), the next one, and the version each row sees as current.
+     * The derivation, one statement: the events ({@link #events}), each classified, the deletions by absence added,
+     * and the events that change the key's state ordered: the time each takes effect (a running maximum), how many
+     * such events there are up to it (the next one is the first of the count after), and the version each row sees as
+     * current; into the work table.
+     *
+     * <p>One pass per key in position order, with one sort more by the event's {@link #group} (a small one: the rows
+     * are already in key order). A deletion by absence follows the event before it (its position lies between that
+     * event's and the next one's), so it is made from that event's row (a join with two numbers, not a second
+     * reading) and ordered by the event's group and position then 1. No window frame starts after the current row:
+     * such a frame makes a database aggregate again for every row, quadratic in a key's events.
      */
-    private String derive() {
-        String e = "e";
-        String p = "p";
+    private String derive(boolean beforeLate) {
+        List<String> levels = new ArrayList<>(events(beforeLate));
+        boolean timestamp = m.settings().strategy() == Strategy.TIMESTAMP;
+        List<String> compared = comparedWithVersion();
+        String g = group();
+        // the group's level: the deletion by absence after each event, and what an upsert is compared with
+        String x = "x";
+        String adel = "CASE WHEN " + ca(x, "la") + " AND " + ca(x, "nd_after") + " IS NOT NULL AND ("
+                + ca(x, "next_idx") + " IS NULL OR " + ca(x, "nd_after") + " < " + ca(x, "next_idx") + ") THEN "
+                + ca(x, "nd_after") + " END";
+        String inGroup = "PARTITION BY " + keys(x) + ", " + x + "." + g + " ORDER BY " + ci(x, IDX);
+        // Every level below computes a window function: a database may merge a level without one into the level
+        // above it, and then compute each of its expressions again wherever that level refers to it.
+        StringBuilder grouped = new StringBuilder("SELECT x.*, " + adel + " AS " + a("adel"));
+        if (timestamp) {
+            // an upsert changes the version when its updated_at is greater than the greatest of the streak's upserts
+            // and state before it
+            String cupd = "MAX(CASE " + ci(x, KIND) + " WHEN 'U' THEN " + c(x, m.updatedAt()) + " WHEN 'I' THEN "
+                    + ci(x, IUPD) + " END) OVER (" + inGroup + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)";
+            grouped.append(", ").append(classified(x, "(" + c(x, m.updatedAt()) + " > " + cupd + ")", adel))
+                    .append(" FROM ").append(cte(levels.size() - 1)).append(" x");
+            levels.add(grouped.toString());
+        } else {
+            // each event carries the compared columns of the last U or I up to it (the first of its group), and an
+            // upsert's version is that of the event before it
+            for (int j = 0; j < compared.size(); j++) {
+                grouped.append(", FIRST_VALUE(").append(c(x, compared.get(j))).append(") OVER (").append(inGroup)
+                        .append(") AS ").append(a("pv" + j));
+            }
+            levels.add(grouped.append(" FROM ").append(cte(levels.size() - 1)).append(" x").toString());
+            String inOrder = "PARTITION BY " + keys(x) + " ORDER BY " + x + "." + g + ", " + ci(x, IDX);
+            List<String> parts = new ArrayList<>();
+            for (int j = 0; j < compared.size(); j++) {
+                parts.add(valuesDiffer(compared.get(j), "LAG(" + ca(x, "pv" + j) + ") OVER (" + inOrder + ")",
+                        c(x, compared.get(j)), ci(x, IDX)));
+            }
+            String changed = parts.isEmpty() ? "FALSE" : "(" + String.join(" OR ", parts) + ")";
+            levels.add("SELECT x.*, " + classified(x, changed, ca(x, "adel")) + " FROM " + cte(levels.size() - 1) + " x");
+        }
+        // the state changes in order: an event's deletion by absence, if any, right after it
+        String s = "s";
+        String order = "PARTITION BY " + keys(s) + " ORDER BY " + s + "." + g + ", " + ci(s, IDX);
+        String sc = ca(s, "act") + " IN " + STATE_CHANGES;
+        String deleting = ca(s, "act") + " IN ('delete', 'idrec')";
+        String upTo = " ROWS UNBOUNDED PRECEDING";
+        String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
+        // the times of the state changes up to the event (tsc) and before it (tpc), and of the absences before it
+        levels.add("SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + upTo + ") AS "
+                + a("tsc") + ", MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + before + ") AS "
+                + a("tpc") + ", MAX(" + ca(s, "ta") + ") OVER (" + order + before + ") AS " + a("tab") + ", COUNT(CASE WHEN "
+                + sc + " THEN 1 END) OVER (" + order + upTo + ") + COUNT(" + ca(s, "adel") + ") OVER (" + order
+                + before + ") AS " + a("scc") + ", MAX(CASE WHEN " + ca(s, "adel") + " IS NOT NULL THEN "
+                + ca(s, "adel") + " * 2 + 1 WHEN " + sc + " THEN " + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting
+                + " THEN 1 ELSE 0 END) END) OVER (" + order + before + ") AS " + a("pdel") + ", MAX(CASE WHEN "
+                + ca(s, "act") + " IN ('open', 'change', 'ilive') THEN " + ci(s, IDX) + " END) OVER (" + order + upTo
+                + ") AS " + a("oidx") + " FROM " + cte(levels.size() - 1) + " s");
+        String y = "y";
+        String action = "CASE WHEN " + ca(y, "act") + " = 'open' THEN (CASE WHEN " + (m.deletionRecords()
+                ? "MOD(" + ca(y, "pdel") + ", 2) = 1" : "1 = 0") + " THEN 'return' ELSE 'insert' END) ELSE "
+                + ca(y, "act") + " END";
+        String reg = "CASE WHEN " + ca(y, "act") + " IN ('change', 'delete') AND " + ca(y, "t") + " < "
+                + greatest(ca(y, "tpc"), ca(y, "tab")) + " THEN TRUE ELSE FALSE END";
+        // Which noops the work table keeps: under untracked_columns: overwrite all (a noop may overwrite its version);
+        // under full batches those that differ from the row that opened their version in a compared column (they
+        // are archived: the history cannot reproduce them), compared with the opener's values carried through the
+        // opener's rows (one sort more, by the opener: the rows are in key order); else none (the archive takes them
+        // from the stage). The rows set aside (present, regr) are no key's state change and are left out too.
+        String keptNoop;
+        List<String> sameAs = full && overwrittenColumns().isEmpty() ? comparedWithOpener() : List.of();
+        if (!overwrittenColumns().isEmpty()) {
+            keptNoop = "TRUE";
+        } else if (!full) {
+            keptNoop = "FALSE";
+        } else if (sameAs.isEmpty()) {
+            keptNoop = "FALSE";
+        } else {
+            String o = "o";
+            StringBuilder openers = new StringBuilder("SELECT o.*");
+            for (int j = 0; j < sameAs.size(); j++) {
+                openers.append(", FIRST_VALUE(").append(c(o, sameAs.get(j))).append(") OVER (PARTITION BY ")
+                        .append(keys(o)).append(", ").append(ca(o, "oidx")).append(" ORDER BY ").append(o).append(".")
+                        .append(g).append(", ").append(ci(o, IDX)).append(") AS ").append(a("ov" + j));
+            }
+            levels.add(openers.append(" FROM ").append(cte(levels.size() - 1)).append(" o").toString());
+            List<String> parts = new ArrayList<>();
+            for (int j = 0; j < sameAs.size(); j++) {
+                parts.add(valuesDiffer(sameAs.get(j), ca(y, "ov" + j), c(y, sameAs.get(j)), ci(y, IDX)));
+            }
+            keptNoop = "(" + String.join(" OR ", parts) + ")";
+        }
+        levels.add("SELECT " + versionData(y) + ", " + ci(y, IDX) + ", " + action + " AS " + a("action") + ", "
+                + ca(y, "t") + ", " + greatest(ca(y, "tsc"), ca(y, "tab")) + " AS " + a("tt") + ", " + reg + " AS "
+                + a("reg") + ", " + ca(y, "scc") + ", "
+                + ca(y, "oidx") + ", " + ca(y, "adel") + ", " + ca(y, "ta") + ", " + ca(y, "upto") + ", CASE WHEN "
+                + ca(y, "act")
+                + " IN ('present', 'regr') OR (" + ca(y, "act") + " = 'noop' AND NOT " + keptNoop
+                + ") THEN FALSE ELSE TRUE END AS " + a("kept") + " FROM " + cte(levels.size() - 1) + " y");
+        // each event (n = 0) and, where the key is deleted by absence after it, that deletion (n = 1)
+        String v = "v";
+        String absence = ca("n", "n") + " = 1";
+        List<String> out = new ArrayList<>();
+        for (String col : m.historyDataColumns()) {
+            out.add(m.keys().contains(col) ? c(v, col) : "CASE WHEN " + absence + " THEN NULL ELSE " + c(v, col)
+                    + " END");
+        }
+        out.add("CASE WHEN " + absence + " THEN " + ca(v, "adel") + " ELSE " + ci(v, IDX) + " END");
+        out.add("CASE WHEN " + absence + " THEN 'absent' ELSE " + ca(v, "action") + " END");
+        out.add("CASE WHEN " + absence + " THEN " + ca(v, "ta") + " ELSE " + ca(v, "t") + " END");
+        out.add("CASE WHEN " + absence + " THEN " + greatest(ca(v, "tt"), ca(v, "ta")) + " ELSE " + ca(v, "tt")
+                + " END");
+        out.add("CASE WHEN " + absence + " THEN FALSE ELSE " + ca(v, "reg") + " END");
+        out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + d.typeName(TableSpec.ColumnType.integer())
+                + ")");
+        out.add(ca(v, "oidx"));
+        out.add(ca(v, "upto"));
+        return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
+                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") " + with(levels.toArray(String[]::new))
+                + " SELECT " + String.join(", ", out) + " FROM " + cte(levels.size() - 1) + " v JOIN (SELECT 0 AS "
+                + a("n") + " UNION ALL SELECT 1 AS " + a("n") + ") n ON (" + ca("n", "n") + " = 0 AND "
+                + ca(v, "kept") + ") OR (" + absence + " AND " + ca(v, "adel") + " IS NOT NULL)";
+    }
+
+    /**
+     * The columns a noop is compared in with the row that opened its version, to decide whether the archive keeps it
+     * (under full batches): every source column but the key and the sequence, as compared at the noop's position.
+     */
+    private List<String> comparedWithOpener() {
+        return m.sourceNames().stream().filter(col -> !m.isSequenceColumn(col) && !m.keys().contains(col)
+                && comparedAt(col, "1") != null).toList();
+    }
+
+    /**
+     * The columns an event of level {@code e} is classified by ({@link #derive}): what it does ({@code act}: each U,
+     * given {@code changed}, opens, changes or leaves the key's version as it is), the time it takes effect at
+     * ({@code t}), and that of the deletion by absence after it ({@code ta}, given its position {@code adel}; few events
+     * have one: a subquery for each, an aggregate so that Spark knows it has one row).
+     */
+    private String classified(String e, String changed, String adel) {
+        String lb = ca(e, "lb");
         String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + d.concat(List.of("'i'", ci(e, ISTATE)))
-                + " WHEN " + ci(e, KIND) + " = 'U' AND NOT " + ci(e, LB) + " THEN 'open' WHEN " + ci(e, KIND)
-                + " = 'U' AND " + changed(p, e, ci(e, IDX), ci(e, CUPD)) + " THEN 'change' WHEN " + ci(e, KIND)
-                + " = 'U' THEN 'noop' WHEN " + ci(e, KIND) + " = 'D' AND " + ci(e, LB) + " THEN 'delete' WHEN "
+                + " WHEN " + ci(e, KIND) + " = 'U' AND NOT " + lb + " THEN 'open' WHEN " + ci(e, KIND)
+                + " = 'U' AND " + changed + " THEN 'change' WHEN " + ci(e, KIND)
+                + " = 'U' THEN 'noop' WHEN " + ci(e, KIND) + " = 'D' AND " + lb + " THEN 'delete' WHEN "
                 + ci(e, KIND) + " = 'D' THEN 'delnoop' WHEN " + ci(e, KIND) + " = 'G' THEN 'regr' ELSE 'present' END";
         String time = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN (CASE WHEN " + ci(e, ISTATE) + " = 'closed' THEN "
                 + ci(e, IEND) + " ELSE " + ci(e, IVF) + " END) ELSE " + c(e, m.updatedAt()) + " END";
-        String classified = "SELECT " + d.list(m.historyDataColumns(), e) + ", " + ci(e, IDX) + " AS " + i(IDX) + ", "
-                + cls + " AS " + a("act") + ", " + time + " AS " + a("t") + " FROM " + t(m.events()) + " e LEFT JOIN " + t(m.events()) + " p ON "
-                + d.keyJoin(m, p, e) + " AND " + ci(p, IDX) + " = " + ci(e, PU);
-        String absent = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(e, col.name()) : nullOf(col))
-                + ", " + ci(e, ADEL) + ", 'absent', " + ci("ba", DELTIME) + " FROM " + t(m.events()) + " e JOIN "
-                + t(m.batches()) + " ba ON " + ci("ba", IDX) + " = " + ci(e, ADEL);
-        String s = "s";
-        String sc = ca("s", "act") + " IN " + STATE_CHANGES;
-        String deleting = ca("s", "act") + " IN ('delete', 'absent', 'idrec')";
-        String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
-        String windows = "SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + ca("s", "t") + " END) OVER (" + partition(s)
-                + " ROWS UNBOUNDED PRECEDING) AS " + a("tt") + ", MAX(CASE WHEN " + sc + " THEN " + ca("s", "t") + " END) OVER (" + partition(s)
-                + before + ") AS " + a("tp") + ", MIN(CASE WHEN " + sc + " THEN " + ci(s, IDX) + " END) OVER (" + partition(s)
-                + " ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING) AS " + a("nidx") + ", MAX(CASE WHEN " + sc + " THEN "
-                + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting + " THEN 1 ELSE 0 END) END) OVER (" + partition(s)
-                + before + ") AS " + a("pdel") + ", MAX(CASE WHEN " + ca("s", "act") + " IN ('open', 'change', 'ilive') THEN " + ci(s, IDX)
-                + " END) OVER (" + partition(s) + " ROWS UNBOUNDED PRECEDING) AS " + a("oidx") + " FROM " + cte(0) + " s";
-        String y = "y";
-        String action = "CASE WHEN " + ca("y", "act") + " = 'open' THEN (CASE WHEN " + (m.deletionRecords()
-                ? "MOD(" + ca("y", "pdel") + ", 2) = 1" : "1 = 0") + " THEN 'return' ELSE 'insert' END) ELSE " + ca("y", "act") + " END";
-        String reg = "CASE WHEN " + ca("y", "act") + " IN ('change', 'delete') AND " + ca("y", "t") + " < " + ca("y", "tp") + " THEN TRUE ELSE FALSE END";
-        return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
-                + i(TT) + ", " + i(REG) + ", " + i(NIDX) + ", " + i(OIDX) + ") "
-                + with(classified + " UNION ALL " + absent, windows) + " SELECT " + versionData(y) + ", " + ci(y, IDX) + ", " + action + ", " + ca("y", "t") + ", " + ca("y", "tt") + ", " + reg + ", " + ca("y", "nidx") + ", " + ca("y", "oidx") + " FROM " + cte(1) + " y";
+        String absentAt = "CASE WHEN " + adel + " IS NOT NULL THEN (SELECT MAX(" + ci("ba", DELTIME) + ") FROM "
+                + t(m.batches()) + " ba WHERE " + ci("ba", IDX) + " = " + adel + ") END";
+        return cls + " AS " + a("act") + ", " + time + " AS " + a("t") + ", " + absentAt + " AS " + a("ta");
+    }
+
+    /** The greater of two expressions of one type, either NULL (GREATEST treats NULL differently per database). */
+    private static String greatest(String left, String right) {
+        return "CASE WHEN " + right + " IS NULL OR " + left + " >= " + right + " THEN " + left + " ELSE " + right
+                + " END";
     }
 
     /**
@@ -653,7 +845,7 @@ final class SetBasedApply {
         return m.historyDataColumns().stream().map(col -> !over.contains(col) ? c(y, col)
                 : "CASE WHEN " + opener + " THEN FIRST_VALUE(" + c(y, col) + ") OVER (PARTITION BY " + keys(y) + ", "
                         + ca(y, "oidx") + ", " + inVersion + " ORDER BY " + ci(y, IDX) + " DESC) ELSE " + c(y, col)
-                        + " END").collect(Collectors.joining(", "));
+                        + " END AS " + q(col)).collect(Collectors.joining(", "));
     }
 
     // ---------------------------------------------------------------- counts
@@ -702,7 +894,7 @@ final class SetBasedApply {
         String w = "w";
         String nx = "nx";
         String source = "SELECT " + closing(w, nx) + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
-                + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " JOIN " + t(m.batches()) + " b ON "
+                + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
                 + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
         return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
                 + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
@@ -715,9 +907,9 @@ final class SetBasedApply {
         String w = "w";
         String nx = "nx";
         String source = "SELECT " + closing(w, nx) + ", " + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN " + t(m.work()) + " nx ON "
-                + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = " + ci(w, NIDX) + " LEFT JOIN " + t(m.batches())
+                + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
                 + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
-                + ci(w, ACTION) + " = 'idrec' AND " + ci(w, NIDX) + " IS NOT NULL)";
+                + ci(w, ACTION) + " = 'idrec' AND " + ci(nx, IDX) + " IS NOT NULL)";
         String closes = ca("c", "cs") + " IS NOT NULL";
         List<String> changed = new ArrayList<>(List.of(closes));
         over.forEach(col -> changed.add(d.isDistinct(c("t", col), c("c", col))));
@@ -749,6 +941,14 @@ final class SetBasedApply {
                 + a("ca") + ", " + c("b", m.sequenceBy()) + " AS " + a("cs");
     }
 
+    /**
+     * Row {@code nx} of the work table is the first after row {@code w} of the same key that changes the key's state:
+     * the state change that makes their count one more.
+     */
+    private String nextChange(String w, String nx) {
+        return ci(nx, SCC) + " = " + ci(w, SCC) + " + 1 AND " + ci(nx, ACTION) + " IN " + STATE_CHANGE_ACTIONS;
+    }
+
     /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
     private String insertVersions() {
         List<String> cols = new ArrayList<>(m.historyDataColumns());
@@ -765,8 +965,8 @@ final class SetBasedApply {
         cols.add(n.closedSeq());
         String w = "w";
         String nx = "nx";
-        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + d.keyJoin(m, nx, w) + " AND " + ci(nx, IDX) + " = "
-                + ci(w, NIDX) + " JOIN " + t(m.batches()) + " bo ON " + ci("bo", IDX) + " = " + ci(w, IDX)
+        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
+                + " JOIN " + t(m.batches()) + " bo ON " + ci("bo", IDX) + " = " + ci(w, IDX)
                 + " LEFT JOIN " + t(m.batches()) + " bc ON " + ci("bc", IDX) + " = " + ci(nx, IDX);
         List<String> opened = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(w, col)).toList());
         opened.add(d.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
@@ -835,30 +1035,31 @@ final class SetBasedApply {
             return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> 'duplicate_copy'");
         }
         String w = "w";
-        String o = "o";
-        // ignore_null_updates: also a change whose NULLs were filled (the values they stood for may change with a
-        // late batch before it, so a reproduction needs the row as it came)
+        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'");
+        String deletes = " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
+                + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
+        if (full) {
+            // the noops the derivation kept, those that differ from the row that opened their version, each with the
+            // rows that repeat it in the batches up to its upto (left out of the derivation), as the stage holds them
+            return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+                    + nullText(32) + " FROM " + t(m.work()) + " w JOIN " + t(m.stage()) + " s ON "
+                    + d.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
+                    + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + ci("b", IDX) + " >= "
+                    + ci(w, IDX) + " AND " + ci("b", IDX) + " < " + ci(w, UPTO) + " WHERE " + ci(w, ACTION)
+                    + " = 'noop'";
+        }
+        // every accepted row that opened or changed no version, as it came: the noops, and the rows of the keys the
+        // run leaves alone; under ignore_null_updates also a change whose NULLs were filled (the values they stood
+        // for may change with a late batch before it, so a reproduction needs the row as it came)
         List<String> filledNulls = filledColumns().stream().map(col -> c(s, col.name()) + " IS NULL AND "
                 + c(w, col.name()) + " IS NOT NULL").toList();
-        String kept = filledNulls.isEmpty() ? ci(w, ACTION) + " = 'noop'" : "(" + ci(w, ACTION) + " = 'noop' OR ("
-                + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + ")))";
-        String keep = full ? " JOIN " + t(m.work()) + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = "
-                + ci(w, OIDX) + " WHERE " + ci(w, ACTION) + " = 'noop' AND NOT " + same(o, w, ci(w, IDX))
-                : " WHERE " + kept + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+        String versioned = ci(w, ACTION) + " IN ('insert', 'return', 'change')" + (filledNulls.isEmpty() ? ""
+                : " AND NOT (" + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
+        return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
                 + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
-                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
-                + " IS NULL AND NOT EXISTS (SELECT 1 FROM " + t(m.keysTable()) + " k WHERE " + d.keyJoin(m, "k", s)
-                + " AND " + ci("k", FROM_IDX) + " <= " + ci("b", IDX) + ")";
-        // ignore_null_updates: a noop row is archived as it came (its NULLs are filled again when it is replayed)
-        String noop = !m.settings().ignoreNullUpdates() ? " UNION ALL SELECT " + d.list(m.sourceNames(), w)
-                + ", FALSE, " + nullText(32) + " FROM " + t(m.work()) + " w" + keep
-                : " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, " + nullText(32) + " FROM "
-                + t(m.work()) + " w JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ci(w, IDX) + " JOIN "
-                + t(m.stage()) + " s ON " + d.keyJoin(m, s, w) + " AND " + c(s, m.sequenceBy()) + " = "
-                + c("b", m.sequenceBy()) + " AND " + ci(s, REJECT) + " IS NULL" + keep;
-        return into + stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'")
-                + " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
-                + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')" + noop;
+                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT) + " IS NULL AND NOT "
+                + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + d.keyJoin(m, w, s)
+                + " AND " + ci(w, IDX) + " = " + ci("b", IDX) + " AND " + versioned + ")";
     }
 
     /**

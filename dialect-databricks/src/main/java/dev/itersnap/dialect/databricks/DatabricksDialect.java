@@ -383,7 +383,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
         List<TableName> tables = new ArrayList<>(List.of(m.target(), m.archive(), m.pending()));
         m.metadata().engineTables().forEach(t -> tables.add(t.name()));
         tables.add(m.metadata().lease().spec().name());
-        tables.addAll(List.of(m.stage(), m.batches(), m.keysTable(), m.events(), m.work()));
+        tables.addAll(List.of(m.stage(), m.batches(), m.keysTable(), m.work()));
         List<String> found = new ArrayList<>();
         long files = 0;
         for (TableName t : tables) {

@@ -83,7 +83,7 @@ class DatabricksDialectSqlTest {
         s.put("widenColumn", List.of(dialect.widenColumn(m.target(), "id",
                 new SourceColumn("id", Types.BIGINT, "BIGINT", 19, 0)).sql()));
         List<String> scratch = new ArrayList<>();
-        for (TableSpec t : List.of(tables.stage(), tables.batches(), tables.keys(), tables.events(), tables.work())) {
+        for (TableSpec t : List.of(tables.stage(), tables.batches(), tables.keys(), tables.work())) {
             scratch.addAll(sql(dialect.createTable(t)));
         }
         s.put("createScratch", scratch);
@@ -97,7 +97,6 @@ class DatabricksDialectSqlTest {
         s.put("rollback", sql(dialect.rollback(m, Rollback.from(SEQ, List.of("status")))));
         s.put("listBatches", sql(b.listBatches()));
         s.put("prepare", sql(b.prepare()));
-        s.put("events", List.of(b.derivation().events().sql()));
         s.put("derive", List.of(b.derivation().derive().sql()));
         s.put("counts", List.of(b.derivation().counts().sql()));
         s.put("setAsideRegressions", sql(b.derivation().setAsideRegressions()));
@@ -113,8 +112,8 @@ class DatabricksDialectSqlTest {
                 dialect.stageSource(m, SEQ, true, StageScope.REPLAYED_KEYS).sql()));
         s.put("replay: prepare", sql(r.prepare()));
         s.put("replay: rollback", sql(dialect.rollback(m, Rollback.keys(SEQ, true))));
-        s.put("replay: events before the late batches", List.of(r.before().events().sql()));
-        s.put("replay: events", List.of(r.derivation().events().sql()));
+        s.put("replay: derive before the late batches", List.of(r.before().derive().sql()));
+        s.put("replay: derive", List.of(r.derivation().derive().sql()));
         s.put("replay: resetRegressions", List.of(r.resetRegressions().sql()));
         s.put("timelineCheck", List.of(dialect.timelineCheck(m, SEQ).sql()));
         s.put("asOf", List.of(dialect.asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
@@ -141,7 +140,7 @@ class DatabricksDialectSqlTest {
         assertThat(dialect.stageSource(m, SEQ, false).values()).containsExactly(SEQ);
         assertThat(b.listBatches().get(0).values()).containsExactly(SEQ, "2024-03-01", LocalDateTime.of(2024, 3, 1, 0, 0),
                 SEQ.plusDays(1), "2024-03-02", null);
-        assertThat(b.derivation().events().values()).isEmpty();
+        assertThat(b.derivation().derive().values()).isEmpty();
         assertThat(b.insertVersions().values()).isEmpty();
         assertThat(b.logRejected().values()).containsExactly("customers", "run-1", AT);
         assertThat(dialect.logNullSequences(m, "run-1", AT).values()).containsExactly("customers", "run-1", AT,

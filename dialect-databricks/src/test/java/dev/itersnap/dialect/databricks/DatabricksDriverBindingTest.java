@@ -134,7 +134,7 @@ class DatabricksDriverBindingTest {
         run.addAll(b.listBatches());
         run.addAll(b.prepare());
         for (ApplyStatements.Derivation d : List.of(b.before(), b.derivation())) {
-            run.addAll(List.of(d.events(), d.derive(), d.counts()));
+            run.addAll(List.of(d.derive(), d.counts()));
             run.addAll(d.setAsideRegressions());
         }
         run.add(b.resetRegressions());

@@ -54,6 +54,21 @@ class SparkCostFiguresTest {
         deliver(raw, date("2024-01-02"), 4);
         RunResult late = measure("late batch: 1 new + 3 replayed", f, counting, m, 4);
         assertThat(late.lateBatchFound()).isTrue();
+
+        // a first load of 30 batches by a second model, its metadata schema already there
+        RawTable raw30 = f.rawTable("raw_load30", "id INT", "status VARCHAR(20)", "tier VARCHAR(20)",
+                "updated_at TIMESTAMP", "file_date DATE");
+        List<Object[]> rows = new java.util.ArrayList<>();
+        for (int n = 0; n < 30; n++) {
+            LocalDate day = date("2024-02-01").plusDays(n);
+            for (int id = 1; id <= 3; id++) {
+                rows.add(new Object[] {id, "S" + ((id + n / 3) % 2), "T" + (n / 5 % 2), day.atTime(9, id), day});
+            }
+        }
+        raw30.insertAll(rows);
+        ModelSettings m30 = ModelSettings.builder("load30").target("snap_load30").source(raw30.selectAll())
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        measure("first load, 30 batches (a second model)", f, counting, m30, 30);
     }
 
     private static void deliver(RawTable raw, LocalDate day, int n) {

@@ -1,0 +1,208 @@
+package dev.itersnap.conformance;
+
+import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.Inspection;
+import dev.itersnap.core.Inspection.Batch;
+import dev.itersnap.core.Inspection.FingerprintState;
+import dev.itersnap.core.Inspection.LockStatus;
+import dev.itersnap.core.Inspection.Run;
+import dev.itersnap.core.Inspection.RunStatus;
+import dev.itersnap.core.Inspection.SetAsideCount;
+import dev.itersnap.core.Inspection.SetAsideRow;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SnapshotEvent;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import static dev.itersnap.conformance.SnapshotFixture.date;
+import static dev.itersnap.conformance.SnapshotFixture.ts;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The read API ({@code IterativeSnapshot.inspect}): what an application reads about a model without writing anything,
+ * against what the runs did: the ledger in business order with each batch's counts, run and fingerprint, the run log
+ * newest first, the rows set aside by batch, the recorded logic, and the model lock while a run holds it.
+ */
+public abstract class InspectionTests extends ConformanceTestBase {
+
+    @Test
+    void beforeTheFirstRunEverythingIsEmptyAndNothingIsCreated() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+
+        Inspection inspection = fixture.engine(null).inspect(model(raw).build());
+
+        assertThat(inspection.model()).isEqualTo(MODEL);
+        assertThat(inspection.metadataExists()).isFalse();
+        assertThat(inspection.ledger()).isEmpty();
+        assertThat(inspection.runs(0)).isEmpty();
+        assertThat(inspection.setAsideCounts()).isEmpty();
+        assertThat(inspection.setAside(date("2024-01-01"), 0)).isEmpty();
+        assertThat(inspection.recordedLogic()).isEmpty();
+        assertThat(inspection.adoption()).isEmpty();
+        assertThat(inspection.restatedBatches()).isEmpty();
+        assertThat(inspection.lock().state()).isNotEqualTo(LockStatus.HELD);
+        assertThat(inspection.lock().holder()).isNull();
+        assertThat(fixture.tableExists(inspection.metadataSchema() + ".itersnap_runs")).as("nothing created").isFalse();
+        assertThat(fixture.tableExists(TARGET)).isFalse();
+    }
+
+    /**
+     * Two runs, the second with a late batch: the ledger comes back in business order with the counts the runs
+     * recorded and the run that applied (or replayed) each batch; the run log newest first with outcome, late batch,
+     * replay point and timings; the rows set aside by batch and reason, and each batch's rows with their records.
+     */
+    @Test
+    void ledgerRunsAndSetAsideRowsAfterALateBatch() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "basic", ts("2024-01-01 10:00"), date("2024-01-01"));
+        raw.insert(null, "Ghost", "basic", ts("2024-01-01 10:00"), date("2024-01-01"));
+        raw.insert(9, "Lost", "basic", ts("2024-01-01 10:00"), null);
+        raw.insert(1, "Gold", "pro", ts("2024-01-10 09:00"), date("2024-01-10"));
+        ModelSettings m = model(raw).build();
+        RunResult first = fixture.run(m);
+        raw.insert(1, "Premium", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert(2, "A", "x", ts("2024-01-02 09:00"), date("2024-01-02"));
+        raw.insert(2, "B", "y", ts("2024-01-02 09:00"), date("2024-01-02"));
+        RunResult late = fixture.run(m);
+        assertThat(late.lateBatchFound()).isTrue();
+
+        Inspection inspection = fixture.engine(null).inspect(m);
+
+        assertThat(inspection.metadataExists()).isTrue();
+        List<Batch> ledger = inspection.ledger();
+        assertThat(ledger).extracting(Batch::sequence).containsExactly("2024-01-01", "2024-01-02", "2024-01-10");
+        assertThat(ledger).extracting(Batch::runId).containsExactly(first.runId(), late.runId(), late.runId());
+        Batch jan1 = ledger.get(0);
+        assertThat(List.of(jan1.sourceRows(), jan1.inserted(), jan1.updated(), jan1.deleted(), jan1.rejected()))
+                .containsExactly(3L, 2L, 0L, 0L, 1L);
+        assertThat(ledger.get(1).rejected()).isEqualTo(2);
+        assertThat(ledger).allSatisfy(b -> {
+            assertThat(b.fingerprint()).isEqualTo(FingerprintState.RECORDED);
+            assertThat(b.reproduced()).isFalse();
+            assertThat(b.appliedAt()).isNotNull();
+        });
+
+        List<Run> runs = inspection.runs(0);
+        assertThat(runs).extracting(Run::runId).containsExactly(late.runId(), first.runId());
+        Run newest = runs.get(0);
+        assertThat(newest.status()).isEqualTo(RunStatus.SUCCESS);
+        assertThat(newest.operation()).isEqualTo("run");
+        assertThat(newest.lateBatch()).isTrue();
+        assertThat(newest.replayPoint()).isEqualTo("2024-01-02");
+        assertThat(newest.batchesApplied()).isEqualTo(late.batchesApplied());
+        assertThat(newest.error()).isNull();
+        assertThat(newest.holder()).isNotBlank();
+        assertThat(newest.duration()).isNotNull().isGreaterThanOrEqualTo(Duration.ZERO);
+        assertThat(runs.get(1).lateBatch()).isFalse();
+        assertThat(inspection.runs(1)).extracting(Run::runId).containsExactly(late.runId());
+        assertThatThrownBy(() -> inspection.runs(-1)).isInstanceOf(IllegalArgumentException.class);
+
+        assertThat(inspection.setAsideCounts()).filteredOn(c -> c.sequence() != null).containsExactly(
+                new SetAsideCount("2024-01-01", "null_key", 1), new SetAsideCount("2024-01-02", "duplicate_key", 2));
+        assertThat(inspection.setAsideCounts()).filteredOn(c -> c.sequence() == null)
+                .containsExactly(new SetAsideCount(null, "null_sequence", 1));
+        List<SetAsideRow> duplicates = inspection.setAside(date("2024-01-02"), 0);
+        assertThat(duplicates).hasSize(2).allSatisfy(r -> {
+            assertThat(r.sequence()).isEqualTo("2024-01-02");
+            assertThat(r.reason()).isEqualTo("duplicate_key");
+            assertThat(r.runId()).isEqualTo(late.runId());
+            assertThat(r.loggedAt()).isNotNull();
+        });
+        assertThat(duplicates).extracting(r -> r.record().replace(" ", "").toLowerCase(java.util.Locale.ROOT))
+                .anySatisfy(json -> assertThat(json).contains("\"status\":\"a\""))
+                .anySatisfy(json -> assertThat(json).contains("\"status\":\"b\""));
+        assertThat(inspection.setAside("2024-01-02", 1)).as("text form, limited").hasSize(1);
+        assertThat(inspection.setAside(date("2024-01-01"), 0)).singleElement()
+                .satisfies(r -> assertThat(r.reason()).isEqualTo("null_key"));
+        assertThat(inspection.setAside(null, 0)).singleElement().satisfies(r -> {
+            assertThat(r.sequence()).isNull();
+            assertThat(r.reason()).isEqualTo("null_sequence");
+            assertThat(r.record()).contains("Lost");
+        });
+        assertThat(inspection.setAside(date("2024-01-10"), 0)).isEmpty();
+        assertThatThrownBy(() -> inspection.setAside("not a date", 0)).isInstanceOf(ItersnapException.class)
+                .hasMessageContaining("not a date").hasMessageContaining(MODEL);
+
+        assertThat(inspection.lock().state()).isEqualTo(LockStatus.FREE);
+        assertThat(inspection.lock().holder()).isNull();
+        assertThat(inspection.lock().leftBy()).isNull();
+        assertThat(inspection.restatedBatches()).isEmpty();
+    }
+
+    /**
+     * The recorded logic is the last successful run's; an inspection made with changed settings says it is not
+     * current (what a run refuses with LOGIC_CHANGE), and a restated batch is listed before a run replays it.
+     */
+    @Test
+    void recordedLogicAndRestatedBatches() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "pro", ts("2024-01-02 09:00"), date("2024-01-02"));
+        ModelSettings m = model(raw).build();
+        RunResult run = fixture.run(m);
+
+        Inspection.RecordedLogic logic = fixture.engine(null).inspect(m).recordedLogic().orElseThrow();
+        assertThat(logic.runId()).isEqualTo(run.runId());
+        assertThat(logic.logic()).isEqualTo(m.logic());
+        assertThat(logic.current()).isTrue();
+        assertThat(logic.recordedAt()).isNotNull();
+        ModelSettings changed = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
+        assertThat(fixture.engine(null).inspect(changed).recordedLogic().orElseThrow().current()).isFalse();
+
+        raw.update("status", "Corrected", "file_date", date("2024-01-02"));
+        assertThat(fixture.engine(null).inspect(m).restatedBatches()).containsExactly("2024-01-02");
+        assertThat(fixture.run(m).replayPoint()).as("the run replays what the inspection listed").isNotNull();
+        assertThat(fixture.engine(null).inspect(m).restatedBatches()).isEmpty();
+    }
+
+    /** While a run works, the lock is held by that run, since it started; afterwards it is free. */
+    @Test
+    void theLockIsHeldByTheRunningRun() throws Exception {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        ModelSettings m = model(raw).build();
+        fixture.run(m);
+        raw.insert(1, "Gold", "pro", ts("2024-01-02 09:00"), date("2024-01-02"));
+        CountDownLatch started = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        String[] runId = new String[1];
+        CompletableFuture<RunResult> running = CompletableFuture.supplyAsync(() -> fixture.engine(e -> {
+            if (e instanceof SnapshotEvent.RunStarted s) {
+                runId[0] = s.runId();
+                started.countDown();
+                try {
+                    release.await(60, TimeUnit.SECONDS); // the run holds the model lock while it waits here
+                } catch (InterruptedException ignored) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }).run(m));
+        try {
+            assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+
+            Inspection.Lock lock = fixture.engine(null).inspect(m).lock();
+
+            assertThat(lock.state()).isEqualTo(LockStatus.HELD);
+            assertThat(lock.holder()).isNotNull();
+            assertThat(lock.holder().runId()).isEqualTo(runId[0]);
+            assertThat(lock.holder().status()).isEqualTo(RunStatus.RUNNING);
+            assertThat(lock.holder().finishedAt()).isNull();
+            assertThat(lock.since()).isEqualTo(lock.holder().startedAt()).isNotNull();
+            assertThat(lock.leftBy()).isNull();
+        } finally {
+            release.countDown();
+        }
+        assertThat(running.get(120, TimeUnit.SECONDS).batchesApplied()).isEqualTo(1);
+        assertThat(fixture.engine(null).inspect(m).lock().state()).isEqualTo(LockStatus.FREE);
+    }
+}
