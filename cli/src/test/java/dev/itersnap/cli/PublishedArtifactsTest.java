@@ -39,7 +39,8 @@ class PublishedArtifactsTest {
         inBom.remove("itersnap-bom");
         assertThat(inBom).isEqualTo(published);
         assertThat(internal).containsExactlyInAnyOrder("itersnap-conformance", "itersnap-bench",
-                "itersnap-dialect-databricks-spark4", "itersnap-dialect-databricks-spark35");
+                "itersnap-dialect-databricks-spark4", "itersnap-dialect-databricks-spark35",
+                "itersnap-dialect-databricks-connect");
         assertThat(Files.readString(ROOT.resolve("bom/pom.xml"))).doesNotContain("<parent>")
                 .contains("<version>" + parentVersion() + "</version>");
     }

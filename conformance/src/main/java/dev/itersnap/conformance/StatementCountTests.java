@@ -67,6 +67,7 @@ public abstract class StatementCountTests extends ConformanceTestBase {
      * on odd days only (absent: deleted; back: a new version).
      */
     private static void file(RawTable raw, int d) {
+        List<Object[]> rows = new java.util.ArrayList<>();
         for (int id = 1; id <= 4; id++) {
             if (id == 4 && d % 2 == 0) {
                 continue;
@@ -77,9 +78,34 @@ public abstract class StatementCountTests extends ConformanceTestBase {
                     changed = e;
                 }
             }
-            raw.insert(id, changed == 0 ? "Active" : "S" + changed, "A",
-                    changed == 0 ? ts("2023-12-31 09:00") : ts(day(changed) + " 09:00"), day(d));
+            rows.add(new Object[] {id, changed == 0 ? "Active" : "S" + changed, "A",
+                    changed == 0 ? ts("2023-12-31 09:00") : ts(day(changed) + " 09:00"), day(d)});
         }
+        raw.insertAll(rows); // one statement per file: on Delta each is a commit
+    }
+
+    /**
+     * Statements a run may count beyond its own when taking the lock is slow: a lock not taken within two seconds
+     * reads the run log once to say who holds it (a WaitingForLock notice), also when the lock statement itself is
+     * what is slow (a Delta MERGE on a busy machine). 0 where taking a free lock is fast.
+     */
+    protected int slowLockSlack() {
+        return 0;
+    }
+
+    /** The larger first load compared with a first load of one batch. */
+    protected int manyBatches() {
+        return 30;
+    }
+
+    /** The largest first load compared with a first load of one batch. */
+    protected int mostBatches() {
+        return 100;
+    }
+
+    /** How deep the deep late batch lands (the shallow one lands 1 deep). */
+    protected int deepLate() {
+        return 20;
     }
 
     private static Count measure(SnapshotFixture f, ModelSettings m) {
@@ -149,34 +175,38 @@ public abstract class StatementCountTests extends ConformanceTestBase {
     void statementsPerRunStayTheSameWhateverTheNumberOfBatchesAndHowDeepALateOneIs() {
         Count daily = inOrderRun();
         Count b1 = firstLoad(1);
-        Count b30 = firstLoad(30);
-        Count b100 = firstLoad(100);
-        Count l1 = lateRun(21, 20);
-        Count l20 = lateRun(21, 1);
-        System.out.printf("statements [%s]: an in-order run of one batch: %s; a first load of 1 / 30 / 100 batches: "
-                        + "%s / %s / %s; a late batch 1 / 20 deep: %s / %s%n", getClass().getSimpleName(), daily, b1,
-                b30, b100, l1, l20);
+        int slack = slowLockSlack();
+        int many = manyBatches();
+        int most = mostBatches();
+        int deep = deepLate();
+        Count b30 = firstLoad(many);
+        Count b100 = firstLoad(most);
+        Count l1 = lateRun(deep + 1, deep);
+        Count l20 = lateRun(deep + 1, 1);
+        System.out.printf("statements [%s]: an in-order run of one batch: %s; a first load of 1 / %d / %d batches: "
+                        + "%s / %s / %s; a late batch 1 / %d deep: %s / %s%n", getClass().getSimpleName(), daily, many,
+                most, b1, b30, b100, deep, l1, l20);
         assertThat(daily.statements()).as("statements of an in-order run of one batch")
-                .isLessThanOrEqualTo(budgetPerRun());
+                .isLessThanOrEqualTo(budgetPerRun() + slack);
         // a first load of one batch closes nothing and has no row to archive (every row opens a version): the MERGE
         // that closes versions and the archive's INSERT, each skipped when the counts say it has nothing to write, are
         // the two statements more that more batches may cost besides the ledger's chunks
-        assertThat(b30.statements()).as("statements of a run applying 30 batches vs 1")
-                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(30));
-        assertThat(b100.statements()).as("statements of a run applying 100 batches vs 1")
-                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(100));
-        assertThat(b100.writes()).as("writes of a run applying 100 batches vs 1")
-                .isLessThanOrEqualTo(b1.writes() + 2 + chunking(100));
-        assertThat(l20.statements()).as("statements of a run finding a batch 20 deep vs 1 deep")
-                .isLessThanOrEqualTo(l1.statements() + chunking(21));
-        assertThat(l20.writes()).as("writes of a run finding a batch 20 deep vs 1 deep")
-                .isLessThanOrEqualTo(l1.writes() + chunking(21));
+        assertThat(b30.statements()).as("statements of a run applying " + many + " batches vs 1")
+                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(many) + slack);
+        assertThat(b100.statements()).as("statements of a run applying " + most + " batches vs 1")
+                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(most) + slack);
+        assertThat(b100.writes()).as("writes of a run applying " + most + " batches vs 1")
+                .isLessThanOrEqualTo(b1.writes() + 2 + chunking(most));
+        assertThat(l20.statements()).as("statements of a run finding a batch " + deep + " deep vs 1 deep")
+                .isLessThanOrEqualTo(l1.statements() + chunking(deep + 1) + slack);
+        assertThat(l20.writes()).as("writes of a run finding a batch " + deep + " deep vs 1 deep")
+                .isLessThanOrEqualTo(l1.writes() + chunking(deep + 1));
         // a late batch: the replayed batches' rows of the keys it changes staged, the ledger entries replaced, three
         // roll-back MERGEs (versions, reopenings, archive), and the replayed batches derived without the late one
         // (events, derive, counts, two clears): their counts change by the difference; and one read of the run log
         // for an adoption point the replay may not reach below (a run without a replay point skips it); and the check
         // that the replayed batches' rows staged for those keys are the ones compared (a source changing meanwhile)
         assertThat(l1.statements()).as("statements to detect a late batch and roll back, beyond an in-order run")
-                .isLessThanOrEqualTo(daily.statements() + 13);
+                .isLessThanOrEqualTo(daily.statements() + 13 + slack);
     }
 }

@@ -364,9 +364,10 @@ public final class ModelSettings {
                 throw Settings.invalid("metadata_schema", "expected schema or catalog.schema, got '" + metadataSchema
                         + "'");
             }
-            for (String part : metadataParts) {
-                Settings.identifier("metadata_schema", part);
+            for (int i = 0; i < metadataParts.length; i++) {
+                metadataParts[i] = Settings.namePart("metadata_schema", metadataParts[i]);
             }
+            metadataSchema = String.join(".", metadataParts); // backticks taken off: the parts hold no period
             if (restatements == null) {
                 throw Settings.invalid("restatements", "is required: detect or ignore");
             }

@@ -40,6 +40,33 @@ final class Settings {
         return value;
     }
 
+    /**
+     * A name in backticks: Unity Catalog allows catalog, schema and table names with hyphens and non-ASCII letters
+     * when quoted with backticks; it refuses periods, spaces, slashes and control characters. Quotes, backslashes and
+     * backticks are refused here too (a name is written into table comments).
+     */
+    private static final Pattern QUOTED = Pattern.compile("`([^`.\\s\\p{Z}/'\"\\\\\\p{Cntrl}]+)`");
+
+    /**
+     * One part of a table or schema name: a plain identifier, or a name in backticks (returned without them), e.g.
+     * {@code `sales-eu`} or {@code `kunden_ü`}. The dialect quotes every part when it writes SQL.
+     */
+    static String namePart(String setting, String value) {
+        if (value != null && value.startsWith("`")) {
+            java.util.regex.Matcher m = QUOTED.matcher(value);
+            if (!m.matches()) {
+                throw invalid(setting, "a name in backticks may hold any character but a period, space, slash, quote, "
+                        + "backslash, backtick or control character, got '" + value + "'");
+            }
+            return m.group(1);
+        }
+        if (value != null && !value.isBlank() && !IDENTIFIER.matcher(value).matches()) {
+            throw invalid(setting, "expected an identifier (letters, digits, underscore; not starting with a digit) or "
+                    + "a name in backticks (`sales-eu`), got '" + value + "'");
+        }
+        return identifier(setting, value);
+    }
+
     static List<String> identifiers(String setting, List<String> values) {
         if (values == null || values.isEmpty()) {
             throw invalid(setting, "is required (one column or a list of columns)");

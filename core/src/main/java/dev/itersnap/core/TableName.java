@@ -4,7 +4,8 @@ import java.util.List;
 
 /**
  * A table name of one, two or three parts ({@code table}, {@code schema.table}, {@code catalog.schema.table}).
- * Each part is a plain identifier; the dialect quotes it.
+ * Each part is a plain identifier or, written in backticks, a name with other characters (Unity Catalog's
+ * {@code `sales-eu`}), kept without the backticks; the dialect quotes every part.
  */
 public record TableName(List<String> parts) {
     /** Checks there are one to three parts. */
@@ -15,7 +16,10 @@ public record TableName(List<String> parts) {
         parts = List.copyOf(parts);
     }
 
-    /** Parses {@code a}, {@code a.b} or {@code a.b.c}; {@code setting} names the setting in error messages. */
+    /**
+     * Parses {@code a}, {@code a.b} or {@code a.b.c}, each part plain or in backticks ({@code `my-catalog`.sales.t});
+     * {@code setting} names the setting in error messages.
+     */
     public static TableName parse(String setting, String value) {
         if (value == null || value.isBlank()) {
             throw Settings.invalid(setting, "is required");
@@ -24,14 +28,15 @@ public record TableName(List<String> parts) {
         if (split.length > 3) {
             throw Settings.invalid(setting, "expected table, schema.table or catalog.schema.table, got '" + value + "'");
         }
+        java.util.List<String> parts = new java.util.ArrayList<>();
         for (String part : split) {
             if (part.isBlank()) {
                 throw Settings.invalid(setting, "expected table, schema.table or catalog.schema.table, got '" + value
                         + "', which has an empty part");
             }
-            Settings.identifier(setting, part);
+            parts.add(Settings.namePart(setting, part));
         }
-        return new TableName(List.of(split));
+        return new TableName(parts);
     }
 
     /** The last part. */

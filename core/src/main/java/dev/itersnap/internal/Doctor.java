@@ -69,6 +69,12 @@ public final class Doctor {
                     parts.set(parts.size() - 1, m.id("itersnap_probe_" + settings.name()));
                     probe(jdbc, m, new TableName(parts), "target schema", false, out);
                 }
+                try {
+                    out.addAll(dialect.tableChecks(c, m));
+                } catch (SQLException | RuntimeException e) {
+                    jdbc.rollbackQuietly();
+                    out.add(Check.ok("table files", "could not be read: " + Jdbc.firstLine(e.getMessage())));
+                }
             }
         } catch (SQLException e) {
             out.add(Check.failed("connection", "cannot connect: " + Jdbc.firstLine(e.getMessage()) + " [SQLState "

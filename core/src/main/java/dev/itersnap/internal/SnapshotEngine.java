@@ -89,6 +89,7 @@ public final class SnapshotEngine {
             c.setAutoCommit(true);
             Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             try {
+                dialect.prepareRunConnection(c); // e.g. the session time zone, before anything is read or written
                 // the source once, before the lock; the history and archive under it (SnapshotRun)
                 ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
                 MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());

@@ -92,6 +92,24 @@ public interface Dialect {
         return List.of();
     }
 
+    /**
+     * What the database can tell about the model's tables that exist, as informational checks of {@code doctor}
+     * (e.g. how many files a table is made of, for a database that needs maintenance). Never a failure for a table
+     * that does not exist yet. Default: nothing.
+     */
+    default List<dev.itersnap.core.Check> tableChecks(java.sql.Connection connection, ResolvedModel m)
+            throws SQLException {
+        return List.of();
+    }
+
+    /**
+     * Prepares the connection a run (or replay, adoption) works on, before it reads or writes anything: the session
+     * settings the run depends on, set or, when the database refuses them, an {@link dev.itersnap.core.ItersnapException}
+     * naming the setting. Called once per run, on a connection the run then keeps. Default: nothing.
+     */
+    default void prepareRunConnection(java.sql.Connection connection) throws SQLException {
+    }
+
     // ---------------------------------------------------------------- the model lock
 
     /**

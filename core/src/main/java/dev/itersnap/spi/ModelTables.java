@@ -247,7 +247,7 @@ public final class ModelTables {
             return null;
         }
         java.util.regex.Matcher mt = java.util.regex.Pattern.compile(
-                "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([A-Za-z0-9_]+)"
+                "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([^\\s;']+)"
                         + "(?:; open versions end at ([0-9A-Za-z :.+\\-]+))?").matcher(comment);
         return mt.find() ? new String[] {mt.group(1), mt.group(2), mt.group(3)} : null;
     }

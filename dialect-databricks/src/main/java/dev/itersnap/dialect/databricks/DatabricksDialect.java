@@ -38,16 +38,56 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     static final LeaseLock.Clock CLOCK = new LeaseLock.Clock(e -> "timestamp_millis(" + e + ")",
             e -> "unix_millis(" + e + ")");
 
+    /**
+     * System property: {@code false} creates itersnap's tables without deletion vectors (for UniForm / Iceberg
+     * readers, or readers without deletion-vector support); {@code true}, the default, with them.
+     */
+    static final String DELETION_VECTORS_PROPERTY = "itersnap.databricks.deletionVectors";
+
     /** The lease's TTL; null: {@link LeaseLock#ttl(String)} of {@value #TTL_PROPERTY} at each acquisition. */
     private final Duration leaseTtl;
+    /** Deletion vectors on the tables several runs write; null: {@value #DELETION_VECTORS_PROPERTY}. */
+    private final Boolean deletionVectors;
 
     public DatabricksDialect() {
-        this(null);
+        this(null, null);
     }
 
     /** A dialect whose lease has this TTL, below {@link LeaseLock#MIN_TTL} if need be (tests). */
     DatabricksDialect(Duration leaseTtl) {
+        this(leaseTtl, null);
+    }
+
+    private DatabricksDialect(Duration leaseTtl, Boolean deletionVectors) {
         this.leaseTtl = leaseTtl;
+        this.deletionVectors = deletionVectors;
+    }
+
+    /**
+     * A dialect that creates the history and the shared metadata tables with deletion vectors ({@code true}, the
+     * default) or explicitly without ({@code false}: a history that UniForm / Iceberg readers, or Delta readers without
+     * deletion-vector support, must read). Whatever the system property {@value #DELETION_VECTORS_PROPERTY} says. Use
+     * it with {@code IterativeSnapshot.builder().dialect(DatabricksDialect.withDeletionVectors(false))}. Tables that
+     * exist keep their properties.
+     */
+    public static DatabricksDialect withDeletionVectors(boolean enabled) {
+        return new DatabricksDialect(null, enabled);
+    }
+
+    /** Whether new shared tables get deletion vectors: this dialect's choice, else the system property, else yes. */
+    boolean deletionVectors() {
+        if (deletionVectors != null) {
+            return deletionVectors;
+        }
+        String value = System.getProperty(DELETION_VECTORS_PROPERTY);
+        if (value == null || value.isBlank() || value.strip().equalsIgnoreCase("true")) {
+            return true;
+        }
+        if (value.strip().equalsIgnoreCase("false")) {
+            return false;
+        }
+        throw new dev.itersnap.core.ItersnapException(dev.itersnap.core.ErrorCode.INVALID_SETTING, "system property "
+                + DELETION_VECTORS_PROPERTY + " is '" + value + "'; expected true or false");
     }
 
     private static final Capabilities DELTA = Capabilities.STANDARD.transactionalDml(false).primaryKeys(false)
@@ -239,18 +279,32 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     }
 
     /**
+     * The scratch tables, replaced by every run: each replacement leaves the previous run's files behind until a
+     * VACUUM removes them. A retention of one hour for removed files (instead of seven days) lets a plain {@code VACUUM}
+     * (yours, or predictive optimization's) remove them an hour after the run, without {@code RETAIN} and without
+     * turning off Delta's retention check; files a table still uses are never removed. One day of log.
+     */
+    static final String SCRATCH_OPTIONS = " USING DELTA TBLPROPERTIES ("
+            + "'delta.deletedFileRetentionDuration' = 'interval 1 hours', "
+            + "'delta.logRetentionDuration' = 'interval 1 days')";
+
+    /**
      * Delta tables. Tables several runs write at once (the shared metadata tables, the history: {@link
-     * TableSpec.Writers#MANY}) get deletion vectors and row tracking, which Databricks' row-level concurrency needs,
-     * so that two models' runs or a background OPTIMIZE do not conflict on different rows. The lease table ({@link
-     * TableSpec.Writers#MUTEX}) gets neither, explicitly (a workspace may enable deletion vectors by default): two
-     * first acquisitions inserting the same model's row must conflict, not both succeed. Type widening is not
-     * enabled here ({@link #prepareWidening}).
+     * TableSpec.Writers#MANY}) get deletion vectors unless the user turned them off ({@link #withDeletionVectors},
+     * {@value #DELETION_VECTORS_PROPERTY}): Databricks' row-level concurrency (Runtime 14.2 and later) needs them, so
+     * that two models' runs or a background OPTIMIZE do not conflict on different rows (a conflict that still happens
+     * is retried). Turned off they are set to false explicitly, since a workspace may enable them by default. Row
+     * tracking is left to the workspace: row-level concurrency does not need it. The lease table ({@link
+     * TableSpec.Writers#MUTEX}) gets neither, explicitly: two first acquisitions inserting the same model's row must
+     * conflict, not both succeed. Type widening is not enabled here ({@link #prepareWidening}).
      */
     @Override
     protected String tableOptions(TableSpec spec) {
+        if (spec.creation() == TableSpec.Creation.SCRATCH) {
+            return SCRATCH_OPTIONS;
+        }
         return switch (spec.writers()) {
-            case MANY -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', "
-                    + "'delta.enableRowTracking' = 'true')";
+            case MANY -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = '" + deletionVectors() + "')";
             case MUTEX -> " USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false', "
                     + "'delta.enableRowTracking' = 'false')";
             case ONE -> " USING DELTA";
@@ -304,13 +358,91 @@ public final class DatabricksDialect extends AbstractSqlDialect {
                 : dev.itersnap.core.Check.failed("runtime", "Spark " + version.strip() + ": itersnap needs Spark 3.5 "
                 + "or later (Databricks Runtime 15.4 LTS or later)"));
         String zone = single(c, "SELECT current_timezone()").strip();
-        boolean utc = List.of("UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT").contains(
-                zone.toUpperCase(Locale.ROOT));
-        out.add(utc ? dev.itersnap.core.Check.ok("session time zone", zone)
-                : dev.itersnap.core.Check.failed("session time zone", zone + ": itersnap reads and binds TIMESTAMP "
-                + "values in UTC, so that validity times do not depend on where the run happens; set TIMEZONE=UTC in "
-                + "the JDBC URL (or spark.sql.session.timeZone=UTC)"));
+        if (isUtc(zone) || onSparkSession(c)) { // SparkDataSource runs every statement in UTC
+            out.add(dev.itersnap.core.Check.ok("session time zone", zone));
+        } else {
+            try {
+                prepareRunConnection(c);
+                out.add(dev.itersnap.core.Check.ok("session time zone", zone + "; a run sets UTC on its connection "
+                        + "(SET TIME ZONE 'UTC'), or put TIMEZONE=UTC in the JDBC URL"));
+            } catch (dev.itersnap.core.ItersnapException e) {
+                out.add(dev.itersnap.core.Check.failed("session time zone", e.getMessage()));
+            }
+        }
         return out;
+    }
+
+    /**
+     * {@code table files}: the number of data files and bytes of each of the model's tables that exist ({@code
+     * DESCRIBE DETAIL}: the history, its archive and pending table, the shared metadata tables, the model's scratch
+     * tables), so that a table that needs OPTIMIZE or VACUUM shows (docs/dialects.md, "Maintenance"). Informational:
+     * never a failure.
+     */
+    @Override
+    public List<dev.itersnap.core.Check> tableChecks(java.sql.Connection c, ResolvedModel m) throws SQLException {
+        List<TableName> tables = new ArrayList<>(List.of(m.target(), m.archive(), m.pending()));
+        m.metadata().engineTables().forEach(t -> tables.add(t.name()));
+        tables.add(m.metadata().lease().spec().name());
+        tables.addAll(List.of(m.stage(), m.batches(), m.keysTable(), m.work()));
+        List<String> found = new ArrayList<>();
+        long files = 0;
+        for (TableName t : tables) {
+            try (java.sql.Statement s = c.createStatement();
+                 java.sql.ResultSet rs = s.executeQuery("DESCRIBE DETAIL " + table(t))) {
+                if (rs.next()) {
+                    long n = rs.getLong("numFiles");
+                    files += n;
+                    found.add(t.table() + " " + n + " (" + megabytes(rs.getLong("sizeInBytes")) + ")");
+                }
+            } catch (SQLException e) {
+                // not created yet (or not a Delta table): nothing to report
+            }
+        }
+        return List.of(dev.itersnap.core.Check.ok("table files", found.isEmpty() ? "no tables of this model yet"
+                : files + " data files: " + String.join(", ", found) + "; see Maintenance in docs/dialects.md"));
+    }
+
+    private static String megabytes(long bytes) {
+        return String.format(Locale.ROOT, "%.1f MB", bytes / 1_048_576.0);
+    }
+
+    private static boolean isUtc(String zone) {
+        return List.of("UTC", "ETC/UTC", "Z", "+00:00", "GMT", "ETC/GMT", "ETC/UCT", "UCT", "ETC/ZULU", "ZULU")
+                .contains(zone.strip().toUpperCase(Locale.ROOT));
+    }
+
+    /**
+     * Over JDBC (the Databricks driver: each connection is a server session) a run's session must be in UTC, in which
+     * itersnap reads and binds TIMESTAMP values, so that validity times do not depend on where the run happens. A
+     * session in another zone is set to UTC ({@code SET TIME ZONE 'UTC'}) before the run reads or writes anything; if
+     * the compute refuses, the run stops naming the setting ({@code INVALID_SETTING}). On a SparkSession nothing is
+     * done: {@link SparkDataSource} runs each statement with the time zone UTC and puts the caller's back.
+     */
+    @Override
+    public void prepareRunConnection(java.sql.Connection c) throws SQLException {
+        if (onSparkSession(c)) {
+            return;
+        }
+        String zone = single(c, "SELECT current_timezone()").strip();
+        if (isUtc(zone)) {
+            return;
+        }
+        String refused;
+        try (java.sql.Statement s = c.createStatement()) {
+            s.execute("SET TIME ZONE 'UTC'");
+            String now = single(c, "SELECT current_timezone()").strip();
+            if (isUtc(now)) {
+                return;
+            }
+            refused = "after SET TIME ZONE 'UTC' it is still " + now;
+        } catch (SQLException e) {
+            refused = "SET TIME ZONE 'UTC' was refused: " + e.getMessage().lines().findFirst().orElse("");
+        }
+        throw new dev.itersnap.core.ItersnapException(dev.itersnap.core.ErrorCode.INVALID_SETTING,
+                "the session time zone is " + zone + " and " + refused + ". itersnap reads and binds TIMESTAMP values "
+                + "in UTC, so that validity times do not depend on where the run happens: set TIMEZONE=UTC in the "
+                + "JDBC URL (the driver's session setting), or spark.sql.session.timeZone UTC in the cluster's or "
+                + "warehouse's configuration; nothing was written");
     }
 
     private static String single(java.sql.Connection c, String sql) throws SQLException {

@@ -54,7 +54,8 @@ final class SparkConnection implements InvocationHandler {
         if (outsideWindow) {
             return reader.read(SparkSql.run(spark, SparkSql.inline(sql, binds), List.of()));
         }
-        return scope.within(s -> reader.read(SparkSql.run(s, sql, binds)));
+        return scope.within(s -> reader.read(scope.binding() == SparkScope.Binding.LITERALS
+                ? SparkSql.run(s, SparkSql.inline(sql, binds), List.of()) : SparkSql.run(s, sql, binds)));
     }
 
     /**

@@ -25,8 +25,9 @@ import java.util.logging.Logger;
  * change them for every connection of this data source, not for the session). Each statement runs in a window
  * ({@link SparkScope}) with those, the session time zone UTC and, only where the runtime needs it (open-source Delta
  * 4.x, whose parser drops parameter markers, delta-io/delta#7640),
- * {@code spark.sql.legacy.parameterSubstitution.constantsOnly=true}; afterwards the session's own settings are put
- * back. Statements of one session are serialized, except those of a connection marked {@link #OUTSIDE_WINDOW} (the
+ * {@code spark.sql.legacy.parameterSubstitution.constantsOnly=true} (where even that does not bind, an open-source
+ * Spark Connect server with Delta 4.x, the values are inlined as literals); afterwards the session's own settings are
+ * put back. A Spark Connect session (serverless compute, standard clusters) works the same way. Statements of one session are serialized, except those of a connection marked {@link #OUTSIDE_WINDOW} (the
  * lease's), which run on the session as it is. Thread-safe.
  */
 public final class SparkDataSource implements DataSource {

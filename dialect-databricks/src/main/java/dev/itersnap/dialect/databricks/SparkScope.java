@@ -25,7 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  *   <li>{@code spark.sql.legacy.parameterSubstitution.constantsOnly=true}: only when a probe ({@code SELECT :_p1})
  *   fails with {@code UNBOUND_SQL_PARAMETER}, as on open-source Spark 4.1+ with Delta 4.x, whose SQL parser drops
  *   parameter markers (delta-io/delta#7640). Databricks runtimes, serverless and Spark 3.5 bind without it, and
- *   serverless compute may refuse to set it ({@code CONFIG_NOT_AVAILABLE}).</li>
+ *   serverless compute may refuse to set it ({@code CONFIG_NOT_AVAILABLE}). Where even that does not bind (a Spark
+ *   Connect server of open-source Spark 4.1+ with Delta 4.x analyzes the statement on a path the setting does not
+ *   reach), values are inlined as literals ({@link Binding#LITERALS}).</li>
  * </ul>
  * A setting the runtime refuses is not an error unless the statement needs it: a refused time zone fails the run
  * naming the setting (itersnap will not read TIMESTAMPs in another zone silently).
@@ -44,7 +46,22 @@ final class SparkScope {
     private final ReentrantLock lock;
     private volatile String catalog;
     private volatile String schema;
-    private Boolean needsConstantsOnly; // guarded by lock
+    /** How values reach the session; found by a probe in the first window. Guarded by lock. */
+    private Binding binding;
+
+    /** How a statement's values reach the session. */
+    enum Binding {
+        /** Bound by name ({@code spark.sql(sql, args)}): Databricks runtimes, serverless, Spark 3.5. */
+        NAMED,
+        /** Bound by name with {@code spark.sql.legacy.parameterSubstitution.constantsOnly=true}: open-source Delta 4.x. */
+        CONSTANTS_ONLY,
+        /**
+         * Inlined as literals ({@link SparkSql#inline}): a session that binds neither way, as a Spark Connect server
+         * of open-source Spark 4.1+ with Delta 4.x, which analyzes the statement's relation on its own path where the
+         * workaround does not reach.
+         */
+        LITERALS
+    }
 
     SparkScope(SparkSession session) {
         this.session = Objects.requireNonNull(session, "spark");
@@ -89,10 +106,9 @@ final class SparkScope {
             String callerSchema = session.catalog().currentDatabase();
             try {
                 set(saved, TIME_ZONE, "UTC", true);
-                if (needsConstantsOnly == null) {
-                    needsConstantsOnly = !bindsParameters();
-                }
-                if (needsConstantsOnly) {
+                if (binding == null) {
+                    binding = probeBinding(saved);
+                } else if (binding == Binding.CONSTANTS_ONLY) {
                     set(saved, CONSTANTS_ONLY, "true", true);
                 }
                 if (!catalog.equals(callerCatalog)) {
@@ -110,7 +126,30 @@ final class SparkScope {
         }
     }
 
-    /** Whether the session binds named parameters as it is (false: Delta's parser drops them). */
+    /**
+     * How values reach the session in windows: by name as it is; else (Delta's parser drops the markers) with the
+     * workaround, which then stays set for this window; else as literals (the workaround is put back).
+     */
+    private Binding probeBinding(Map<String, Option<String>> saved) throws SQLException {
+        if (bindsParameters()) {
+            return Binding.NAMED;
+        }
+        set(saved, CONSTANTS_ONLY, "true", true);
+        if (bindsParameters()) {
+            return Binding.CONSTANTS_ONLY;
+        }
+        Option<String> before = saved.remove(CONSTANTS_ONLY);
+        restore(Map.of(CONSTANTS_ONLY, before), session.catalog().currentCatalog(),
+                session.catalog().currentDatabase());
+        return Binding.LITERALS;
+    }
+
+    /** How this session's windows pass values (known once a window has run; asked inside one). */
+    Binding binding() {
+        return binding;
+    }
+
+    /** Whether the session binds named parameters (false: Delta's parser dropped them). */
     private boolean bindsParameters() {
         try {
             session.sql("SELECT :_p1 AS itersnap_probe", Map.<String, Object>of("_p1", 1)).collectAsList();

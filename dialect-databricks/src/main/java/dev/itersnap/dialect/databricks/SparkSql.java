@@ -69,10 +69,12 @@ final class SparkSql {
     /**
      * {@code sql} with each named marker {@code :_pN} replaced by the N-th value as a literal, for a statement that
      * runs outside the window ({@link SparkConnection#outsideWindow}): there the parameter-substitution workaround
-     * cannot be set (the session is shared with running statements), and a literal binds the same on every runtime.
-     * Markers inside quotes, backticks and comments are left alone. Only values whose literal does not depend on a
-     * session setting are accepted: text, whole numbers, decimals, booleans, dates, local date-times and NULL (the
-     * lease binds text and epoch milliseconds); anything else is an SQLException.
+     * cannot be set (the session is shared with running statements), and a literal binds the same on every runtime;
+     * and for every statement of a session that binds no parameters at all ({@link SparkScope.Binding#LITERALS}).
+     * Markers inside quotes, backticks and comments are left alone. Each literal has the type the value binds as and
+     * reads the same whatever the session's settings: text, whole numbers, decimals, floating point, booleans, dates,
+     * local date-times ({@code TIMESTAMP_NTZ}), instants (microseconds since the epoch), bytes and NULL; anything else
+     * is an SQLException.
      */
     static String inline(String sql, List<Object> binds) throws SQLException {
         StringBuilder out = new StringBuilder(sql.length() + 64);
@@ -139,10 +141,10 @@ final class SparkSql {
             return hex.append("' AS STRING)").toString();
         }
         if (v instanceof Long l) {
-            return l + "L";
+            return l == Long.MIN_VALUE ? "(-9223372036854775807L - 1L)" : l + "L";
         }
         if (v instanceof Integer x) {
-            return x.toString();
+            return x == Integer.MIN_VALUE ? "(-2147483647 - 1)" : x.toString();
         }
         if (v instanceof Short x) {
             return x + "S";
@@ -153,6 +155,9 @@ final class SparkSql {
         if (v instanceof BigDecimal d) {
             return d.toPlainString() + "BD";
         }
+        if (v instanceof Double || v instanceof Float) { // exact, NaN and infinities included
+            return "CAST('" + v + "' AS " + (v instanceof Double ? "DOUBLE" : "FLOAT") + ")";
+        }
         if (v instanceof Boolean b) {
             return b ? "TRUE" : "FALSE";
         }
@@ -162,13 +167,24 @@ final class SparkSql {
         if (v instanceof LocalDateTime t) {
             return "TIMESTAMP_NTZ'" + t + "'";
         }
-        throw new SQLException("a " + v.getClass().getName() + " value cannot be sent as a literal outside the "
-                + "statement window (only text, numbers, booleans, dates and local date-times)", "0A000");
+        if (v instanceof Instant t) { // microseconds since the epoch: the same instant whatever the session time zone
+            long micros = Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
+            return "timestamp_micros(" + micros + "L)";
+        }
+        if (v instanceof byte[] b) {
+            StringBuilder hex = new StringBuilder("X'");
+            for (byte x : b) {
+                hex.append(Character.forDigit((x >> 4) & 0xF, 16)).append(Character.forDigit(x & 0xF, 16));
+            }
+            return hex.append("'").toString();
+        }
+        throw new SQLException("a " + v.getClass().getName() + " value cannot be sent as a literal (only text, "
+                + "numbers, booleans, dates, date-times, instants and bytes)", "0A000");
     }
 
     /** The update count a statement's result reports: affected rows of UPDATE, DELETE and MERGE; else 0. */
     static long updateCount(Dataset<Row> result) throws SQLException {
-        List<String> names = List.of(result.schema().fieldNames());
+        List<String> names = List.of(schema(result).fieldNames());
         for (String column : COUNT_COLUMNS) {
             int i = names.indexOf(column);
             if (i >= 0) {
@@ -183,10 +199,23 @@ final class SparkSql {
         return 0;
     }
 
+    /**
+     * A result's schema. On Spark Connect it is asked of the server (an AnalyzePlan call), so it can fail like the
+     * statement: an analysis error there (checked to Java, so it would escape a JDBC facade as an
+     * UndeclaredThrowableException) or a lost connection become the SQLException {@link #translate} makes.
+     */
+    static org.apache.spark.sql.types.StructType schema(Dataset<Row> result) throws SQLException {
+        try {
+            return result.schema();
+        } catch (Exception e) { // AnalysisException is a checked exception to Java
+            throw translate(e);
+        }
+    }
+
     /** Reads a query's rows (at most {@code maxRows} when positive) into a JDBC result set. */
     static SparkResultSet.Table read(Dataset<Row> result, int maxRows, ZoneId zone) throws SQLException {
         List<SparkResultSet.Column> columns = new ArrayList<>();
-        for (StructField f : result.schema().fields()) {
+        for (StructField f : schema(result).fields()) {
             columns.add(column(f));
         }
         List<Row> rows;
@@ -317,15 +346,38 @@ final class SparkSql {
         return t.getErrorClass();
     }
 
-    /** A Spark failure as an SQLException: the message starts with the error condition; a write conflict is retryable. */
+    /**
+     * Error conditions of Delta Lake's optimistic-concurrency conflicts: another writer committed first, and the
+     * statement committed nothing (delta-error-classes.json, SQLSTATE 2D521). On a SparkSession the exception is a
+     * {@link ConcurrentModificationException}; through Spark Connect (serverless, standard clusters) the client knows
+     * no Delta class and the conflict arrives as a plain SparkException carrying only the condition, so the condition
+     * is what is recognized.
+     */
+    private static final List<String> CONFLICT_CONDITIONS = List.of("DELTA_CONCURRENT_", "DELTA_METADATA_CHANGED",
+            "DELTA_PROTOCOL_CHANGED");
+
+    /** Whether an error condition is one of Delta's write conflicts ({@link #CONFLICT_CONDITIONS}). */
+    static boolean conflictCondition(String condition) {
+        return condition != null && CONFLICT_CONDITIONS.stream().anyMatch(condition::startsWith);
+    }
+
+    /**
+     * A Spark failure as an SQLException: the message starts with the error condition; a write conflict (a
+     * ConcurrentModificationException in the chain, or a Delta conflict condition anywhere in it) is an
+     * {@link SQLTransactionRollbackException} with SQLSTATE 40001, the state a JDBC caller retries.
+     */
     static SQLException translate(Exception e) {
         String condition = null;
         String state = null;
         boolean conflict = false;
-        for (Throwable x = e; x != null; x = x.getCause()) {
-            if (condition == null && x instanceof SparkThrowable st) {
-                condition = condition(st);
-                state = st.getSqlState();
+        for (Throwable x = e; x != null; x = x.getCause() == x ? null : x.getCause()) {
+            if (x instanceof SparkThrowable st) {
+                String c = condition(st);
+                if (condition == null) {
+                    condition = c;
+                    state = st.getSqlState();
+                }
+                conflict |= conflictCondition(c);
             }
             conflict |= x instanceof ConcurrentModificationException;
         }
@@ -333,7 +385,7 @@ final class SparkSql {
         if (condition != null && !message.startsWith("[")) {
             message = "[" + condition + "] " + message;
         }
-        return conflict ? new SQLTransactionRollbackException(message, state != null ? state : "40001", e)
+        return conflict ? new SQLTransactionRollbackException(message, "40001", e)
                 : new SQLException(message, state, e);
     }
 }

@@ -2,6 +2,7 @@ package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.HardDeletes;
+import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.spi.ApplyStatements;
 import dev.itersnap.spi.BatchRun;
@@ -28,6 +29,7 @@ import java.util.Locale;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Expected SQL of the Databricks dialect: the rewrites with their bind counts, and the exact text of every engine
@@ -182,14 +184,14 @@ class DatabricksDialectSqlTest {
                         + "`dbt_scd_id` STRING, `dbt_updated_at` TIMESTAMP, `dbt_valid_from` TIMESTAMP, `dbt_valid_to` "
                         + "TIMESTAMP, `dbt_change_type` STRING, `changed_attributes` STRING, `dbt_is_deleted` BOOLEAN, "
                         + "`dbt_opened_seq` DATE, `dbt_closed_seq` DATE) USING DELTA "
-                        + "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')");
+                        + "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')");
         List<String> metadata = new ArrayList<>();
         m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
         assertThat(metadata).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
                 .doesNotContain("VARCHAR").doesNotContain("itersnap_lock"))
                 .filteredOn(sql -> sql.startsWith("CREATE TABLE") && !sql.contains("itersnap_targets")).hasSize(4)
                 .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA TBLPROPERTIES ("
-                        + "'delta.enableDeletionVectors' = 'true', 'delta.enableRowTracking' = 'true')"));
+                        + "'delta.enableDeletionVectors' = 'true')"));
         // the lease, and the owners of targets: two first acquisitions (two models claiming one target) must
         // conflict (no row-level concurrency there)
         assertThat(sql(dialect.createTable(m.metadata().targets().spec()))).last().asString().endsWith(" USING DELTA "
@@ -202,8 +204,11 @@ class DatabricksDialectSqlTest {
                 "ALTER TABLE `snap`.`customers` SET TBLPROPERTIES ('delta.enableTypeWidening' = 'true')");
         List<String> scratch = new ArrayList<>(sql(dialect.createTable(tables.stage())));
         scratch.addAll(sql(dialect.createTable(tables.work())));
+        // scratch tables: the files each replacement leaves are VACUUMed an hour later, not seven days
         assertThat(scratch).hasSize(2).allSatisfy(sql -> assertThat(sql)
-                .startsWith("CREATE OR REPLACE TABLE `itersnap_metadata`.`itersnap_").endsWith(" USING DELTA"));
+                .startsWith("CREATE OR REPLACE TABLE `itersnap_metadata`.`itersnap_").endsWith(" USING DELTA "
+                        + "TBLPROPERTIES ('delta.deletedFileRetentionDuration' = 'interval 1 hours', "
+                        + "'delta.logRetentionDuration' = 'interval 1 days')"));
         // the archive, and the pending table a database without transactions needs (aged-out batches of a replay)
         List<String> archive = new ArrayList<>(sql(dialect.createTable(tables.archive())));
         archive.addAll(sql(dialect.createTable(tables.pending())));
@@ -211,6 +216,39 @@ class DatabricksDialectSqlTest {
         assertThat(archive).extracting(sql -> sql.substring(0, sql.indexOf(" (")))
                 .containsExactly("CREATE TABLE IF NOT EXISTS `itersnap_metadata`.`itersnap_archive_customers`",
                         "CREATE TABLE IF NOT EXISTS `itersnap_metadata`.`itersnap_pending_customers`");
+    }
+
+    /**
+     * Deletion vectors are the user's choice: on by default, off (explicitly, since a workspace may enable them by
+     * default) with DatabricksDialect.withDeletionVectors(false) or -Ditersnap.databricks.deletionVectors=false, for a
+     * history that UniForm / Iceberg readers read. The lease keeps its own. A wrong value names the property.
+     */
+    @Test
+    void deletionVectorsAreTheUsersChoice() {
+        ResolvedModel m = model(HardDeletes.NEW_RECORD);
+        DatabricksDialect off = DatabricksDialect.withDeletionVectors(false);
+        assertThat(sql(off.createTable(new ModelTables(off, m).history()))).last().asString()
+                .endsWith(") USING DELTA TBLPROPERTIES ('delta.enableDeletionVectors' = 'false')");
+        assertThat(sql(off.createTable(m.metadata().lease().spec()))).last().asString().endsWith(" USING DELTA "
+                + "TBLPROPERTIES ('delta.enableDeletionVectors' = 'false', 'delta.enableRowTracking' = 'false')");
+        String before = System.getProperty(DatabricksDialect.DELETION_VECTORS_PROPERTY);
+        try {
+            System.setProperty(DatabricksDialect.DELETION_VECTORS_PROPERTY, "false");
+            assertThat(sql(dialect.createTable(new ModelTables(dialect, m).history()))).last().asString()
+                    .endsWith("('delta.enableDeletionVectors' = 'false')");
+            assertThat(sql(DatabricksDialect.withDeletionVectors(true).createTable(new ModelTables(dialect, m)
+                    .history()))).last().asString().endsWith("('delta.enableDeletionVectors' = 'true')");
+            System.setProperty(DatabricksDialect.DELETION_VECTORS_PROPERTY, "no");
+            assertThatThrownBy(() -> dialect.createTable(new ModelTables(dialect, m).history()))
+                    .isInstanceOf(ItersnapException.class).hasMessageContaining("itersnap.databricks.deletionVectors")
+                    .hasMessageContaining("'no'");
+        } finally {
+            if (before == null) {
+                System.clearProperty(DatabricksDialect.DELETION_VECTORS_PROPERTY);
+            } else {
+                System.setProperty(DatabricksDialect.DELETION_VECTORS_PROPERTY, before);
+            }
+        }
     }
 
     private static ResolvedModel stringSequence() {

@@ -12,8 +12,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Values inlined as literals for statements outside the statement window (the lease's, SparkConnection): markers in
- * quotes, backticks and comments stay, every literal is one the parser reads the same whatever the session's settings.
+ * Values inlined as literals for statements outside the statement window (the lease's, SparkConnection) and on a
+ * session that binds no parameters (a Spark Connect server of open-source Delta 4.x): markers in quotes, backticks
+ * and comments stay, every literal is one the parser reads the same whatever the session's settings.
  * No Spark session needed.
  */
 class InlinedValuesTest {
@@ -37,13 +38,24 @@ class InlinedValuesTest {
         assertThat(SparkSql.literal(3)).isEqualTo("3");
         assertThat(SparkSql.literal(true)).isEqualTo("TRUE");
         assertThat(SparkSql.literal(LocalDate.parse("2024-01-02"))).isEqualTo("DATE'2024-01-02'");
+        assertThat(SparkSql.literal(java.time.LocalDateTime.parse("2024-01-02T09:00:00.000001")))
+                .isEqualTo("TIMESTAMP_NTZ'2024-01-02T09:00:00.000001'");
+        // an instant as microseconds since the epoch: no time zone involved
+        assertThat(SparkSql.literal(java.time.Instant.parse("1970-01-01T00:00:01.000002Z")))
+                .isEqualTo("timestamp_micros(1000002L)");
+        assertThat(SparkSql.literal(Long.MIN_VALUE)).isEqualTo("(-9223372036854775807L - 1L)");
+        assertThat(SparkSql.literal(Integer.MIN_VALUE)).isEqualTo("(-2147483647 - 1)");
+        assertThat(SparkSql.literal(0.1d)).isEqualTo("CAST('0.1' AS DOUBLE)");
+        assertThat(SparkSql.literal(Double.NaN)).isEqualTo("CAST('NaN' AS DOUBLE)");
+        assertThat(SparkSql.literal(1.5f)).isEqualTo("CAST('1.5' AS FLOAT)");
+        assertThat(SparkSql.literal(new byte[] {0, (byte) 0xff, 0x1a})).isEqualTo("X'00ff1a'");
     }
 
     @Test
-    void aMissingValueOrAZoneDependentOneIsRefused() {
+    void aMissingValueOrAnUnknownTypeIsRefused() {
         assertThatThrownBy(() -> SparkSql.inline("SELECT :_p2", List.of(1))).isInstanceOf(SQLException.class)
                 .hasMessageContaining(":_p2 has no value");
-        assertThatThrownBy(() -> SparkSql.literal(java.time.Instant.EPOCH)).isInstanceOf(SQLException.class)
-                .hasMessageContaining("java.time.Instant");
+        assertThatThrownBy(() -> SparkSql.literal(new java.util.ArrayList<>())).isInstanceOf(SQLException.class)
+                .hasMessageContaining("java.util.ArrayList");
     }
 }

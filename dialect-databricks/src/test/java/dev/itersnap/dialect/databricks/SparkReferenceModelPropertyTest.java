@@ -25,9 +25,14 @@ class SparkReferenceModelPropertyTest extends ReferenceModelPropertyTest {
     /** Cheap cases from the fixed seeds. */
     static final int CHEAP_FIXED = 1;
 
+    /**
+     * On a session set like Databricks' defaults ({@link SparkTestSession#databricksLike}: several shuffle partitions,
+     * adaptive execution, code generation, MERGE sources materialized): the one generated case of every build runs
+     * the engine's plans as a cluster would run them, not as the test session's single-partition settings do.
+     */
     @Override
     protected TestDatabase database() {
-        return new SparkTestDatabase();
+        return new SparkTestDatabase(SparkTestSession::databricksLike);
     }
 
     @Override

@@ -65,9 +65,18 @@ class SparkRuntimeTest {
             ModelSettings model = ModelSettings.builder("RtCustomers").target("Spark_Catalog.RT_Hist.Customers")
                     .metadataSchema("spark_catalog.RT_Meta").source("SELECT * FROM rt_exports")
                     .uniqueKey("customer_id").updatedAt("updated_at").sequenceBy("file_time").build();
-            RunResult r = IterativeSnapshot.builder().dataSource(SparkDataSource.of(caller)).dialect("databricks")
-                    .listener(event -> { }).build().run(model);
+            IterativeSnapshot snapshots = IterativeSnapshot.builder().dataSource(SparkDataSource.of(caller))
+                    .dialect("databricks").listener(event -> { }).build();
+            RunResult r = snapshots.run(model);
             assertThat(r.batchesApplied()).isEqualTo(1);
+            // a second run finds the history it owns by the owner's comment, which names the catalog-qualified
+            // metadata schema (it was read only up to the first period)
+            assertThat(snapshots.run(model).batchesApplied()).isZero();
+            // doctor's table files line: DESCRIBE DETAIL of the model's tables that exist
+            dev.itersnap.core.Check files = snapshots.check(model).checks().stream()
+                    .filter(c -> c.name().equals("table files")).findFirst().orElseThrow();
+            assertThat(files.passed()).isTrue();
+            assertThat(files.detail()).matches("\\d+ data files: customers \\d+ \\(.*itersnap_ledger \\d+ .*");
         } finally {
             TimeZone.setDefault(jvm);
         }
@@ -86,9 +95,10 @@ class SparkRuntimeTest {
                     .forEach(row -> validFrom.put(row.getInt(0), row.getString(1)));
             assertThat(validFrom).containsExactly(Map.entry(1, "2024-03-01 06:00:00"),
                     Map.entry(2, "2024-03-01 23:30:00"));
-            // row-level concurrency on the shared tables and the history, none on the lease, no type widening yet
+            // row-level concurrency (deletion vectors) on the shared tables and the history, none on the lease, row
+            // tracking left to the workspace, no type widening yet
             assertThat(properties(caller, "rt_hist.customers")).containsEntry("delta.enableDeletionVectors", "true")
-                    .containsEntry("delta.enableRowTracking", "true").doesNotContainKey("delta.enableTypeWidening");
+                    .doesNotContainKey("delta.enableRowTracking").doesNotContainKey("delta.enableTypeWidening");
             assertThat(properties(caller, "rt_meta.itersnap_runs"))
                     .containsEntry("delta.enableDeletionVectors", "true");
             assertThat(properties(caller, "rt_meta.itersnap_lease"))
@@ -165,7 +175,8 @@ class SparkRuntimeTest {
         assertThat(report.failures()).as(report.checks().toString()).isEmpty();
         assertThat(report.checks()).extracting(dev.itersnap.core.Check::name).containsExactly("connection",
                 "runtime", "session time zone", "source", "collation", "create in metadata schema", "binding",
-                "create in target schema");
+                "create in target schema", "table files");
+        assertThat(report.checks().get(8).detail()).isEqualTo("no tables of this model yet");
         assertThat(report.checks().get(2).detail()).isEqualTo("UTC");
         assertThat(spark.catalog().tableExists("rt_doc_meta.itersnap_probe_doc")).isFalse();
         assertThat(spark.catalog().tableExists("rt_doc_hist.itersnap_probe_doc")).isFalse();

@@ -37,16 +37,28 @@ final class SparkTestDatabase implements TestDatabase {
 
     private static final Pattern RAW_TABLE = Pattern.compile("^\\s*CREATE TABLE (?!IF )[A-Za-z_]");
 
+    private final java.util.function.Supplier<org.apache.spark.sql.SparkSession> session;
+
+    /** Databases on the test session ({@link SparkTestSession#get}). */
+    SparkTestDatabase() {
+        this(SparkTestSession::get);
+    }
+
+    /** Databases on the session {@code session} supplies (of the one SparkContext). */
+    SparkTestDatabase(java.util.function.Supplier<org.apache.spark.sql.SparkSession> session) {
+        this.session = session;
+    }
+
     @Override
     public DataSource newDatabase(String scenario) {
         String db = "d" + DATABASES.incrementAndGet();
-        try (Connection c = SparkDataSource.of(SparkTestSession.get()).getConnection();
+        try (Connection c = SparkDataSource.of(session.get()).getConnection();
              Statement s = c.createStatement()) {
             s.execute("CREATE SCHEMA " + db);
         } catch (SQLException e) {
             throw new IllegalStateException(e);
         }
-        return on(SparkTestSession.get(), db);
+        return on(session.get(), db);
     }
 
     /**

@@ -74,6 +74,29 @@ final class SparkTestSession {
         return spark;
     }
 
+    private static SparkSession databricksLike;
+
+    /**
+     * A session of the test JVM's SparkContext set closer to Databricks' defaults than {@link #get}'s: eight shuffle
+     * partitions, adaptive execution, whole-stage code generation and compiled expressions, a MERGE's source
+     * materialized first (Delta's default), eight partitions per Delta snapshot. The rows then go through shuffles,
+     * joins and windows split over several partitions, and through the plans adaptive execution re-makes.
+     */
+    static synchronized SparkSession databricksLike() {
+        if (databricksLike == null) {
+            SparkSession s = get().newSession();
+            s.conf().set("spark.sql.shuffle.partitions", "8");
+            s.conf().set("spark.sql.adaptive.enabled", "true");
+            s.conf().set("spark.sql.adaptive.coalescePartitions.enabled", "true");
+            s.conf().set("spark.sql.codegen.wholeStage", "true");
+            s.conf().set("spark.sql.codegen.factoryMode", "FALLBACK");
+            s.conf().set("spark.databricks.delta.merge.materializeSource", "auto");
+            s.conf().set("spark.databricks.delta.snapshotPartitions", "8");
+            databricksLike = s;
+        }
+        return databricksLike;
+    }
+
     private static void delete(Path dir) {
         try (Stream<Path> files = Files.walk(dir)) {
             files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
