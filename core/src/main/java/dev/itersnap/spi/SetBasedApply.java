@@ -246,19 +246,6 @@ final class SetBasedApply {
         return d.changedAttributesValue(json);
     }
 
-    /** Row {@code b} equals version {@code a} in every compared column but key and sequence. */
-    private String same(String a, String b, String idxExpr) {
-        List<String> parts = new ArrayList<>();
-        for (String column : m.sourceNames()) {
-            if (!m.isSequenceColumn(column) && !m.keys().contains(column)) {
-                String diff = differs(column, a, b, idxExpr);
-                if (diff != null) {
-                    parts.add("NOT " + diff);
-                }
-            }
-        }
-        return parts.isEmpty() ? "TRUE" : "(" + String.join(" AND ", parts) + ")";
-    }
 
     // ---------------------------------------------------------------- prepare
 
