@@ -246,7 +246,6 @@ final class SetBasedApply {
         return d.changedAttributesValue(json);
     }
 
-
     // ---------------------------------------------------------------- prepare
 
     /** The run's batches into the batches table, a few dozen per statement. */
