@@ -39,9 +39,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * first run has finished.
  *
  * <p>Two forms. The lean one runs by default, at the lease itself (no engine run: a 25 s statement under a 10 s TTL
- * and a few lease statements; 65 s in a cold JVM on the loaded 2-core machine, of which 6 s start the session and
- * 28 s create the lease table and take the lease): job 1 holds the lease through the statement and job 2 gets it
- * only after job 1 released it. The full
+ * and a few lease statements; 31 s in the Spark 4.2 module's build, 65 s alone in a cold JVM, of which 6 s start
+ * the session and 28 s create the lease table and take the lease): job 1 holds the lease through the statement and
+ * job 2 gets it only after job 1 released it. The full
  * one ({@code -Ditersnap.spark.all=true}; 134-151 s on the 2-core build machine) is the engine run above, its second
  * job an engine run too, and compares the history and the ledger with one clean run in a schema of its own.
  *
