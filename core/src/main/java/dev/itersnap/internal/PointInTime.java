@@ -1,5 +1,6 @@
 package dev.itersnap.internal;
 
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
@@ -39,7 +40,7 @@ public final class PointInTime {
             Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             Statement query = query(jdbc, asOf);
             TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c, dialect)).toList());
-            Statement ddl = dialect.createView(folded, query);
+            Statement ddl = SqlSteps.of(dialect).createView(folded, query);
             c.setAutoCommit(true);
             jdbc.update(ddl);
             return ddl.sql();
@@ -57,7 +58,7 @@ public final class PointInTime {
         }
         boolean bySequence = asOf instanceof AsOf.Sequence;
         try {
-            return dialect.asOf(m, asOf);
+            return SqlSteps.of(dialect).asOf(m, asOf);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot read "
                     + asOf.value() + " as " + (bySequence ? "a sequence (" + m.sequenceDescription() + ")"

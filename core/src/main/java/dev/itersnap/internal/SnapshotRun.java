@@ -1,5 +1,7 @@
 package dev.itersnap.internal;
 
+import dev.itersnap.internal.sql.RejectReason;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ErrorCode;
@@ -14,7 +16,7 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.Rollback;
+import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.TableSpec;
@@ -352,7 +354,7 @@ final class SnapshotRun {
         String current = settings.validToCurrent();
         if (exists && !java.util.Objects.equals(mark == null ? null : mark[2], current)) {
             // valid_to_current set, changed or removed: the open versions carry the new value from this run on
-            jdbc.update(dialect.markOpenVersions(m).inStep("mark open versions"));
+            jdbc.update(SqlSteps.of(dialect).markOpenVersions(m).inStep("mark open versions"));
             jdbc.update(tables.markOwner());
             jdbc.commit("mark open versions");
         }
@@ -541,7 +543,7 @@ final class SnapshotRun {
         List<String> added = new ArrayList<>();
         bookkeeping.forEach((c, type) -> {
             if (column(targetColumns, c) == null) {
-                jdbc.update(dialect.addColumn(m.target(), c, type).inStep("adopt"));
+                jdbc.update(SqlSteps.of(dialect).primitives().addColumn(m.target(), c, type).inStep("adopt"));
                 added.add(c);
             }
         });
@@ -551,7 +553,7 @@ final class SnapshotRun {
         tables.adoptVersions(through.value(), cut, validToType, m.deletionRecords())
                 .forEach(st -> jdbc.update(st.inStep("adopt")));
         if (settings.validToCurrent() != null) {
-            jdbc.update(dialect.markOpenVersions(m).inStep("adopt"));
+            jdbc.update(SqlSteps.of(dialect).markOpenVersions(m).inStep("adopt"));
         }
         long versions = jdbc.query(tables.countHistory().inStep("adopt"),
                 rs -> rs.getLong(1)).get(0);
@@ -751,7 +753,7 @@ final class SnapshotRun {
         if (operation == Operation.FULL_CHECK) {
             jdbc.query(tables.historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
         } else if (from != null || !probed.isEmpty()) {
-            jdbc.query(dialect.historySequences(m, probed, from == null ? null : from.value()),
+            jdbc.query(SqlSteps.of(dialect).historySequences(m, probed, from == null ? null : from.value()),
                     rs -> lost.add(Seq.read(m, rs, 1)));
         }
         lost.removeAll(applied.keySet());
@@ -855,7 +857,7 @@ final class SnapshotRun {
     }
 
     private void recoverBy(Rollback r) {
-        dialect.rollback(m, r).forEach(s -> jdbc.update(s.inStep("recover")));
+        SqlSteps.of(dialect).rollback(m, r).forEach(s -> jdbc.update(s.inStep("recover")));
     }
 
     /** Step 3: the sequences present in the source (nothing else: no row is counted or hashed here). */
@@ -870,7 +872,7 @@ final class SnapshotRun {
         TreeSet<Seq> seqs = new TreeSet<>();
         boolean[] nulls = {false};
         prints = settings.restatements() == Restatements.DETECT ? Fingerprints.of(dialect, m) : null;
-        jdbc.query(dialect.discoverSequences(m), rs -> {
+        jdbc.query(SqlSteps.of(dialect).discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
@@ -964,7 +966,7 @@ final class SnapshotRun {
      */
     private void readFingerprints(Discovery source, List<Object> sequences) {
         Fingerprints columnsOnly = Fingerprints.of(dialect, m);
-        jdbc.query(dialect.fingerprintSequences(m, prints == null ? null : prints.columns(), sequences), rs -> {
+        jdbc.query(SqlSteps.of(dialect).fingerprintSequences(m, prints == null ? null : prints.columns(), sequences), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
@@ -1005,7 +1007,7 @@ final class SnapshotRun {
         recorded = found;
         Fingerprints columnsOnly = Fingerprints.of(dialect, m);
         java.util.Set<Seq> staged = new java.util.HashSet<>();
-        jdbc.query(dialect.fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
+        jdbc.query(SqlSteps.of(dialect).fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
@@ -1047,7 +1049,7 @@ final class SnapshotRun {
         }
         List<Object> bound = replayed.size() > MAX_BOUND_SEQUENCES ? null
                 : replayed.stream().map(Seq::value).map(v -> (Object) v).toList();
-        dev.itersnap.spi.Statement check = dialect.fingerprintReplayedKeys(m, prints.columns(), bound);
+        dev.itersnap.spi.Statement check = SqlSteps.of(dialect).fingerprintReplayedKeys(m, prints.columns(), bound);
         if (check == null) {
             return;
         }
@@ -1190,7 +1192,7 @@ final class SnapshotRun {
             for (SourceColumn src : m.sourceColumns()) {
                 SourceColumn existing = column(targetColumns, src.name());
                 if (existing == null) {
-                    jdbc.update(dialect.addColumn(m.target(), src));
+                    jdbc.update(SqlSteps.of(dialect).primitives().addColumn(m.target(), src));
                     added.add(src.name());
                 } else if (widen(m.target(), existing, src)) {
                     // the meta columns typed after sequence_by / updated_at follow them
@@ -1203,7 +1205,7 @@ final class SnapshotRun {
                         followers.addAll(List.of(m.meta().updatedAt(), m.meta().validFrom(), m.meta().validTo()));
                     }
                     for (String meta : followers) {
-                        jdbc.update(dialect.widenColumn(m.target(), meta, src).inStep("widen column"));
+                        jdbc.update(SqlSteps.of(dialect).primitives().widenColumn(m.target(), meta, src).inStep("widen column"));
                     }
                 }
             }
@@ -1280,7 +1282,7 @@ final class SnapshotRun {
         List<TableSpec> specs = List.of(tables.stage(), tables.batches(), tables.keys(), tables.work());
         List<dev.itersnap.spi.Statement> ddl = new ArrayList<>();
         specs.forEach(spec -> ddl.addAll(dialect.createTable(spec)));
-        List<dev.itersnap.spi.Statement> clear = dialect.clearScratchTables(specs.stream().map(TableSpec::name)
+        List<dev.itersnap.spi.Statement> clear = SqlSteps.of(dialect).primitives().clearScratchTables(specs.stream().map(TableSpec::name)
                 .toList());
         String signature = scratchSignature(ddl);
         if (!clear.isEmpty()) {
@@ -1340,7 +1342,7 @@ final class SnapshotRun {
         for (SourceColumn src : m.sourceColumns()) {
             SourceColumn existing = column(columns, src.name());
             if (existing == null) {
-                jdbc.update(dialect.addColumn(table, src));
+                jdbc.update(SqlSteps.of(dialect).primitives().addColumn(table, src));
             } else {
                 widen(table, existing, src);
             }
@@ -1381,8 +1383,8 @@ final class SnapshotRun {
                     + " (history) to " + dialect.columnType(src) + " (source), which cannot be widened; cast it "
                     + "in the source query");
         }
-        dialect.prepareWidening(table).forEach(s -> jdbc.update(s.inStep("widen column")));
-        jdbc.update(dialect.widenColumn(table, existing.name(), src).inStep("widen column"));
+        SqlSteps.of(dialect).primitives().prepareWidening(table).forEach(s -> jdbc.update(s.inStep("widen column")));
+        jdbc.update(SqlSteps.of(dialect).primitives().widenColumn(table, existing.name(), src).inStep("widen column"));
         return true;
     }
 
@@ -1392,7 +1394,7 @@ final class SnapshotRun {
      */
     private void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
                        TreeMap<Seq, MetadataStore.Entry> applied) {
-        jdbc.update(dialect.stageSource(m, first.value(), nullSequence));
+        jdbc.update(SqlSteps.of(dialect).stageSource(m, first.value(), nullSequence));
         logNullSequences(nullSequence);
         boolean full = settings.hardDeletes().fullBatches();
         List<Seq> fromHistory = new ArrayList<>();
@@ -1410,7 +1412,7 @@ final class SnapshotRun {
             });
             MetadataStore.Entry entry = applied.get(s);
             boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
-            jdbc.update(dialect.stageReproduced(m, s.value(), notYet, fullPicture));
+            jdbc.update(SqlSteps.of(dialect).stageReproduced(m, s.value(), notYet, fullPicture));
         }
         if (!transactional && replayPoint != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
@@ -1428,10 +1430,10 @@ final class SnapshotRun {
     /** The staged rows without a sequence into the error log, once per record. */
     private void logNullSequences(boolean nullSequence) {
         if (nullSequence) {
-            int logged = jdbc.update(dialect.logNullSequences(m, runId, LocalDateTime.now()));
+            int logged = jdbc.update(SqlSteps.of(dialect).logNullSequences(m, runId, LocalDateTime.now()));
             if (logged > 0) {
                 listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
-                        Map.of("null_sequence", (long) logged)));
+                        Map.of(RejectReason.NULL_SEQUENCE.code(), (long) logged)));
             }
         }
     }
@@ -1454,7 +1456,7 @@ final class SnapshotRun {
             // run's recovery rolls back (the aged-out batches among them are in the pending table)
             store.forget(undone);
         }
-        jdbc.updateAll(dialect.rollback(m, Rollback.from(replayPoint.value(), resetColumns)));
+        jdbc.updateAll(SqlSteps.of(dialect).rollback(m, Rollback.from(replayPoint.value(), resetColumns)));
         if (transactional) {
             store.forget(undone);
         }
@@ -1542,21 +1544,21 @@ final class SnapshotRun {
                 replayed.add(s);
             }
         }
-        dev.itersnap.spi.ApplyStatements sql = applier.replayStatements(planned);
+        dev.itersnap.internal.sql.ApplyStatements sql = applier.replayStatements(planned);
         jdbc.updateAll(sql.listBatches());
-        jdbc.update(dialect.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
+        jdbc.update(SqlSteps.of(dialect).stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
         List<Seq> fresh = new ArrayList<>(batches);
         fresh.removeAll(replayed);
         fingerprintStaged(source, fresh);
         logNullSequences(nullSequence);
         jdbc.updateAll(sql.prepare());
-        jdbc.update(dialect.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
+        jdbc.update(SqlSteps.of(dialect).stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
         checkReplayedKeys(replayed, source);
         jdbc.commit("stage");
         lock.verifyHeld();
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
-        jdbc.updateAll(dialect.rollback(m, Rollback.keys(replayPoint.value(), setAside)));
+        jdbc.updateAll(SqlSteps.of(dialect).rollback(m, Rollback.keys(replayPoint.value(), setAside)));
         List<BatchResult> results = applier.applyReplay(sql, planned, applied);
         if (setAside) {
             store.relogErrors(replayed.stream().filter(s -> applied.get(s).counts().rejected() > 0).toList(), runId,
@@ -1571,7 +1573,7 @@ final class SnapshotRun {
 
     /** Step 7: check the timeline of the keys touched by this run. */
     private long check(Seq first) {
-        List<String> keys = jdbc.query(dialect.timelineCheck(m, first.value()), rs -> {
+        List<String> keys = jdbc.query(SqlSteps.of(dialect).timelineCheck(m, first.value()), rs -> {
             StringBuilder k = new StringBuilder();
             for (int i = 1; i <= m.keys().size(); i++) {
                 k.append(i > 1 ? "|" : "").append(rs.getString(i));

@@ -1,4 +1,11 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal.sql;
+
+import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.spi.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
 
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.Strategy;
@@ -34,7 +41,7 @@ import static dev.itersnap.spi.ModelTables.T;
 import static dev.itersnap.spi.ModelTables.TT;
 
 /**
- * The shared SQL that applies a run's batches together ({@link AbstractSqlDialect#applyBatches}): the batch rules as
+ * The shared SQL that applies a run's batches together ({@link SqlSteps#applyBatches}): the batch rules as
  * a computation over all rows of all batches at once, per key ordered by batch, with window functions.
  *
  * <p>How. Every key's rows of the run become events in batch order ({@link #events}): the key's state before the run
@@ -60,49 +67,49 @@ final class SetBasedApply {
     private static final String STATE_CHANGE_ACTIONS = "('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', "
             + "'delete', 'absent')";
 
-    private final AbstractSqlDialect d;
+    private final SqlSteps d;
     private final ResolvedModel m;
     private final BatchRun run;
     private final ColumnNames n;
     private final boolean full;
     private final ModelTables tables;
 
-    SetBasedApply(AbstractSqlDialect dialect, ResolvedModel m, BatchRun run) {
+    SetBasedApply(SqlSteps dialect, ResolvedModel m, BatchRun run) {
         this.d = dialect;
         this.m = m;
         this.run = run;
         this.n = m.meta();
         this.full = m.settings().hardDeletes().fullBatches();
-        this.tables = new ModelTables(dialect, m);
+        this.tables = new ModelTables(dialect.primitives(), m);
     }
 
     ApplyStatements statements() {
         Map<String, Object> values = new LinkedHashMap<>();
-        values.put(AbstractSqlDialect.MODEL, m.name());
-        values.put(AbstractSqlDialect.RUN_ID, run.runId());
-        values.put(AbstractSqlDialect.LOGGED_AT, run.loggedAt());
-        values.put(AbstractSqlDialect.SEQ, run.batches().get(0).sequence());
+        values.put(SqlSteps.MODEL, m.name());
+        values.put(SqlSteps.RUN_ID, run.runId());
+        values.put(SqlSteps.LOGGED_AT, run.loggedAt());
+        values.put(SqlSteps.SEQ, run.batches().get(0).sequence());
         List<Statement> clear = List.of(tables.clear(m.work()));
         ApplyStatements.Derivation before = null;
         Statement resetRegressions = null;
         if (run.keyScoped()) {
             before = derivation(true, values, clear);
             resetRegressions = Statement.of("put regressions back", "UPDATE " + t(m.stage()) + " SET " + i(REJECT)
-                    + " = NULL WHERE " + i(REJECT) + " = 'updated_at_regression'");
+                    + " = NULL WHERE " + i(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal());
         }
         return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
-                AbstractSqlDialect.statement("close current versions", closeCurrent(), values),
-                AbstractSqlDialect.statement("insert versions", insertVersions(), values),
-                AbstractSqlDialect.statement("set rows aside", logRejected(), values),
-                AbstractSqlDialect.statement("archive rows", archive(), values));
+                SqlSteps.statement("close current versions", closeCurrent(), values),
+                SqlSteps.statement("insert versions", insertVersions(), values),
+                SqlSteps.statement("set rows aside", logRejected(), values),
+                SqlSteps.statement("archive rows", archive(), values));
     }
 
     private ApplyStatements.Derivation derivation(boolean before, Map<String, Object> values, List<Statement> clear) {
         String which = before ? " before the late batches" : "";
         return new ApplyStatements.Derivation(
-                AbstractSqlDialect.statement("derive versions" + which, derive(before), values), List.of(),
-                AbstractSqlDialect.statement("count batches" + which, counts(), values),
-                List.of(AbstractSqlDialect.statement("set regressions aside" + which, markRegressions(), values),
+                SqlSteps.statement("derive versions" + which, derive(before), values), List.of(),
+                SqlSteps.statement("count batches" + which, counts(), values),
+                List.of(SqlSteps.statement("set regressions aside" + which, markRegressions(), values),
                         clear.get(0)), clear);
     }
 
@@ -295,8 +302,8 @@ final class SetBasedApply {
                     + " = " + ca("z", "ndr")));
         }
         for (String column : run.introducedAtFirst()) {
-            out.add(AbstractSqlDialect.statement("fill new column", fillIntroduced(column),
-                    AbstractSqlDialect.SEQ, run.batches().get(0).sequence()));
+            out.add(SqlSteps.statement("fill new column", fillIntroduced(column),
+                    SqlSteps.SEQ, run.batches().get(0).sequence()));
         }
         out.add(Statement.of("find changed keys", affectedKeys()));
         return out;
@@ -358,7 +365,7 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         if (count > 0) {
             String changed = run.introducedAtFirst().isEmpty()
-                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = 'duplicate_copy' THEN 0 ELSE 1 END) <> " + count
+                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = " + RejectReason.DUPLICATE_COPY.literal() + " THEN 0 ELSE 1 END) <> " + count
                             + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
                             + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
                             + " THEN 1 ELSE 0 END) <> " + count
@@ -412,7 +419,7 @@ final class SetBasedApply {
         String regression = "(" + live + " AND (" + changed(h, s, "1", c(h, n.updatedAt())) + " OR " + ci(s, DEL)
                 + ") AND " + c(s, m.updatedAt()) + " < " + c(h, n.validFrom()) + ")";
         return "MERGE INTO " + t(m.target()) + " t USING (SELECT * FROM " + t(m.stage()) + " x WHERE "
-                + c("x", m.sequenceBy()) + " = " + d.param(m.sequenceColumn(), AbstractSqlDialect.SEQ) + " AND "
+                + c("x", m.sequenceBy()) + " = " + d.param(m.sequenceColumn(), SqlSteps.SEQ) + " AND "
                 + ci("x", REJECT) + " IS NULL) s ON " + d.keyJoin(m, h, s) + " AND " + d.isOpen(m, c(h, n.validTo()))
                 + " AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
                 + c(s, column);
@@ -450,9 +457,9 @@ final class SetBasedApply {
                 + ", " + ca(sa, "ix") + ", " + ca(sa, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
                 + ", " + nullUpd() + ", " + ca(sa, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
                 + ci("b", IDX) + " AS " + a("ix") + ", CASE WHEN " + ci(s, REJECT)
-                + " = 'updated_at_regression' THEN 'G' ELSE 'R' END AS " + a("kd") + ", " + ndAfter + " FROM "
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN 'G' ELSE 'R' END AS " + a("kd") + ", " + ndAfter + " FROM "
                 + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT)
-                + " IN ('duplicate_key', 'null_updated_at', 'updated_at_regression')) " + sa;
+                + " IN (" + RejectReason.DUPLICATE_KEY.literal() + ", " + RejectReason.NULL_UPDATED_AT.literal() + ", " + RejectReason.UPDATED_AT_REGRESSION.literal() + ")) " + sa;
         // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
         // key's first batch on
         String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
@@ -863,7 +870,7 @@ final class SetBasedApply {
         return "MERGE INTO " + t(m.stage()) + " s USING (SELECT " + keys("r") + ", " + c("b", m.sequenceBy()) + " FROM "
                 + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON " + d.keyJoin(m, "s", "g")
                 + " AND " + c("s", m.sequenceBy()) + " = " + c("g", m.sequenceBy()) + " AND " + ci("s", REJECT)
-                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = 'updated_at_regression'";
+                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal();
     }
 
     // ---------------------------------------------------------------- writes
@@ -996,12 +1003,12 @@ final class SetBasedApply {
         String s = "s";
         List<String> exprs = m.recordNames().stream().map(col -> c(s, col)).toList();
         return "INSERT INTO " + t(e.spec().name()) + " (" + d.list(List.of(e.model(), e.runId(), e.sequence(),
-                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + AbstractSqlDialect.slot(AbstractSqlDialect.MODEL)
-                + ", " + AbstractSqlDialect.slot(AbstractSqlDialect.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
+                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + SqlSteps.slot(SqlSteps.MODEL)
+                + ", " + SqlSteps.slot(SqlSteps.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
                 + ci(s, REJECT) + ", " + d.jsonObject(m.recordNames(), exprs) + ", "
-                + AbstractSqlDialect.slot(AbstractSqlDialect.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
+                + SqlSteps.slot(SqlSteps.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
                 + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
-                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'";
+                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal();
     }
 
     /**
@@ -1018,10 +1025,10 @@ final class SetBasedApply {
         if (m.overwritesUntracked()) {
             // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
             // are those of its last row, which a roll back restores from here)
-            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> 'duplicate_copy'");
+            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal());
         }
         String w = "w";
-        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'");
+        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal());
         String deletes = " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
                 + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
         if (full) {
@@ -1055,7 +1062,7 @@ final class SetBasedApply {
     private String stagedRows(String where) {
         String s = "s";
         return "SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
-                + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage())
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage())
                 + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
                 + " WHERE " + where;
     }
