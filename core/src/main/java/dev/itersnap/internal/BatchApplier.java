@@ -1,12 +1,12 @@
 package dev.itersnap.internal;
 
-import dev.itersnap.internal.sql.RejectReason;
-import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.internal.sql.ApplyStatements;
 import dev.itersnap.internal.sql.BatchRun;
+import dev.itersnap.internal.sql.RejectReason;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ModelTables;
@@ -103,7 +103,8 @@ final class BatchApplier {
                     inserted(c), updated(c), deleted(c), rejected(c), p.reproduced(),
                     c.getOrDefault(RejectReason.DUPLICATE_COPY.code(), 0L)));
             Map<String, Long> reasons = reasons(c);
-            announce(p.sequence(), reasons.getOrDefault(RejectReason.DUPLICATE_KEY.code(), 0L), results.get(k).duplicateCopies(),
+            announce(p.sequence(), reasons.getOrDefault(RejectReason.DUPLICATE_KEY.code(), 0L),
+                    results.get(k).duplicateCopies(),
                     reasons);
         }
         record(pass, results, counts);
@@ -167,7 +168,8 @@ final class BatchApplier {
             Planned p = pass.get(k);
             Map<String, Long> reasons = p.replayed() ? logged.getOrDefault(p.sequence().text(), Map.of())
                     : reasons(after.byBatch.getOrDefault(k + 1, Map.of()));
-            announce(p.sequence(), reasons.getOrDefault(RejectReason.DUPLICATE_KEY.code(), 0L), results.get(k).duplicateCopies(),
+            announce(p.sequence(), reasons.getOrDefault(RejectReason.DUPLICATE_KEY.code(), 0L),
+                    results.get(k).duplicateCopies(),
                     reasons);
         }
         record(pass, results, after);
@@ -258,7 +260,8 @@ final class BatchApplier {
      */
     private static long leftAlone(Counts counts) {
         long rows = counts.total(ApplyStatements.SOURCE_ROWS);
-        for (String what : List.of(RejectReason.DUPLICATE_COPY.code(), "insert", "return", "change", "noop", "delete", "delnoop")) {
+        for (String what : List.of(RejectReason.DUPLICATE_COPY.code(), "insert", "return", "change", "noop", "delete",
+                "delnoop")) {
             rows -= counts.total(what);
         }
         for (String reason : REASONS) {
@@ -316,7 +319,8 @@ final class BatchApplier {
     }
 
     /** Reasons rows are set aside for (exact copies are counted, not set aside). */
-    private static final java.util.Set<String> REASONS = java.util.Set.of(RejectReason.NULL_KEY.code(), RejectReason.DUPLICATE_KEY.code(),
+    private static final java.util.Set<String> REASONS = java.util.Set.of(RejectReason.NULL_KEY.code(),
+            RejectReason.DUPLICATE_KEY.code(),
             RejectReason.NULL_UPDATED_AT.code(), RejectReason.UPDATED_AT_REGRESSION.code());
 
     /** What the counts query said (and whether regressions were set aside before it). */

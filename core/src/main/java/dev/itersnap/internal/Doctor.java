@@ -1,21 +1,20 @@
 package dev.itersnap.internal;
 
-import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.Check;
 import dev.itersnap.core.CheckReport;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.SqlValues;
 import dev.itersnap.spi.Statement;
-import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.TableSpec.ColumnType;
+import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
 
-import javax.sql.DataSource;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -28,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 
 /**
  * The pre-flight check of a model before its first run on a database ({@code IterativeSnapshot.check}, {@code

@@ -1,10 +1,10 @@
 package dev.itersnap.internal;
 
-import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ResolvedModel;

@@ -1,10 +1,10 @@
 package dev.itersnap.internal;
 
-import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Relation;
 import dev.itersnap.spi.ResolvedModel;

@@ -1,18 +1,18 @@
 package dev.itersnap.internal;
 
-import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Statement;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import javax.sql.DataSource;
 
 /** Point-in-time reads of a model's history: the SQL, and views over it. Internal; see IterativeSnapshot. */
 public final class PointInTime {

@@ -177,9 +177,6 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "'" + s.replace("'", "''") + "'";
     }
 
-
-
-
     // ---------------------------------------------------------------- tables
 
     /**
@@ -263,14 +260,9 @@ public abstract class AbstractSqlDialect implements Dialect {
                 + typeName(type));
     }
 
-
     // ---------------------------------------------------------------- reading the source
 
-
-
     // ---------------------------------------------------------------- the key of a sequence_by list
-
-
 
     /**
      * The days from 1970-01-01 to a DATE, an integer expression. No standard spelling: H2 {@code DATEDIFF(DAY, DATE
@@ -293,10 +285,6 @@ public abstract class AbstractSqlDialect implements Dialect {
         return true;
     }
 
-
-
-
-
     /**
      * Empties the run's scratch tables {@code tables} (they exist, in the shape this run needs) so that a run reuses
      * them instead of dropping and creating them: one statement or one per table. An empty list: the database
@@ -309,9 +297,6 @@ public abstract class AbstractSqlDialect implements Dialect {
         }
         return tables.stream().map(t -> Statement.of("clear scratch tables", "TRUNCATE TABLE " + table(t))).toList();
     }
-
-
-
 
     /**
      * A row's 64-bit hash (alias {@code alias}) over {@code columns} in the order given: {@link #hash64} of the
@@ -355,35 +340,17 @@ public abstract class AbstractSqlDialect implements Dialect {
         return expression;
     }
 
-
-
-
-
-
     // ---------------------------------------------------------------- rollback
-
-
-
 
     // ---------------------------------------------------------------- applying the run's batches
 
-
     // ---------------------------------------------------------------- check
-
-
 
     // ---------------------------------------------------------------- reading the history
 
-
     // ---------------------------------------------------------------- open versions (valid_to_current)
 
-
-
-
-
-
-
-    /** Changes {@code column} of {@code table} to the type of {@code to} (a widening, see {@link #widens}). */
+    /** Changes {@code column} of {@code table} to the type of {@code to} (a widening, see {@link Dialect#widens}). */
     public abstract Statement widenColumn(TableName table, String column, SourceColumn to);
 
     /**

@@ -1,15 +1,14 @@
 package dev.itersnap.internal.sql;
 
+import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.Strategy;
+import dev.itersnap.core.TableName;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
-
-import dev.itersnap.core.ColumnNames;
-import dev.itersnap.core.Strategy;
-import dev.itersnap.core.TableName;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -28,17 +27,17 @@ import static dev.itersnap.spi.ModelTables.ISTATE;
 import static dev.itersnap.spi.ModelTables.IUPD;
 import static dev.itersnap.spi.ModelTables.IVF;
 import static dev.itersnap.spi.ModelTables.KIND;
-import static dev.itersnap.spi.ModelTables.SCC;
-import static dev.itersnap.spi.ModelTables.UPTO;
+import static dev.itersnap.spi.ModelTables.ND_REPLAYED;
 import static dev.itersnap.spi.ModelTables.OIDX;
 import static dev.itersnap.spi.ModelTables.RECORDED;
 import static dev.itersnap.spi.ModelTables.REG;
-import static dev.itersnap.spi.ModelTables.ND_REPLAYED;
 import static dev.itersnap.spi.ModelTables.REJECT;
 import static dev.itersnap.spi.ModelTables.REPLAYED;
+import static dev.itersnap.spi.ModelTables.SCC;
 import static dev.itersnap.spi.ModelTables.SEQTEXT;
 import static dev.itersnap.spi.ModelTables.T;
 import static dev.itersnap.spi.ModelTables.TT;
+import static dev.itersnap.spi.ModelTables.UPTO;
 
 /**
  * The shared SQL that applies a run's batches together ({@link SqlSteps#applyBatches}): the batch rules as
@@ -365,7 +364,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         if (count > 0) {
             String changed = run.introducedAtFirst().isEmpty()
-                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = " + RejectReason.DUPLICATE_COPY.literal() + " THEN 0 ELSE 1 END) <> " + count
+                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = " + RejectReason.DUPLICATE_COPY.literal()
+                    + " THEN 0 ELSE 1 END) <> " + count
                             + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
                             + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
                             + " THEN 1 ELSE 0 END) <> " + count
@@ -385,7 +385,8 @@ final class SetBasedApply {
         }
         if (run.keyScoped()) {
             String late = ci("b", IDX) + " < " + after + " AND NOT " + ci("b", REPLAYED);
-            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
+            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN "
+                    + t(m.batches()) + " b ON "
                     + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
                     + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
                     + " AND " + ci(s, REJECT) + " IS NULL AND (" + ci(s, DEL) + " OR NOT (" + live(h) + " AND "
@@ -457,9 +458,11 @@ final class SetBasedApply {
                 + ", " + ca(sa, "ix") + ", " + ca(sa, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
                 + ", " + nullUpd() + ", " + ca(sa, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
                 + ci("b", IDX) + " AS " + a("ix") + ", CASE WHEN " + ci(s, REJECT)
-                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN 'G' ELSE 'R' END AS " + a("kd") + ", " + ndAfter + " FROM "
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN 'G' ELSE 'R' END AS " + a("kd") + ", "
+                + ndAfter + " FROM "
                 + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT)
-                + " IN (" + RejectReason.DUPLICATE_KEY.literal() + ", " + RejectReason.NULL_UPDATED_AT.literal() + ", " + RejectReason.UPDATED_AT_REGRESSION.literal() + ")) " + sa;
+                + " IN (" + RejectReason.DUPLICATE_KEY.literal() + ", " + RejectReason.NULL_UPDATED_AT.literal()
+                + ", " + RejectReason.UPDATED_AT_REGRESSION.literal() + ")) " + sa;
         // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
         // key's first batch on
         String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
@@ -474,7 +477,8 @@ final class SetBasedApply {
                 + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
                 + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
                 + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + d.keyJoin(m, "k", h) + first
-                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
+                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target())
+                + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
                 + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
@@ -498,7 +502,8 @@ final class SetBasedApply {
         // last upsert or state (the version an upsert is compared with)
         String z = "z";
         String l3 = "SELECT z.*, MAX(CASE " + ci(z, KIND) + " WHEN 'U' THEN " + ci(z, IDX) + " * 4 + 1 WHEN 'D' THEN "
-                + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE) + " = 'live' THEN 3 ELSE 0 END) END)"
+                + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE)
+                + " = 'live' THEN 3 ELSE 0 END) END)"
                 + " OVER (" + partition(z) + before + ") AS " + a("pud") + ", MAX(CASE WHEN " + ci(z, KIND)
                 + " IN ('U', 'D', 'I') THEN " + ca(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + a("gud")
                 + " FROM " + cte(o + 2) + " z";
@@ -701,7 +706,8 @@ final class SetBasedApply {
                         c(x, compared.get(j)), ci(x, IDX)));
             }
             String changed = parts.isEmpty() ? "FALSE" : "(" + String.join(" OR ", parts) + ")";
-            levels.add("SELECT x.*, " + classified(x, changed, ca(x, "adel")) + " FROM " + cte(levels.size() - 1) + " x");
+            levels.add("SELECT x.*, " + classified(x, changed, ca(x, "adel")) + " FROM " + cte(levels.size() - 1)
+                    + " x");
         }
         // the state changes in order: an event's deletion by absence, if any, right after it
         String s = "s";
@@ -713,7 +719,8 @@ final class SetBasedApply {
         // the times of the state changes up to the event (tsc) and before it (tpc), and of the absences before it
         levels.add("SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + upTo + ") AS "
                 + a("tsc") + ", MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + before + ") AS "
-                + a("tpc") + ", MAX(" + ca(s, "ta") + ") OVER (" + order + before + ") AS " + a("tab") + ", COUNT(CASE WHEN "
+                + a("tpc") + ", MAX(" + ca(s, "ta") + ") OVER (" + order + before + ") AS " + a("tab")
+                + ", COUNT(CASE WHEN "
                 + sc + " THEN 1 END) OVER (" + order + upTo + ") + COUNT(" + ca(s, "adel") + ") OVER (" + order
                 + before + ") AS " + a("scc") + ", MAX(CASE WHEN " + ca(s, "adel") + " IS NOT NULL THEN "
                 + ca(s, "adel") + " * 2 + 1 WHEN " + sc + " THEN " + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting
@@ -780,7 +787,8 @@ final class SetBasedApply {
         out.add(ca(v, "oidx"));
         out.add(ca(v, "upto"));
         return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
-                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") " + with(levels.toArray(String[]::new))
+                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") "
+                + with(levels.toArray(String[]::new))
                 + " SELECT " + String.join(", ", out) + " FROM " + cte(levels.size() - 1) + " v JOIN (SELECT 0 AS "
                 + a("n") + " UNION ALL SELECT 1 AS " + a("n") + ") n ON (" + ca("n", "n") + " = 0 AND "
                 + ca(v, "kept") + ") OR (" + absence + " AND " + ca(v, "adel") + " IS NOT NULL)";
@@ -865,12 +873,15 @@ final class SetBasedApply {
     /** Sets aside, in the stage, each key's earliest regression (everything before it was derived exactly). */
     private String markRegressions() {
         String w = "w";
-        String first = "(SELECT " + keys(w) + ", MIN(" + ci(w, IDX) + ") AS " + a("ix") + " FROM " + t(m.work()) + " w WHERE "
+        String first = "(SELECT " + keys(w) + ", MIN(" + ci(w, IDX) + ") AS " + a("ix") + " FROM " + t(m.work())
+                + " w WHERE "
                 + ci(w, REG) + " GROUP BY " + keys(w) + ")";
         return "MERGE INTO " + t(m.stage()) + " s USING (SELECT " + keys("r") + ", " + c("b", m.sequenceBy()) + " FROM "
-                + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON " + d.keyJoin(m, "s", "g")
+                + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON "
+                + d.keyJoin(m, "s", "g")
                 + " AND " + c("s", m.sequenceBy()) + " = " + c("g", m.sequenceBy()) + " AND " + ci("s", REJECT)
-                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal();
+                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = "
+                + RejectReason.UPDATED_AT_REGRESSION.literal();
     }
 
     // ---------------------------------------------------------------- writes
@@ -890,8 +901,10 @@ final class SetBasedApply {
                 + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
                 + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
         return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
-                + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
-                + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca") + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
+                + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = "
+                + ca("c", "vt") + ", "
+                + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca")
+                + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
     }
 
     /** {@link #closeCurrent} under {@code untracked_columns: overwrite}: a version may be overwritten, not closed. */
@@ -899,7 +912,8 @@ final class SetBasedApply {
         List<String> over = overwrittenColumns();
         String w = "w";
         String nx = "nx";
-        String source = "SELECT " + closing(w, nx) + ", " + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN " + t(m.work()) + " nx ON "
+        String source = "SELECT " + closing(w, nx) + ", " + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN "
+                + t(m.work()) + " nx ON "
                 + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
                 + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
                 + ci(w, ACTION) + " = 'idrec' AND " + ci(nx, IDX) + " IS NOT NULL)";
@@ -968,13 +982,15 @@ final class SetBasedApply {
         opened.add(d.orOpen(m, ci(nx, TT)));
         opened.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + ci(nx, ACTION)
                 + " = 'change' THEN 'update' ELSE 'delete' END");
-        opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX)) + " END");
+        opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX))
+                + " END");
         if (m.deletionRecords()) {
             opened.add("FALSE");
         }
         opened.add(c("bo", m.sequenceBy()));
         opened.add(c("bc", m.sequenceBy()));
-        String sql = "INSERT INTO " + t(m.target()) + " (" + d.list(cols, null) + ") SELECT " + String.join(", ", opened)
+        String sql = "INSERT INTO " + t(m.target()) + " (" + d.list(cols, null) + ") SELECT " + String.join(", ",
+                opened)
                 + " FROM " + t(m.work()) + " w" + closing + " WHERE " + ci(w, ACTION) + " IN ('insert', 'return', "
                 + "'change')";
         if (m.deletionRecords()) {
@@ -1025,10 +1041,12 @@ final class SetBasedApply {
         if (m.overwritesUntracked()) {
             // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
             // are those of its last row, which a roll back restores from here)
-            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal());
+            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> "
+                    + RejectReason.DUPLICATE_COPY.literal());
         }
         String w = "w";
-        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal());
+        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> "
+                + RejectReason.DUPLICATE_COPY.literal());
         String deletes = " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
                 + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
         if (full) {
@@ -1050,7 +1068,8 @@ final class SetBasedApply {
                 : " AND NOT (" + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
         return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
                 + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
-                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT) + " IS NULL AND NOT "
+                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
+                + " IS NULL AND NOT "
                 + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + d.keyJoin(m, w, s)
                 + " AND " + ci(w, IDX) + " = " + ci("b", IDX) + " AND " + versioned + ")";
     }
@@ -1062,7 +1081,8 @@ final class SetBasedApply {
     private String stagedRows(String where) {
         String s = "s";
         return "SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
-                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage())
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + ci(s, REJECT)
+                + " END FROM " + t(m.stage())
                 + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
                 + " WHERE " + where;
     }

@@ -487,7 +487,8 @@ public final class SqlSteps {
                 + " IS NOT NULL THEN " + row + " END), 'source' FROM " + sourceRelation(m) + " s LEFT JOIN "
                 + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s") + " AND "
                 + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + in + " GROUP BY " + seq
-                + " UNION ALL SELECT " + seq + ", CAST(NULL AS DECIMAL(20, 0)), SUM(DISTINCT " + row + "), 'stage' FROM "
+                + " UNION ALL SELECT " + seq + ", CAST(NULL AS DECIMAL(20, 0)), SUM(DISTINCT " + row
+                + "), 'stage' FROM "
                 + table(m.stage()) + " s WHERE " + in + " AND NOT " + col("s", m.id(REPRO)) + " GROUP BY " + seq;
         return statement("check replayed keys", sql, values);
     }
@@ -524,12 +525,14 @@ public final class SqlSteps {
             }
         }
         String copyNo = quote(m.id("itersnap_copy_no"));
-        String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN " + RejectReason.NULL_SEQUENCE.literal()
+        String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN "
+                + RejectReason.NULL_SEQUENCE.literal()
                 + " WHEN " + nullKey + " THEN " + RejectReason.NULL_KEY.literal()
                 + " WHEN SUM(CASE WHEN s." + copyNo + " = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY "
                 + String.join(", ", partition) + ") > 1 THEN " + RejectReason.DUPLICATE_KEY.literal()
                 + " WHEN s." + copyNo + " > 1 THEN " + RejectReason.DUPLICATE_COPY.literal()
-                + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN " + RejectReason.NULL_UPDATED_AT.literal() + " END";
+                + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN " + RejectReason.NULL_UPDATED_AT.literal()
+                + " END";
         String rel = sourceRelation(m);
         String fromRows = scope == StageScope.ALL ? rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
                 + ordered(m, param(m.sequenceColumn(), FROM)) : scopedRows(m, rel, scope, FROM);
@@ -592,14 +595,17 @@ public final class SqlSteps {
                 + json + ") AS rn FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL) x";
         String logged = capabilities().insertRowCounts()
                 ? numbered + " WHERE x.rn > (SELECT COUNT(*) FROM " + errors + " e WHERE " + col("e", e.model())
-                        + " = " + slot(MODEL) + " AND " + col("e", e.reason()) + " = " + RejectReason.NULL_SEQUENCE.literal() + " AND "
+                        + " = " + slot(MODEL) + " AND " + col("e", e.reason()) + " = "
+                        + RejectReason.NULL_SEQUENCE.literal() + " AND "
                         + col("e", e.record()) + " = x.rec)"
                 : numbered + " LEFT JOIN (SELECT " + col("e", e.record()) + " AS rec, COUNT(*) AS n FROM " + errors
                         + " e WHERE " + col("e", e.model()) + " = " + slot(MODEL) + " AND " + col("e", e.reason())
-                        + " = " + RejectReason.NULL_SEQUENCE.literal() + " GROUP BY " + col("e", e.record()) + ") p ON p.rec = x.rec WHERE x.rn > "
+                        + " = " + RejectReason.NULL_SEQUENCE.literal() + " GROUP BY " + col("e", e.record())
+                        + ") p ON p.rec = x.rec WHERE x.rn > "
                         + "COALESCE(p.n, 0)";
         String sql = insertCounted(m, e.spec(), List.of(e.model(), e.runId(), e.sequence(), e.reason(), e.record(),
-                e.loggedAt()), List.of(slot(MODEL), slot(RUN_ID), "NULL", RejectReason.NULL_SEQUENCE.literal(), "x.rec", slot(LOGGED_AT)),
+                e.loggedAt()), List.of(slot(MODEL), slot(RUN_ID), "NULL", RejectReason.NULL_SEQUENCE.literal(),
+                        "x.rec", slot(LOGGED_AT)),
                 logged);
         return statement("set rows aside", sql, Map.of(MODEL, m.name(), RUN_ID, runId, LOGGED_AT, loggedAt));
     }
