@@ -112,6 +112,22 @@ public final class AuditSettings {
     public int examples() { return examples; }
 
     @Override
+    public boolean equals(Object o) {
+        return o instanceof AuditSettings a && table.equals(a.table) && uniqueKey.equals(a.uniqueKey)
+                && updatedAt.equals(a.updatedAt) && validFrom.equals(a.validFrom) && validTo.equals(a.validTo)
+                && Objects.equals(validToCurrent, a.validToCurrent) && changeType.equals(a.changeType)
+                && isDeleted.equals(a.isDeleted) && openedSeq.equals(a.openedSeq) && Objects.equals(source, a.source)
+                && Objects.equals(sequenceBy, a.sequenceBy) && sourceUpdatedAt.equals(a.sourceUpdatedAt)
+                && examples == a.examples;
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(table, uniqueKey, updatedAt, validFrom, validTo, validToCurrent, changeType, isDeleted,
+                openedSeq, source, sequenceBy, sourceUpdatedAt, examples);
+    }
+
+    @Override
     public String toString() {
         return "AuditSettings[table=" + table + ", unique_key=" + uniqueKey + ", updated_at=" + updatedAt
                 + ", valid_from=" + validFrom + ", valid_to=" + validTo
