@@ -191,13 +191,21 @@ public abstract class AuditTests extends ConformanceTestBase {
         assertThat(fixture.query("SELECT COUNT(*) AS n FROM dbt_snap")).containsExactly(Map.of("n", 1L));
     }
 
-    /** A report is a value: its lists cannot be changed by the caller. */
+    /**
+     * A finding carries the full count and at most the examples asked for (every key here has more than one current
+     * version); a report is a value: its lists cannot be changed by the caller.
+     */
     @Test
-    void theReportIsImmutable() {
+    void examplesAreCappedAndTheReportIsImmutable() {
         RawTable raw = customers(fixture);
         ModelSettings m = historyWithALateBatch(model(raw), raw);
-        fixture.execute("UPDATE " + TARGET + " SET dbt_valid_to = NULL WHERE id = 1");
-        AuditReport report = audit(AuditSettings.of(m));
+        fixture.execute("UPDATE " + TARGET + " SET dbt_valid_to = NULL");
+        AuditReport report = audit(AuditSettings.builder(TARGET).uniqueKey("id").examples(2).build());
+        assertThat(finding(report, Check.MULTIPLE_CURRENT).count()).isEqualTo(4);
+        assertThat(finding(report, Check.MULTIPLE_CURRENT).exampleRows()).extracting(r -> r.get("id"))
+                .containsExactly("1", "2");
+        assertThat(finding(audit(AuditSettings.of(m)), Check.MULTIPLE_CURRENT).examples()).as("all four, under the "
+                + "default of " + AuditSettings.DEFAULT_EXAMPLES).hasSize(4);
         List<Finding> findings = report.findings();
         assertThatThrownBy(() -> findings.add(findings.get(0))).isInstanceOf(UnsupportedOperationException.class);
         Finding f = finding(report, Check.MULTIPLE_CURRENT);

@@ -42,11 +42,35 @@ public final class HistoryAudit {
     /** Runs every check of {@code s} and returns what they found. */
     public AuditReport audit(AuditSettings s) {
         try (Connection c = dataSource.getConnection()) {
-            return new AuditReport(s, new Run(c, s).checks());
+            boolean readOnly = readOnly(c, true);
+            try {
+                return new AuditReport(s, new Run(c, s).checks());
+            } finally {
+                readOnly(c, readOnly);
+            }
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "audit of table " + s.table() + ": "
                     + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
         }
+    }
+
+    /**
+     * Sets the connection's read-only flag, a hint the database may enforce (the audit runs a query the caller gives,
+     * the source); returns what it was. A driver that refuses the flag (DuckDB's, per connection) is left as it is:
+     * the audit writes nothing either way.
+     */
+    private static boolean readOnly(Connection c, boolean value) throws SQLException {
+        boolean was = c.isReadOnly();
+        if (was != value) {
+            try {
+                c.setReadOnly(value);
+            } catch (SQLException e) {
+                if (c.isClosed()) {
+                    throw e;
+                }
+            }
+        }
+        return was;
     }
 
     /** One audit on one connection. */
@@ -180,7 +204,8 @@ public final class HistoryAudit {
                 try (ResultSet rs = st.executeQuery(sql)) {
                     int n = rs.getMetaData().getColumnCount();
                     List<List<Object>> out = new ArrayList<>();
-                    while (rs.next()) {
+                    // setMaxRows is a hint (DuckDB's driver ignores it): read no more rows than asked for
+                    while ((limit == 0 || out.size() < limit) && rs.next()) {
                         List<Object> row = new ArrayList<>(n);
                         for (int i = 1; i <= n; i++) {
                             row.add(rs.getObject(i));
