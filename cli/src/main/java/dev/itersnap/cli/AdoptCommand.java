@@ -300,7 +300,8 @@ public final class AdoptCommand implements Callable<Integer> {
         long count = ((Number) sql.rows("SELECT COUNT(*) FROM (" + query + ") x").get(0).get(0)).longValue();
         List<List<String>> examples = new ArrayList<>();
         if (count > 0) {
-            for (List<Object> row : sql.rows(5, query + " ORDER BY 1")) {
+            // setMaxRows is a hint (DuckDB's driver ignores it)
+            for (List<Object> row : sql.rows(5, query + " ORDER BY 1").stream().limit(5).toList()) {
                 examples.add(row.stream().map(v -> v == null ? "" : Sql.text(v)).toList());
             }
         }
