@@ -29,7 +29,7 @@ public final class CrashingRun {
                 killPoint("commit");
             }
         }).build();
-        snapshots.run(H2CrashTest.model()); // CrashTests.model()
+        snapshots.run(H2CrashTest.model());
         System.out.println("FINISHED without reaching kill point " + point);
         System.out.flush();
     }
