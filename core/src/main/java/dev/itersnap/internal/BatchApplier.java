@@ -9,7 +9,7 @@ import dev.itersnap.internal.sql.RejectReason;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.ValueType;
 

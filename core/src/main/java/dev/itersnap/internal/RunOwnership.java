@@ -2,7 +2,7 @@ package dev.itersnap.internal;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 
 import java.sql.SQLException;
 import java.util.List;

@@ -4,7 +4,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.TableName;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.TableSpec;
 

@@ -14,9 +14,6 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import static dev.itersnap.spi.ModelTables.DEL;
-import static dev.itersnap.spi.ModelTables.REJECT;
-import static dev.itersnap.spi.ModelTables.REPRO;
 
 /**
  * The base of every dialect: the {@link Dialect} interface with standard defaults, and the <b>SQL primitives</b> the

@@ -12,6 +12,18 @@ import java.util.List;
  * must be exactly those of the engine's form (a dialect's tests compare both).
  */
 public interface PlanHints {
+    /**
+     * The batches table's boolean column (a name, before {@link ResolvedModel#id}): the batch is already applied and a
+     * key-scoped replay stages its rows only for the keys it recomputes.
+     */
+    String REPLAYED = "itersnap_replayed";
+
+    /**
+     * The keys table's column (a name, before {@link ResolvedModel#id}): 1 for a key a key-scoped replay computes again
+     * from the start of the run.
+     */
+    String RECOMPUTED_FROM = "itersnap_from";
+
     /** No hints: every statement as the engine writes it. */
     PlanHints NONE = new PlanHints() { };
 

@@ -1,6 +1,6 @@
 package dev.itersnap.internal.sql;
 
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 
 import java.util.List;
 

@@ -7,7 +7,7 @@ import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.Capabilities;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.MetadataSchema;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.PlanHints;
 import dev.itersnap.spi.Relation;
 import dev.itersnap.spi.ResolvedModel;
@@ -25,9 +25,9 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
-import static dev.itersnap.spi.ModelTables.DEL;
-import static dev.itersnap.spi.ModelTables.REJECT;
-import static dev.itersnap.spi.ModelTables.REPRO;
+import static dev.itersnap.internal.sql.ModelTables.DEL;
+import static dev.itersnap.internal.sql.ModelTables.REJECT;
+import static dev.itersnap.internal.sql.ModelTables.REPRO;
 
 /**
  * The SQL of every step of a run, written once for every database: the engine's statements, built from the

@@ -3,7 +3,6 @@ package dev.itersnap.dialect.postgres;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ModelTables;
 import dev.itersnap.spi.PlanHints;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
@@ -240,7 +239,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
         if (scope == StageScope.FRESH) {
             gate = sequenceIndexed(m, relation);
             probed = "SELECT " + columns + fromBatches + probe + " OFFSET 0) s0 WHERE NOT "
-                    + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + range + " AND " + gate;
+                    + col("sb", m.id(REPLAYED)) + " AND " + range + " AND " + gate;
         } else {
             int n = m.keys().size();
             // key columns of the index (not INCLUDE ones), each in its column's own collation; n distinct columns
@@ -255,7 +254,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
             gate = btreeIndexed(relation, "", "((" + String.join(" AND ", keyed) + ") OR ("
                     + String.join(" AND ", keyedWithSequence) + "))");
             probed = "SELECT " + columns + fromBatches + " JOIN " + table(m.keysTable()) + " sk ON "
-                    + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + col("sk", m.id(ModelTables.FROM_IDX))
+                    + col("sb", m.id(REPLAYED)) + " AND " + col("sk", m.id(RECOMPUTED_FROM))
                     + " = 1 AND " + range + probe + " AND " + keyJoin(m, "sk", "s0") + " OFFSET 0) s0 WHERE " + gate;
         }
         return "(" + probed + " UNION ALL SELECT " + columns + " FROM " + joined + " AND NOT " + gate + ") s0";
