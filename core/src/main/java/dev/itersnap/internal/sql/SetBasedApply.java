@@ -3,6 +3,7 @@ package dev.itersnap.internal.sql;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.Strategy;
 import dev.itersnap.core.TableName;
+import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
@@ -17,6 +18,8 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
+import static dev.itersnap.spi.AbstractSqlDialect.slot;
+import static dev.itersnap.spi.AbstractSqlDialect.statement;
 import static dev.itersnap.internal.sql.ModelTables.ACTION;
 import static dev.itersnap.internal.sql.ModelTables.DEL;
 import static dev.itersnap.internal.sql.ModelTables.DELTIME;
@@ -66,20 +69,23 @@ final class SetBasedApply {
     private static final String STATE_CHANGE_ACTIONS = "('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', "
             + "'delete', 'absent')";
 
-    private final SqlSteps d;
+    private final SqlSteps steps;
+    /** The dialect's SQL primitives. */
+    private final AbstractSqlDialect p;
     private final ResolvedModel m;
     private final BatchRun run;
     private final ColumnNames n;
     private final boolean full;
     private final ModelTables tables;
 
-    SetBasedApply(SqlSteps dialect, ResolvedModel m, BatchRun run) {
-        this.d = dialect;
+    SetBasedApply(SqlSteps steps, ResolvedModel m, BatchRun run) {
+        this.steps = steps;
+        this.p = steps.primitives();
         this.m = m;
         this.run = run;
         this.n = m.meta();
         this.full = m.settings().hardDeletes().fullBatches();
-        this.tables = new ModelTables(dialect.primitives(), m);
+        this.tables = new ModelTables(p, m);
     }
 
     ApplyStatements statements() {
@@ -97,39 +103,39 @@ final class SetBasedApply {
                     + " = NULL WHERE " + i(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal());
         }
         return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
-                SqlSteps.statement("close current versions", closeCurrent(), values),
-                SqlSteps.statement("insert versions", insertVersions(), values),
-                SqlSteps.statement("set rows aside", logRejected(), values),
-                SqlSteps.statement("archive rows", archive(), values));
+                statement("close current versions", closeCurrent(), values),
+                statement("insert versions", insertVersions(), values),
+                statement("set rows aside", logRejected(), values),
+                statement("archive rows", archive(), values));
     }
 
     private ApplyStatements.Derivation derivation(boolean before, Map<String, Object> values, List<Statement> clear) {
         String which = before ? " before the late batches" : "";
         return new ApplyStatements.Derivation(
-                SqlSteps.statement("derive versions" + which, derive(before), values), List.of(),
-                SqlSteps.statement("count batches" + which, counts(), values),
-                List.of(SqlSteps.statement("set regressions aside" + which, markRegressions(), values),
+                statement("derive versions" + which, derive(before), values), List.of(),
+                statement("count batches" + which, counts(), values),
+                List.of(statement("set regressions aside" + which, markRegressions(), values),
                         clear.get(0)), clear);
     }
 
     // ---------------------------------------------------------------- names
 
     private String q(String identifier) {
-        return d.quote(identifier);
+        return p.quote(identifier);
     }
 
     /** An internal column, folded and quoted. */
     private String i(String internal) {
-        return d.quote(m.id(internal));
+        return p.quote(m.id(internal));
     }
 
     private String c(String alias, String column) {
-        return d.col(alias, column);
+        return p.col(alias, column);
     }
 
     /** A working alias of a derived table's column (internal prefix: no source column can be called so). */
     private String a(String name) {
-        return d.quote(m.id("itersnap_w_" + name));
+        return p.quote(m.id("itersnap_w_" + name));
     }
 
     /** {@code alias.}{@link #a}. */
@@ -156,20 +162,20 @@ final class SetBasedApply {
     }
 
     private String nullText(int length) {
-        return "CAST(NULL AS " + d.typeName(TableSpec.ColumnType.text(length)) + ")";
+        return "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.text(length)) + ")";
     }
 
     /** An internal column of an alias. */
     private String ci(String alias, String internal) {
-        return d.col(alias, m.id(internal));
+        return p.col(alias, m.id(internal));
     }
 
     private String t(TableName table) {
-        return d.table(table);
+        return p.table(table);
     }
 
     private String keys(String alias) {
-        return d.list(m.keys(), alias);
+        return p.list(m.keys(), alias);
     }
 
     private String partition(String alias) {
@@ -177,7 +183,7 @@ final class SetBasedApply {
     }
 
     private String nullOf(SourceColumn column) {
-        return "CAST(NULL AS " + d.columnType(column) + ")";
+        return "CAST(NULL AS " + p.columnType(column) + ")";
     }
 
     private String nullUpd() {
@@ -185,7 +191,7 @@ final class SetBasedApply {
     }
 
     private String text(String literal) {
-        return d.stringLiteral(literal);
+        return p.stringLiteral(literal);
     }
 
     /** The data columns of the history (source, then history-only), with {@code expr} giving each one's value. */
@@ -195,7 +201,7 @@ final class SetBasedApply {
     }
 
     private String dataNames() {
-        return d.list(m.historyDataColumns(), null);
+        return p.list(m.historyDataColumns(), null);
     }
 
     // ---------------------------------------------------------------- which columns compare where
@@ -219,7 +225,7 @@ final class SetBasedApply {
         if (when == null) {
             return null;
         }
-        String distinct = d.isDistinct(d.comparable(m, column, left), d.comparable(m, column, right));
+        String distinct = p.isDistinct(steps.comparable(m, column, left), steps.comparable(m, column, right));
         return when.isEmpty() ? distinct : "(" + when + " AND " + distinct + ")";
     }
 
@@ -248,8 +254,8 @@ final class SetBasedApply {
             }
         }
         String json = parts.isEmpty() ? "'[]'"
-                : d.concat(List.of("'['", "SUBSTRING(" + d.concat(parts) + " FROM 2)", "']'"));
-        return d.changedAttributesValue(json);
+                : p.concat(List.of("'['", "SUBSTRING(" + p.concat(parts) + " FROM 2)", "']'"));
+        return p.changedAttributesValue(json);
     }
 
     // ---------------------------------------------------------------- prepare
@@ -258,8 +264,8 @@ final class SetBasedApply {
     private List<Statement> listBatches() {
         List<Statement> out = new ArrayList<>();
         List<BatchRun.BatchInfo> batches = run.batches();
-        String seqType = d.columnType(m.sequenceColumn());
-        String updType = d.columnType(m.updatedAtColumn());
+        String seqType = p.columnType(m.sequenceColumn());
+        String updType = p.columnType(m.updatedAtColumn());
         for (int from = 0; from < batches.size(); from += 60) {
             Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + t(m.batches()) + " ("
                     + q(m.sequenceBy()) + ", " + i(IDX) + ", " + i(ModelTables.SEQTEXT) + ", " + i(DELTIME) + ", "
@@ -267,7 +273,7 @@ final class SetBasedApply {
             for (int k = from; k < Math.min(batches.size(), from + 60); k++) {
                 BatchRun.BatchInfo info = batches.get(k);
                 b.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), " + (k + 1)
-                        + ", CAST(").bind(info.sequenceText()).sql(" AS " + d.typeName(TableSpec.ColumnType.text(256))
+                        + ", CAST(").bind(info.sequenceText()).sql(" AS " + p.typeName(TableSpec.ColumnType.text(256))
                         + "), CAST(").bind(info.deletionTime()).sql(" AS " + updType + "), "
                         + (info.recorded() ? "TRUE" : "FALSE") + ", " + (info.replayed() ? "TRUE" : "FALSE") + ")");
             }
@@ -301,7 +307,7 @@ final class SetBasedApply {
                     + " = " + ca("z", "ndr")));
         }
         for (String column : run.introducedAtFirst()) {
-            out.add(SqlSteps.statement("fill new column", fillIntroduced(column),
+            out.add(statement("fill new column", fillIntroduced(column),
                     SqlSteps.SEQ, run.batches().get(0).sequence()));
         }
         out.add(Statement.of("find changed keys", affectedKeys()));
@@ -318,8 +324,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
             if ((sequenceTracked || !m.isSequenceColumn(column)) && !m.keys().contains(column)) {
-                parts.add("NOT " + d.isDistinct(d.comparable(m, column, c(h, column)),
-                        d.comparable(m, column, c(s, column))));
+                parts.add("NOT " + p.isDistinct(steps.comparable(m, column, c(h, column)),
+                        steps.comparable(m, column, c(s, column))));
             }
         }
         return parts.isEmpty() ? "1 = 1" : String.join(" AND ", parts);
@@ -333,9 +339,9 @@ final class SetBasedApply {
 
     /** Version {@code h} was current just before batch {@code b} (whose sequence no version holds yet). */
     private String currentAt(String h, String b) {
-        String at = d.ordered(m, c(b, m.sequenceBy()));
-        return d.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
-                + d.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
+        String at = p.ordered(m, c(b, m.sequenceBy()));
+        return p.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
+                + p.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
     }
 
     /**
@@ -373,14 +379,14 @@ final class SetBasedApply {
             String inRun = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
                     + " AND " + ci("b", IDX) + " >= " + after;
             parts.add("SELECT " + keys(s) + ", " + after + " AS " + i(FROM_IDX) + " FROM " + t(m.stage())
-                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND "
-                    + d.isOpen(m, c(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
+                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND "
+                    + steps.isOpen(m, c(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
             if (full) {
                 String hh = "h";
                 parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + t(m.target()) + " h WHERE "
-                        + d.isOpen(m, c(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
+                        + steps.isOpen(m, c(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
                         + c(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
-                        + t(m.stage()) + " s" + inRun + " WHERE " + d.keyJoin(m, s, hh) + ")");
+                        + t(m.stage()) + " s" + inRun + " WHERE " + p.keyJoin(m, s, hh) + ")");
             }
         }
         if (run.keyScoped()) {
@@ -388,7 +394,7 @@ final class SetBasedApply {
             parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN "
                     + t(m.batches()) + " b ON "
                     + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
-                    + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
+                    + t(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
                     + " AND " + ci(s, REJECT) + " IS NULL AND (" + ci(s, DEL) + " OR NOT (" + live(h) + " AND "
                     + sameAsVersion(h, s) + "))");
             if (full) {
@@ -396,7 +402,7 @@ final class SetBasedApply {
                 parts.add("SELECT " + keys(hh) + ", 1 FROM " + t(m.target()) + " h JOIN " + t(m.batches()) + " b ON "
                         + late + " AND " + ci("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
                         + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.stage()) + " s WHERE "
-                        + d.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
+                        + p.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
             }
         }
         String k = "k";
@@ -405,7 +411,7 @@ final class SetBasedApply {
         String select = !run.keyScoped() ? union
                 : "SELECT " + keys(k) + ", MIN(" + ci(k, FROM_IDX) + ") FROM (" + union + ") k GROUP BY "
                         + keys(k);
-        return "INSERT INTO " + t(m.keysTable()) + " (" + d.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
+        return "INSERT INTO " + t(m.keysTable()) + " (" + p.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
                 + select;
     }
 
@@ -420,8 +426,9 @@ final class SetBasedApply {
         String regression = "(" + live + " AND (" + changed(h, s, "1", c(h, n.updatedAt())) + " OR " + ci(s, DEL)
                 + ") AND " + c(s, m.updatedAt()) + " < " + c(h, n.validFrom()) + ")";
         return "MERGE INTO " + t(m.target()) + " t USING (SELECT * FROM " + t(m.stage()) + " x WHERE "
-                + c("x", m.sequenceBy()) + " = " + d.param(m.sequenceColumn(), SqlSteps.SEQ) + " AND "
-                + ci("x", REJECT) + " IS NULL) s ON " + d.keyJoin(m, h, s) + " AND " + d.isOpen(m, c(h, n.validTo()))
+                + c("x", m.sequenceBy()) + " = " + p.param(m.sequenceColumn(), SqlSteps.SEQ) + " AND "
+                + ci("x", REJECT) + " IS NULL) s ON " + p.keyJoin(m, h, s) + " AND " + steps.isOpen(m, c(h,
+                n.validTo()))
                 + " AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
                 + c(s, column);
     }
@@ -441,7 +448,7 @@ final class SetBasedApply {
                 : "";
         String ndAfter = (full ? ci("bn", nd) : "CAST(NULL AS INT)") + " AS " + a("nd_after");
         // the keys whose events these are: before the late batches, those computed again from the first batch
-        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + d.keyJoin(m, "k", s) + (beforeLate
+        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + p.keyJoin(m, "k", s) + (beforeLate
                 ? " AND " + ci("k", FROM_IDX) + " = 1" : "");
         String seqJoin = keysOf + " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
                 + c(s, m.sequenceBy()) + " AND " + (beforeLate ? ci("b", REPLAYED) : ci("b", IDX) + " >= "
@@ -472,14 +479,14 @@ final class SetBasedApply {
         String current = "SELECT " + data(col -> c(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
                 + " THEN 'drec' ELSE 'live' END, " + c(h, n.validFrom()) + ", " + c(h, n.updatedAt()) + ", "
                 + nullUpd() + ", " + ndAfter + " FROM " + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON "
-                + d.keyJoin(m, "k", h) + " AND " + d.isOpen(m, c(h, n.validTo())) + first + keysOnly;
+                + p.keyJoin(m, "k", h) + " AND " + steps.isOpen(m, c(h, n.validTo())) + first + keysOnly;
         String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(h, col.name()) : nullOf(col))
                 + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
                 + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
-                + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + d.keyJoin(m, "k", h) + first
+                + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + p.keyJoin(m, "k", h) + first
                 + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target())
-                + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
-                + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
+                + " o WHERE " + p.keyJoin(m, "o", h) + " AND "
+                + steps.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
         List<String> repeats = repeatsLeftOut(1 + fill.size());
@@ -555,9 +562,10 @@ final class SetBasedApply {
                 // sequence: under strategy timestamp a newer one is a change)
                 continue;
             }
-            String here = d.comparable(m, col, c(r, col));
-            prev.add("NOT " + d.isDistinct(d.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
-            nextOne.add("NOT " + d.isDistinct(d.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"), here));
+            String here = steps.comparable(m, col, c(r, col));
+            prev.add("NOT " + p.isDistinct(steps.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
+            nextOne.add("NOT " + p.isDistinct(steps.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"),
+                    here));
         }
         String marked = "SELECT r.*, CASE WHEN " + String.join(" AND ", prev) + " THEN 1 ELSE 0 END AS " + a("rp")
                 + ", CASE WHEN " + String.join(" AND ", nextOne) + " THEN 1 ELSE 0 END AS " + a("rn") + " FROM "
@@ -782,7 +790,7 @@ final class SetBasedApply {
         out.add("CASE WHEN " + absence + " THEN " + greatest(ca(v, "tt"), ca(v, "ta")) + " ELSE " + ca(v, "tt")
                 + " END");
         out.add("CASE WHEN " + absence + " THEN FALSE ELSE " + ca(v, "reg") + " END");
-        out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + d.typeName(TableSpec.ColumnType.integer())
+        out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + p.typeName(TableSpec.ColumnType.integer())
                 + ")");
         out.add(ca(v, "oidx"));
         out.add(ca(v, "upto"));
@@ -811,7 +819,7 @@ final class SetBasedApply {
      */
     private String classified(String e, String changed, String adel) {
         String lb = ca(e, "lb");
-        String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + d.concat(List.of("'i'", ci(e, ISTATE)))
+        String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + p.concat(List.of("'i'", ci(e, ISTATE)))
                 + " WHEN " + ci(e, KIND) + " = 'U' AND NOT " + lb + " THEN 'open' WHEN " + ci(e, KIND)
                 + " = 'U' AND " + changed + " THEN 'change' WHEN " + ci(e, KIND)
                 + " = 'U' THEN 'noop' WHEN " + ci(e, KIND) + " = 'D' AND " + lb + " THEN 'delete' WHEN "
@@ -839,7 +847,7 @@ final class SetBasedApply {
     private String versionData(String y) {
         List<String> over = overwrittenColumns();
         if (over.isEmpty()) {
-            return d.list(m.historyDataColumns(), y);
+            return p.list(m.historyDataColumns(), y);
         }
         String opener = ca(y, "act") + " IN ('open', 'change', 'ilive')";
         String inVersion = "CASE WHEN " + ca(y, "act") + " IN ('open', 'change', 'ilive', 'noop') THEN 1 ELSE 0 END";
@@ -878,7 +886,7 @@ final class SetBasedApply {
                 + ci(w, REG) + " GROUP BY " + keys(w) + ")";
         return "MERGE INTO " + t(m.stage()) + " s USING (SELECT " + keys("r") + ", " + c("b", m.sequenceBy()) + " FROM "
                 + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON "
-                + d.keyJoin(m, "s", "g")
+                + p.keyJoin(m, "s", "g")
                 + " AND " + c("s", m.sequenceBy()) + " = " + c("g", m.sequenceBy()) + " AND " + ci("s", REJECT)
                 + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = "
                 + RejectReason.UPDATED_AT_REGRESSION.literal();
@@ -898,10 +906,10 @@ final class SetBasedApply {
         String w = "w";
         String nx = "nx";
         String source = "SELECT " + closing(w, nx) + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
-                + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
                 + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
-        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
-                + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = "
+        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = "
                 + ca("c", "vt") + ", "
                 + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca")
                 + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
@@ -912,14 +920,14 @@ final class SetBasedApply {
         List<String> over = overwrittenColumns();
         String w = "w";
         String nx = "nx";
-        String source = "SELECT " + closing(w, nx) + ", " + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN "
+        String source = "SELECT " + closing(w, nx) + ", " + p.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN "
                 + t(m.work()) + " nx ON "
-                + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
                 + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
                 + ci(w, ACTION) + " = 'idrec' AND " + ci(nx, IDX) + " IS NOT NULL)";
         String closes = ca("c", "cs") + " IS NOT NULL";
         List<String> changed = new ArrayList<>(List.of(closes));
-        over.forEach(col -> changed.add(d.isDistinct(c("t", col), c("c", col))));
+        over.forEach(col -> changed.add(p.isDistinct(c("t", col), c("c", col))));
         List<String> set = new ArrayList<>();
         set.add(q(n.validTo()) + " = CASE WHEN " + closes + " THEN " + ca("c", "vt") + " ELSE " + c("t", n.validTo())
                 + " END");
@@ -930,8 +938,9 @@ final class SetBasedApply {
         set.add(q(n.closedSeq()) + " = CASE WHEN " + closes + " THEN " + ca("c", "cs") + " ELSE "
                 + c("t", n.closedSeq()) + " END");
         over.forEach(col -> set.add(q(col) + " = " + c("c", col)));
-        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
-                + d.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed) + ") WHEN MATCHED THEN "
+        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed)
+                + ") WHEN MATCHED THEN "
                 + "UPDATE SET " + String.join(", ", set);
     }
 
@@ -972,14 +981,14 @@ final class SetBasedApply {
         cols.add(n.closedSeq());
         String w = "w";
         String nx = "nx";
-        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
+        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
                 + " JOIN " + t(m.batches()) + " bo ON " + ci("bo", IDX) + " = " + ci(w, IDX)
                 + " LEFT JOIN " + t(m.batches()) + " bc ON " + ci("bc", IDX) + " = " + ci(nx, IDX);
         List<String> opened = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(w, col)).toList());
-        opened.add(d.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
+        opened.add(steps.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
         opened.add(c(w, m.updatedAt()));
         opened.add(ci(w, TT));
-        opened.add(d.orOpen(m, ci(nx, TT)));
+        opened.add(steps.orOpen(m, ci(nx, TT)));
         opened.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + ci(nx, ACTION)
                 + " = 'change' THEN 'update' ELSE 'delete' END");
         opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX))
@@ -989,17 +998,17 @@ final class SetBasedApply {
         }
         opened.add(c("bo", m.sequenceBy()));
         opened.add(c("bc", m.sequenceBy()));
-        String sql = "INSERT INTO " + t(m.target()) + " (" + d.list(cols, null) + ") SELECT " + String.join(", ",
+        String sql = "INSERT INTO " + t(m.target()) + " (" + p.list(cols, null) + ") SELECT " + String.join(", ",
                 opened)
                 + " FROM " + t(m.work()) + " w" + closing + " WHERE " + ci(w, ACTION) + " IN ('insert', 'return', "
                 + "'change')";
         if (m.deletionRecords()) {
             String o = "o";
             List<String> record = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(o, col)).toList());
-            record.add(d.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
+            record.add(steps.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
             record.add(ci(w, TT));
             record.add(ci(w, TT));
-            record.add(d.orOpen(m, ci(nx, TT)));
+            record.add(steps.orOpen(m, ci(nx, TT)));
             record.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' ELSE 'update' END");
             record.add("CASE WHEN " + ci(nx, ACTION) + " IS NOT NULL THEN " + changedAttributes(o, nx, ci(nx, IDX))
                     + " END");
@@ -1007,7 +1016,7 @@ final class SetBasedApply {
             record.add(c("bo", m.sequenceBy()));
             record.add(c("bc", m.sequenceBy()));
             sql += " UNION ALL SELECT " + String.join(", ", record) + " FROM " + t(m.work()) + " w JOIN " + t(m.work())
-                    + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = " + ci(w, OIDX) + closing + " WHERE "
+                    + " o ON " + p.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = " + ci(w, OIDX) + closing + " WHERE "
                     + ci(w, ACTION) + " IN ('delete', 'absent')";
         }
         return sql;
@@ -1018,11 +1027,11 @@ final class SetBasedApply {
         MetadataSchema.Errors e = m.metadata().errors();
         String s = "s";
         List<String> exprs = m.recordNames().stream().map(col -> c(s, col)).toList();
-        return "INSERT INTO " + t(e.spec().name()) + " (" + d.list(List.of(e.model(), e.runId(), e.sequence(),
-                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + SqlSteps.slot(SqlSteps.MODEL)
-                + ", " + SqlSteps.slot(SqlSteps.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
-                + ci(s, REJECT) + ", " + d.jsonObject(m.recordNames(), exprs) + ", "
-                + SqlSteps.slot(SqlSteps.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
+        return "INSERT INTO " + t(e.spec().name()) + " (" + p.list(List.of(e.model(), e.runId(), e.sequence(),
+                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + slot(SqlSteps.MODEL)
+                + ", " + slot(SqlSteps.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
+                + ci(s, REJECT) + ", " + p.jsonObject(m.recordNames(), exprs) + ", "
+                + slot(SqlSteps.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
                 + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
                 + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal();
     }
@@ -1036,7 +1045,7 @@ final class SetBasedApply {
      */
     private String archive() {
         String s = "s";
-        String sources = d.list(m.sourceNames(), null);
+        String sources = p.list(m.sourceNames(), null);
         String into = "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") ";
         if (m.overwritesUntracked()) {
             // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
@@ -1047,14 +1056,14 @@ final class SetBasedApply {
         String w = "w";
         String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> "
                 + RejectReason.DUPLICATE_COPY.literal());
-        String deletes = " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
+        String deletes = " UNION ALL SELECT " + p.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
                 + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
         if (full) {
             // the noops the derivation kept, those that differ from the row that opened their version, each with the
             // rows that repeat it in the batches up to its upto (left out of the derivation), as the stage holds them
-            return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+            return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
                     + nullText(32) + " FROM " + t(m.work()) + " w JOIN " + t(m.stage()) + " s ON "
-                    + d.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
+                    + p.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
                     + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + ci("b", IDX) + " >= "
                     + ci(w, IDX) + " AND " + ci("b", IDX) + " < " + ci(w, UPTO) + " WHERE " + ci(w, ACTION)
                     + " = 'noop'";
@@ -1066,11 +1075,11 @@ final class SetBasedApply {
                 + c(w, col.name()) + " IS NOT NULL").toList();
         String versioned = ci(w, ACTION) + " IN ('insert', 'return', 'change')" + (filledNulls.isEmpty() ? ""
                 : " AND NOT (" + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
-        return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+        return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
                 + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
                 + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
                 + " IS NULL AND NOT "
-                + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + d.keyJoin(m, w, s)
+                + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + p.keyJoin(m, w, s)
                 + " AND " + ci(w, IDX) + " = " + ci("b", IDX) + " AND " + versioned + ")";
     }
 
@@ -1080,7 +1089,7 @@ final class SetBasedApply {
      */
     private String stagedRows(String where) {
         String s = "s";
-        return "SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
+        return "SELECT " + p.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
                 + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + ci(s, REJECT)
                 + " END FROM " + t(m.stage())
                 + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())

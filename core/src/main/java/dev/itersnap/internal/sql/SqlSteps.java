@@ -25,6 +25,8 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
+import static dev.itersnap.spi.AbstractSqlDialect.slot;
+import static dev.itersnap.spi.AbstractSqlDialect.statement;
 import static dev.itersnap.internal.sql.ModelTables.DEL;
 import static dev.itersnap.internal.sql.ModelTables.REJECT;
 import static dev.itersnap.internal.sql.ModelTables.REPRO;
@@ -75,116 +77,6 @@ public final class SqlSteps {
         return d;
     }
 
-    // ---------------------------------------------------------------- the dialect's primitives, as the steps use them
-
-    Capabilities capabilities() {
-        return d.capabilities();
-    }
-
-    String quote(String identifier) {
-        return d.quote(identifier);
-    }
-
-    String table(TableName name) {
-        return d.table(name);
-    }
-
-    String col(String alias, String column) {
-        return d.col(alias, column);
-    }
-
-    String list(List<String> columns, String alias) {
-        return d.list(columns, alias);
-    }
-
-    String keyJoin(ResolvedModel m, String a, String b) {
-        return d.keyJoin(m, a, b);
-    }
-
-    String ordered(ResolvedModel m, String sequenceExpression) {
-        return d.ordered(m, sequenceExpression);
-    }
-
-    String param(SourceColumn type, String slot) {
-        return d.param(type, slot);
-    }
-
-    static String slot(String name) {
-        return AbstractSqlDialect.slot(name);
-    }
-
-    static Statement statement(String step, String sql, Map<String, ?> values) {
-        return AbstractSqlDialect.statement(step, sql, values);
-    }
-
-    static Statement statement(String step, String sql, String slot, Object value) {
-        return AbstractSqlDialect.statement(step, sql, slot, value);
-    }
-
-    String md5Hex(String textExpression) {
-        return d.md5Hex(textExpression);
-    }
-
-    String toText(String expression) {
-        return d.toText(expression);
-    }
-
-    String jsonObject(List<String> names, List<String> expressions) {
-        return d.jsonObject(names, expressions);
-    }
-
-    String isDistinct(String a, String b) {
-        return d.isDistinct(a, b);
-    }
-
-    String typeName(TableSpec.ColumnType type) {
-        return d.typeName(type);
-    }
-
-    String columnType(SourceColumn column) {
-        return d.columnType(column);
-    }
-
-    String changedAttributesValue(String textExpression) {
-        return d.changedAttributesValue(textExpression);
-    }
-
-    String concat(List<String> parts) {
-        return d.concat(parts);
-    }
-
-    String stringLiteral(String s) {
-        return d.stringLiteral(s);
-    }
-
-    String epochDays(String e) {
-        return d.epochDays(e);
-    }
-
-    String epochMicros(SourceColumn c, String e) {
-        return d.epochMicros(c, e);
-    }
-
-    String chr(int code) {
-        return d.chr(code);
-    }
-
-    boolean stringsHoldNul() {
-        return d.stringsHoldNul();
-    }
-
-    String rowHash(List<SourceColumn> columns, String alias) {
-        return d.rowHash(columns, alias);
-    }
-
-    String hash64(String textExpression) {
-        return d.hash64(textExpression);
-    }
-
-    String partitionable(SourceColumn column, String expression) {
-        return d.partitionable(column, expression);
-    }
-
     // ---------------------------------------------------------------- the steps
 
     /**
@@ -213,7 +105,7 @@ public final class SqlSteps {
 
     /** NOT a deletion record (always true without deletion records). */
     String notDeletionRecord(ResolvedModel m, String alias) {
-        return m.deletionRecords() ? col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
+        return m.deletionRecords() ? d.col(alias, m.meta().isDeleted()) + " = FALSE" : "1 = 1";
     }
 
     /**
@@ -225,21 +117,21 @@ public final class SqlSteps {
     String scdId(ResolvedModel m, String alias, String updatedAtExpr, String seqTextExpr, String marker) {
         List<String> parts = new ArrayList<>();
         for (String k : m.keys()) {
-            String text = "COALESCE(" + toText(col(alias, k)) + ", '')";
+            String text = "COALESCE(" + d.toText(d.col(alias, k)) + ", '')";
             if (m.keys().size() > 1) {
-                text = "REPLACE(REPLACE(" + text + ", " + stringLiteral("\\") + ", " + stringLiteral("\\\\") + "), "
-                        + stringLiteral("|") + ", " + stringLiteral("\\|") + ")";
+                text = "REPLACE(REPLACE(" + text + ", " + d.stringLiteral("\\") + ", " + d.stringLiteral("\\\\") + "), "
+                        + d.stringLiteral("|") + ", " + d.stringLiteral("\\|") + ")";
             }
             parts.add(text);
             parts.add("'|'");
         }
-        parts.add("COALESCE(" + toText(updatedAtExpr) + ", '')");
+        parts.add("COALESCE(" + d.toText(updatedAtExpr) + ", '')");
         parts.add("'|'");
         parts.add(seqTextExpr);
         if (marker != null) {
-            parts.add(stringLiteral("|" + marker));
+            parts.add(d.stringLiteral("|" + marker));
         }
-        return md5Hex(concat(parts));
+        return d.md5Hex(d.concat(parts));
     }
 
     /**
@@ -249,8 +141,8 @@ public final class SqlSteps {
      */
     String insertCounted(ResolvedModel m, TableSpec target, List<String> columns, List<String> values,
                                    String rest) {
-        if (capabilities().insertRowCounts()) {
-            return "INSERT INTO " + table(target.name()) + " (" + list(columns, null) + ") SELECT "
+        if (d.capabilities().insertRowCounts()) {
+            return "INSERT INTO " + d.table(target.name()) + " (" + d.list(columns, null) + ") SELECT "
                     + String.join(", ", values) + rest;
         }
         List<String> aliased = new ArrayList<>();
@@ -259,13 +151,13 @@ public final class SqlSteps {
             String v = values.get(i);
             TableSpec.Column c = target.column(columns.get(i));
             if (c != null && (v.equals("NULL") || AbstractSqlDialect.isSlot(v))) {
-                v = "CAST(" + v + " AS " + typeName(c.type()) + ")";
+                v = "CAST(" + v + " AS " + d.typeName(c.type()) + ")";
             }
-            aliased.add(v + " AS " + quote(m.id("itersnap_c" + i)));
-            refs.add(col("d", m.id("itersnap_c" + i)));
+            aliased.add(v + " AS " + d.quote(m.id("itersnap_c" + i)));
+            refs.add(d.col("d", m.id("itersnap_c" + i)));
         }
-        return "MERGE INTO " + table(target.name()) + " t USING (SELECT " + String.join(", ", aliased) + rest
-                + ") d ON FALSE WHEN NOT MATCHED THEN INSERT (" + list(columns, null) + ") VALUES ("
+        return "MERGE INTO " + d.table(target.name()) + " t USING (SELECT " + String.join(", ", aliased) + rest
+                + ") d ON FALSE WHEN NOT MATCHED THEN INSERT (" + d.list(columns, null) + ") VALUES ("
                 + String.join(", ", refs) + ")";
     }
 
@@ -273,7 +165,7 @@ public final class SqlSteps {
      * A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}).
      */
     public Statement describe(Relation r) {
-        String from = r.table() != null ? table(r.table()) : "(" + r.query() + ")";
+        String from = r.table() != null ? d.table(r.table()) : "(" + r.query() + ")";
         return Statement.of("resolve", "SELECT * FROM " + from + " s WHERE "
                 + (r.predicate() != null ? "(" + r.predicate() + ") AND " : "") + "1 = 0");
     }
@@ -288,7 +180,7 @@ public final class SqlSteps {
         if (m.sequenceKey() != null) {
             // a sequence_by list: every row also carries its sequence key, the engine's one sequence column
             List<SourceColumn> parts = m.sequenceParts().stream().map(m::sourceColumn).toList();
-            return "(SELECT s.*, " + sequenceKey(parts, "s") + " AS " + quote(m.sequenceBy()) + " FROM ("
+            return "(SELECT s.*, " + sequenceKey(parts, "s") + " AS " + d.quote(m.sequenceBy()) + " FROM ("
                     + m.settings().source() + ") s)";
         }
         Matcher plain = PLAIN_TABLE_SOURCE.matcher(m.settings().source());
@@ -302,34 +194,34 @@ public final class SqlSteps {
     public String sequenceKey(List<SourceColumn> parts, String alias) {
         List<String> keys = new ArrayList<>();
         for (SourceColumn c : parts) {
-            String e = col(alias, c.name());
+            String e = d.col(alias, c.name());
             keys.add(switch (c.valueType()) {
                 case INTEGER -> integerKey(e);
                 case DECIMAL -> integerKey("CAST(" + e + (c.scale() > 0 ? " * 1" + "0".repeat(c.scale()) : "")
                         + " AS BIGINT)");
-                case DATE -> integerKey(epochDays(e));
-                case TIMESTAMP, TIMESTAMP_TZ -> integerKey(epochMicros(c, e));
+                case DATE -> integerKey(d.epochDays(e));
+                case TIMESTAMP, TIMESTAMP_TZ -> integerKey(d.epochMicros(c, e));
                 case STRING -> stringKey(e);
                 default -> throw new IllegalArgumentException("column '" + c.name() + "' cannot order batches");
             });
         }
-        return concat(keys);
+        return d.concat(keys);
     }
 
     /** An integer as {@link SequenceKey} writes it: p and 19 digits, or n and 19 digits of the value plus 10^19. */
     private String integerKey(String e) {
-        return "CASE WHEN " + e + " < 0 THEN " + concat(List.of("'n'", "LPAD(" + toText("CAST(" + e
+        return "CASE WHEN " + e + " < 0 THEN " + d.concat(List.of("'n'", "LPAD(" + d.toText("CAST(" + e
                 + " AS DECIMAL(20, 0)) + CAST(10000000000000000000 AS DECIMAL(20, 0))") + ", 19, '0')")) + " ELSE "
-                + concat(List.of("'p'", "LPAD(" + toText(e) + ", 19, '0')")) + " END";
+                + d.concat(List.of("'p'", "LPAD(" + d.toText(e) + ", 19, '0')")) + " END";
     }
 
     /** A string as {@link SequenceKey} writes it: U+0001 and U+0000 escaped, ended by U+0001 U+0001. */
     private String stringKey(String e) {
-        String x = "REPLACE(" + e + ", " + chr(1) + ", " + concat(List.of(chr(1), chr(3))) + ")";
-        if (stringsHoldNul()) {
-            x = "REPLACE(" + x + ", " + chr(0) + ", " + concat(List.of(chr(1), chr(2))) + ")";
+        String x = "REPLACE(" + e + ", " + d.chr(1) + ", " + d.concat(List.of(d.chr(1), d.chr(3))) + ")";
+        if (d.stringsHoldNul()) {
+            x = "REPLACE(" + x + ", " + d.chr(0) + ", " + d.concat(List.of(d.chr(1), d.chr(2))) + ")";
         }
-        return concat(List.of(x, chr(1), chr(1)));
+        return d.concat(List.of(x, d.chr(1), d.chr(1)));
     }
 
     /**
@@ -343,7 +235,7 @@ public final class SqlSteps {
         if (hinted != null) {
             return hinted;
         }
-        return Statement.of("discover", "SELECT DISTINCT " + col("s", m.sequenceBy()) + " FROM " + sourceRelation(m)
+        return Statement.of("discover", "SELECT DISTINCT " + d.col("s", m.sequenceBy()) + " FROM " + sourceRelation(m)
                 + " s");
     }
 
@@ -363,13 +255,13 @@ public final class SqlSteps {
             throw new IllegalArgumentException("no batch to fingerprint");
         }
         Map<String, Object> values = new LinkedHashMap<>();
-        StringBuilder where = new StringBuilder(col("s", m.sequenceBy()));
+        StringBuilder where = new StringBuilder(d.col("s", m.sequenceBy()));
         if (sequences != null) {
             where.append(" IN (");
             for (int i = 0; i < sequences.size(); i++) {
                 String slot = "seq" + i;
                 values.put(slot, sequences.get(i));
-                where.append(i == 0 ? "" : ", ").append(param(m.sequenceColumn(), slot));
+                where.append(i == 0 ? "" : ", ").append(d.param(m.sequenceColumn(), slot));
             }
             where.append(")");
         } else {
@@ -385,16 +277,16 @@ public final class SqlSteps {
      * then summed per sequence. Without {@code columns} (or {@link #hash64}): the rows counted only.
      */
     private String fingerprints(ResolvedModel m, List<SourceColumn> columns, String relation, String where) {
-        String seq = col("s", m.sequenceBy());
-        if (columns == null || hash64("x") == null) {
+        String seq = d.col("s", m.sequenceBy());
+        if (columns == null || d.hash64("x") == null) {
             return "SELECT " + seq + ", COUNT(*) FROM " + relation + " s WHERE " + where + " GROUP BY " + seq;
         }
-        String sq = quote(m.id("itersnap_s"));
-        String h = quote(m.id("itersnap_h"));
-        String n = quote(m.id("itersnap_n"));
+        String sq = d.quote(m.id("itersnap_s"));
+        String h = d.quote(m.id("itersnap_h"));
+        String n = d.quote(m.id("itersnap_n"));
         return "SELECT x." + sq + ", SUM(x." + n + "), SUM(CAST(x." + h + " AS DECIMAL(20, 0))) FROM (SELECT y." + sq
                 + ", y." + h + ", COUNT(*) AS " + n + " FROM (SELECT " + seq + " AS " + sq + ", "
-                + rowHash(columns, "s") + " AS " + h + " FROM " + relation + " s WHERE " + where + ") y GROUP BY y."
+                + d.rowHash(columns, "s") + " AS " + h + " FROM " + relation + " s WHERE " + where + ") y GROUP BY y."
                 + sq + ", y." + h + ") x GROUP BY x." + sq;
     }
 
@@ -408,27 +300,27 @@ public final class SqlSteps {
         List<String> in = new ArrayList<>();
         for (int i = 0; i < sequences.size(); i++) {
             values.put("seq" + i, sequences.get(i));
-            in.add(param(m.sequenceColumn(), "seq" + i));
+            in.add(d.param(m.sequenceColumn(), "seq" + i));
         }
         if (from != null) {
             values.put(FROM, from);
         }
         List<String> branches = new ArrayList<>();
         for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
-            String c = col("h", column);
+            String c = d.col("h", column);
             List<String> where = new ArrayList<>();
             if (!in.isEmpty()) {
                 where.add(c + " IN (" + String.join(", ", in) + ")");
             }
             if (from != null) {
-                where.add(ordered(m, c) + " >= " + ordered(m, param(m.sequenceColumn(), FROM)));
+                where.add(d.ordered(m, c) + " >= " + d.ordered(m, d.param(m.sequenceColumn(), FROM)));
             }
             if (where.isEmpty()) {
                 throw new IllegalArgumentException("no sequence to probe");
             }
             // one branch per condition: an OR would keep a database from probing the index by each
             for (String w : where) {
-                branches.add("SELECT " + c + " FROM " + table(m.target()) + " h WHERE " + w);
+                branches.add("SELECT " + c + " FROM " + d.table(m.target()) + " h WHERE " + w);
             }
         }
         return statement("check ledger", String.join(" UNION ", branches), values);
@@ -442,8 +334,9 @@ public final class SqlSteps {
      * sequence, as {@link #fingerprintSequences} hashes them.
      */
     public Statement fingerprintStaged(ResolvedModel m, List<SourceColumn> columns) {
-        return Statement.of("fingerprint staged", fingerprints(m, columns, table(m.stage()), col("s", m.sequenceBy())
-                + " IS NOT NULL AND NOT " + col("s", m.id(REPRO))));
+        return Statement.of("fingerprint staged", fingerprints(m, columns, d.table(m.stage()), d.col("s",
+                m.sequenceBy())
+                + " IS NOT NULL AND NOT " + d.col("s", m.id(REPRO))));
     }
 
     /**
@@ -461,15 +354,15 @@ public final class SqlSteps {
      * staged of them.
      */
     public Statement fingerprintReplayedKeys(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
-        if (columns == null || hash64("x") == null) {
+        if (columns == null || d.hash64("x") == null) {
             return null;
         }
         Map<String, Object> values = new LinkedHashMap<>();
-        String seq = col("s", m.sequenceBy());
+        String seq = d.col("s", m.sequenceBy());
         String in;
         if (sequences == null) {
-            in = seq + " IN (SELECT " + col("sb", m.sequenceBy()) + " FROM " + table(m.batches()) + " sb WHERE "
-                    + col("sb", m.id(ModelTables.REPLAYED)) + ")";
+            in = seq + " IN (SELECT " + d.col("sb", m.sequenceBy()) + " FROM " + d.table(m.batches()) + " sb WHERE "
+                    + d.col("sb", m.id(ModelTables.REPLAYED)) + ")";
         } else {
             if (sequences.isEmpty()) {
                 throw new IllegalArgumentException("no batch to check");
@@ -477,26 +370,26 @@ public final class SqlSteps {
             List<String> slots = new ArrayList<>();
             for (int i = 0; i < sequences.size(); i++) {
                 values.put("seq" + i, sequences.get(i));
-                slots.add(param(m.sequenceColumn(), "seq" + i));
+                slots.add(d.param(m.sequenceColumn(), "seq" + i));
             }
             in = seq + " IN (" + String.join(", ", slots) + ")";
         }
-        String row = "CAST(" + rowHash(columns, "s") + " AS DECIMAL(20, 0))";
-        String firstKey = col("sk", m.keys().get(0));
+        String row = "CAST(" + d.rowHash(columns, "s") + " AS DECIMAL(20, 0))";
+        String firstKey = d.col("sk", m.keys().get(0));
         String sql = "SELECT " + seq + ", SUM(DISTINCT " + row + "), SUM(DISTINCT CASE WHEN " + firstKey
                 + " IS NOT NULL THEN " + row + " END), 'source' FROM " + sourceRelation(m) + " s LEFT JOIN "
-                + table(m.keysTable()) + " sk ON " + keyJoin(m, "sk", "s") + " AND "
-                + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + in + " GROUP BY " + seq
+                + d.table(m.keysTable()) + " sk ON " + d.keyJoin(m, "sk", "s") + " AND "
+                + d.col("sk", m.id(ModelTables.FROM_IDX)) + " = 1 WHERE " + in + " GROUP BY " + seq
                 + " UNION ALL SELECT " + seq + ", CAST(NULL AS DECIMAL(20, 0)), SUM(DISTINCT " + row
                 + "), 'stage' FROM "
-                + table(m.stage()) + " s WHERE " + in + " AND NOT " + col("s", m.id(REPRO)) + " GROUP BY " + seq;
+                + d.table(m.stage()) + " s WHERE " + in + " AND NOT " + d.col("s", m.id(REPRO)) + " GROUP BY " + seq;
         return statement("check replayed keys", sql, values);
     }
 
     /** {@link #partitionable} of a source column by name (itself for a column the source lacks). */
     String comparable(ResolvedModel m, String column, String expression) {
         SourceColumn c = m.sourceColumn(column);
-        return c == null ? expression : partitionable(c, expression);
+        return c == null ? expression : d.partitionable(c, expression);
     }
 
     /**
@@ -508,46 +401,47 @@ public final class SqlSteps {
     public Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence, StageScope scope) {
         String deleteWhen = m.settings().deleteWhen();
         String del = deleteWhen == null ? "FALSE" : "CASE WHEN (" + deleteWhen + ") THEN TRUE ELSE FALSE END";
-        String nullKey = m.keys().stream().map(k -> col("s", k) + " IS NULL").collect(Collectors.joining(" OR "));
+        String nullKey = m.keys().stream().map(k -> d.col("s", k) + " IS NULL").collect(Collectors.joining(" OR "));
         List<String> partition = new ArrayList<>();
-        partition.add(col("s", m.sequenceBy()));
-        m.keys().forEach(k -> partition.add(col("s", k)));
+        partition.add(d.col("s", m.sequenceBy()));
+        m.keys().forEach(k -> partition.add(d.col("s", k)));
         // sequence and key first: the two windows then share one sort, and an index on (sequence, key) of the
         // source can deliver the rows presorted
         List<String> everyColumn = new ArrayList<>();
-        everyColumn.add(partitionable(m.sequenceColumn(), col("s0", m.sequenceBy())));
+        everyColumn.add(d.partitionable(m.sequenceColumn(), d.col("s0", m.sequenceBy())));
         for (String k : m.keys()) {
-            everyColumn.add(partitionable(m.sourceColumn(k), col("s0", k)));
+            everyColumn.add(d.partitionable(m.sourceColumn(k), d.col("s0", k)));
         }
         for (SourceColumn c : m.sourceColumns()) {
             if (!c.name().equals(m.sequenceBy()) && !m.keys().contains(c.name())) {
-                everyColumn.add(partitionable(c, col("s0", c.name())));
+                everyColumn.add(d.partitionable(c, d.col("s0", c.name())));
             }
         }
-        String copyNo = quote(m.id("itersnap_copy_no"));
-        String reject = "CASE WHEN " + col("s", m.sequenceBy()) + " IS NULL THEN "
+        String copyNo = d.quote(m.id("itersnap_copy_no"));
+        String reject = "CASE WHEN " + d.col("s", m.sequenceBy()) + " IS NULL THEN "
                 + RejectReason.NULL_SEQUENCE.literal()
                 + " WHEN " + nullKey + " THEN " + RejectReason.NULL_KEY.literal()
                 + " WHEN SUM(CASE WHEN s." + copyNo + " = 1 THEN 1 ELSE 0 END) OVER (PARTITION BY "
                 + String.join(", ", partition) + ") > 1 THEN " + RejectReason.DUPLICATE_KEY.literal()
                 + " WHEN s." + copyNo + " > 1 THEN " + RejectReason.DUPLICATE_COPY.literal()
-                + " WHEN " + col("s", m.updatedAt()) + " IS NULL THEN " + RejectReason.NULL_UPDATED_AT.literal()
+                + " WHEN " + d.col("s", m.updatedAt()) + " IS NULL THEN " + RejectReason.NULL_UPDATED_AT.literal()
                 + " END";
         String rel = sourceRelation(m);
-        String fromRows = scope == StageScope.ALL ? rel + " s0 WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
-                + ordered(m, param(m.sequenceColumn(), FROM)) : scopedRows(m, rel, scope, FROM);
+        String fromRows = scope == StageScope.ALL ? rel + " s0 WHERE " + d.ordered(m, d.col("s0", m.sequenceBy()))
+                + " >= "
+                + d.ordered(m, d.param(m.sequenceColumn(), FROM)) : scopedRows(m, rel, scope, FROM);
         if (includeNullSequence && scope != StageScope.REPLAYED_KEYS) {
             // a separate branch: "seq >= ? OR seq IS NULL" keeps a database from using an index on the sequence
-            fromRows = "(SELECT " + list(m.sourceNames(), "s0") + " FROM " + fromRows + " UNION ALL SELECT "
-                    + list(m.sourceNames(), "s0") + " FROM " + rel + " s0 WHERE " + col("s0", m.sequenceBy())
+            fromRows = "(SELECT " + d.list(m.sourceNames(), "s0") + " FROM " + fromRows + " UNION ALL SELECT "
+                    + d.list(m.sourceNames(), "s0") + " FROM " + rel + " s0 WHERE " + d.col("s0", m.sequenceBy())
                     + " IS NULL) s0";
         }
-        String numbered = "SELECT " + list(m.sourceNames(), "s0") + ", ROW_NUMBER() OVER (PARTITION BY "
-                + String.join(", ", everyColumn) + " ORDER BY " + col("s0", m.sequenceBy()) + ") AS " + copyNo
+        String numbered = "SELECT " + d.list(m.sourceNames(), "s0") + ", ROW_NUMBER() OVER (PARTITION BY "
+                + String.join(", ", everyColumn) + " ORDER BY " + d.col("s0", m.sequenceBy()) + ") AS " + copyNo
                 + " FROM " + fromRows;
-        return statement("stage source", "INSERT INTO " + table(m.stage()) + " (" + list(m.sourceNames(), null)
-                + ", " + quote(m.id(DEL)) + ", " + quote(m.id(REJECT)) + ", " + quote(m.id(REPRO)) + ") SELECT "
-                + list(m.sourceNames(), "s") + ", " + del + ", " + reject + ", FALSE FROM (" + numbered + ") s",
+        return statement("stage source", "INSERT INTO " + d.table(m.stage()) + " (" + d.list(m.sourceNames(), null)
+                + ", " + d.quote(m.id(DEL)) + ", " + d.quote(m.id(REJECT)) + ", " + d.quote(m.id(REPRO)) + ") SELECT "
+                + d.list(m.sourceNames(), "s") + ", " + del + ", " + reject + ", FALSE FROM (" + numbered + ") s",
                 FROM, from);
     }
 
@@ -566,15 +460,15 @@ public final class SqlSteps {
 
     /** {@link #scopedRows} as joins of the source with the batches and keys tables. */
     private String joinedRows(ResolvedModel m, String relation, StageScope scope, String from) {
-        String batches = relation + " s0 JOIN " + table(m.batches()) + " sb ON " + col("sb", m.sequenceBy()) + " = "
-                + col("s0", m.sequenceBy()) + " AND ";
-        String range = " WHERE " + ordered(m, col("s0", m.sequenceBy())) + " >= "
-                + ordered(m, param(m.sequenceColumn(), from));
+        String batches = relation + " s0 JOIN " + d.table(m.batches()) + " sb ON " + d.col("sb", m.sequenceBy()) + " = "
+                + d.col("s0", m.sequenceBy()) + " AND ";
+        String range = " WHERE " + d.ordered(m, d.col("s0", m.sequenceBy())) + " >= "
+                + d.ordered(m, d.param(m.sequenceColumn(), from));
         return switch (scope) {
             case ALL -> throw new IllegalArgumentException("the whole source is not scoped");
-            case FRESH -> batches + "NOT " + col("sb", m.id(ModelTables.REPLAYED)) + range;
-            case REPLAYED_KEYS -> batches + col("sb", m.id(ModelTables.REPLAYED)) + " JOIN " + table(m.keysTable())
-                    + " sk ON " + keyJoin(m, "sk", "s0") + " AND " + col("sk", m.id(ModelTables.FROM_IDX)) + " = 1"
+            case FRESH -> batches + "NOT " + d.col("sb", m.id(ModelTables.REPLAYED)) + range;
+            case REPLAYED_KEYS -> batches + d.col("sb", m.id(ModelTables.REPLAYED)) + " JOIN " + d.table(m.keysTable())
+                    + " sk ON " + d.keyJoin(m, "sk", "s0") + " AND " + d.col("sk", m.id(ModelTables.FROM_IDX)) + " = 1"
                     + range;
         };
     }
@@ -588,19 +482,20 @@ public final class SqlSteps {
      */
     public Statement logNullSequences(ResolvedModel m, String runId, java.time.LocalDateTime loggedAt) {
         MetadataSchema.Errors e = m.metadata().errors();
-        List<String> exprs = m.recordNames().stream().map(c -> col("s", c)).toList();
-        String json = jsonObject(m.recordNames(), exprs);
-        String errors = table(e.spec().name());
+        List<String> exprs = m.recordNames().stream().map(c -> d.col("s", c)).toList();
+        String json = d.jsonObject(m.recordNames(), exprs);
+        String errors = d.table(e.spec().name());
         String numbered = " FROM (SELECT " + json + " AS rec, ROW_NUMBER() OVER (PARTITION BY " + json + " ORDER BY "
-                + json + ") AS rn FROM " + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NULL) x";
-        String logged = capabilities().insertRowCounts()
-                ? numbered + " WHERE x.rn > (SELECT COUNT(*) FROM " + errors + " e WHERE " + col("e", e.model())
-                        + " = " + slot(MODEL) + " AND " + col("e", e.reason()) + " = "
+                + json + ") AS rn FROM " + d.table(m.stage()) + " s WHERE " + d.col("s", m.sequenceBy())
+                + " IS NULL) x";
+        String logged = d.capabilities().insertRowCounts()
+                ? numbered + " WHERE x.rn > (SELECT COUNT(*) FROM " + errors + " e WHERE " + d.col("e", e.model())
+                        + " = " + slot(MODEL) + " AND " + d.col("e", e.reason()) + " = "
                         + RejectReason.NULL_SEQUENCE.literal() + " AND "
-                        + col("e", e.record()) + " = x.rec)"
-                : numbered + " LEFT JOIN (SELECT " + col("e", e.record()) + " AS rec, COUNT(*) AS n FROM " + errors
-                        + " e WHERE " + col("e", e.model()) + " = " + slot(MODEL) + " AND " + col("e", e.reason())
-                        + " = " + RejectReason.NULL_SEQUENCE.literal() + " GROUP BY " + col("e", e.record())
+                        + d.col("e", e.record()) + " = x.rec)"
+                : numbered + " LEFT JOIN (SELECT " + d.col("e", e.record()) + " AS rec, COUNT(*) AS n FROM " + errors
+                        + " e WHERE " + d.col("e", e.model()) + " = " + slot(MODEL) + " AND " + d.col("e", e.reason())
+                        + " = " + RejectReason.NULL_SEQUENCE.literal() + " GROUP BY " + d.col("e", e.record())
                         + ") p ON p.rec = x.rec WHERE x.rn > "
                         + "COALESCE(p.n, 0)";
         String sql = insertCounted(m, e.spec(), List.of(e.model(), e.runId(), e.sequence(), e.reason(), e.record(),
@@ -623,7 +518,7 @@ public final class SqlSteps {
     public Statement stageReproduced(ResolvedModel m, Object sequence, List<String> notYetIntroduced,
                                      boolean fullPicture) {
         ColumnNames n = m.meta();
-        String seqParam = param(m.sequenceColumn(), SEQ);
+        String seqParam = d.param(m.sequenceColumn(), SEQ);
         Map<String, Object> values = new LinkedHashMap<>();
         values.put(SEQ, sequence);
         List<Object> parts = m.sequenceKey() == null ? List.of() : m.sequenceKey().decode((String) sequence);
@@ -633,33 +528,35 @@ public final class SqlSteps {
             int part = m.sequenceKey() == null ? -1 : m.sequenceParts().indexOf(c);
             if (c.equals(m.sequenceBy())) {
                 fromHistory.add(seqParam);
-                fromArchive.add(col("a", c));
+                fromArchive.add(d.col("a", c));
             } else if (part >= 0) {
                 // the batch's own value of a column of the sequence_by list (the version has its opening batch's)
                 values.put(SEQ + (char) ('a' + part), parts.get(part));
-                fromHistory.add(param(m.sourceColumn(c), SEQ + (char) ('a' + part)));
-                fromArchive.add(col("a", c));
+                fromHistory.add(d.param(m.sourceColumn(c), SEQ + (char) ('a' + part)));
+                fromArchive.add(d.col("a", c));
             } else if (notYetIntroduced.contains(c)) {
                 fromHistory.add("NULL");
                 fromArchive.add("NULL");
             } else {
-                fromHistory.add(col("h", c));
-                fromArchive.add(col("a", c));
+                fromHistory.add(d.col("h", c));
+                fromArchive.add(d.col("a", c));
             }
         }
         String live = fullPicture
-                ? ordered(m, col("h", n.openedSeq())) + " <= " + ordered(m, seqParam) + " AND ("
-                        + col("h", n.closedSeq()) + " IS NULL OR " + ordered(m, col("h", n.closedSeq())) + " > "
-                        + ordered(m, seqParam) + ")"
-                : col("h", n.openedSeq()) + " = " + seqParam;
-        String archived = "SELECT 1 FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy()) + " = "
-                + seqParam + " AND " + keyJoin(m, "a", "h");
-        return statement("reproduce aged-out batch", "INSERT INTO " + table(m.stage()) + " ("
-                + list(m.sourceNames(), null) + ", " + quote(m.id(DEL)) + ", " + quote(m.id(REJECT)) + ", "
-                + quote(m.id(REPRO)) + ") SELECT " + String.join(", ", fromHistory) + ", FALSE, NULL, TRUE FROM "
-                + table(m.target()) + " h WHERE " + live + " AND " + notDeletionRecord(m, "h") + " AND NOT EXISTS ("
-                + archived + ") UNION ALL SELECT " + String.join(", ", fromArchive) + ", " + col("a", m.id(DEL)) + ", "
-                + col("a", m.id(REJECT)) + ", TRUE FROM " + table(m.archive()) + " a WHERE " + col("a", m.sequenceBy())
+                ? d.ordered(m, d.col("h", n.openedSeq())) + " <= " + d.ordered(m, seqParam) + " AND ("
+                        + d.col("h", n.closedSeq()) + " IS NULL OR " + d.ordered(m, d.col("h", n.closedSeq())) + " > "
+                        + d.ordered(m, seqParam) + ")"
+                : d.col("h", n.openedSeq()) + " = " + seqParam;
+        String archived = "SELECT 1 FROM " + d.table(m.archive()) + " a WHERE " + d.col("a", m.sequenceBy()) + " = "
+                + seqParam + " AND " + d.keyJoin(m, "a", "h");
+        return statement("reproduce aged-out batch", "INSERT INTO " + d.table(m.stage()) + " ("
+                + d.list(m.sourceNames(), null) + ", " + d.quote(m.id(DEL)) + ", " + d.quote(m.id(REJECT)) + ", "
+                + d.quote(m.id(REPRO)) + ") SELECT " + String.join(", ", fromHistory) + ", FALSE, NULL, TRUE FROM "
+                + d.table(m.target()) + " h WHERE " + live + " AND " + notDeletionRecord(m, "h") + " AND NOT EXISTS ("
+                + archived + ") UNION ALL SELECT " + String.join(", ", fromArchive) + ", " + d.col("a", m.id(DEL))
+                + ", "
+                + d.col("a", m.id(REJECT)) + ", TRUE FROM " + d.table(m.archive()) + " a WHERE " + d.col("a",
+                m.sequenceBy())
                 + " = " + seqParam, values);
     }
 
@@ -675,21 +572,22 @@ public final class SqlSteps {
                     : List.of(Statement.of("roll back", restoreOverwritten(m, false)));
         }
         ColumnNames n = m.meta();
-        String t = table(m.target());
+        String t = d.table(m.target());
         String op = r.onlyThisBatch() ? " = " : " >= ";
-        String p = r.onlyThisBatch() ? slot(FROM) : ordered(m, param(m.sequenceColumn(), FROM));
-        java.util.function.UnaryOperator<String> seq = c -> r.onlyThisBatch() ? quote(c) : ordered(m, quote(c));
+        String p = r.onlyThisBatch() ? slot(FROM) : d.ordered(m, d.param(m.sequenceColumn(), FROM));
+        java.util.function.UnaryOperator<String> seq = c -> r.onlyThisBatch() ? d.quote(c) : d.ordered(m, d.quote(c));
         List<String> sql = new ArrayList<>();
         if (r.history()) {
             sql.add("DELETE FROM " + t + " WHERE " + seq.apply(n.openedSeq()) + op + p);
-            sql.add("UPDATE " + t + " SET " + quote(n.validTo()) + " = " + openValidTo(m) + ", " + quote(n.changeType())
-                    + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq())
+            sql.add("UPDATE " + t + " SET " + d.quote(n.validTo()) + " = " + openValidTo(m) + ", "
+                    + d.quote(n.changeType())
+                    + " = 'insert', " + d.quote(n.changedAttributes()) + " = NULL, " + d.quote(n.closedSeq())
                     + " = NULL WHERE " + seq.apply(n.closedSeq()) + op + p);
         }
         for (String c : r.resetColumns()) {
-            sql.add("UPDATE " + t + " SET " + quote(c) + " = NULL");
+            sql.add("UPDATE " + t + " SET " + d.quote(c) + " = NULL");
         }
-        sql.add("DELETE FROM " + table(m.archive()) + " WHERE " + seq.apply(m.sequenceBy()) + op + p);
+        sql.add("DELETE FROM " + d.table(m.archive()) + " WHERE " + seq.apply(m.sequenceBy()) + op + p);
         List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
                 .toList());
         // a single batch is undone only by a recovery, which restores once at its end (Rollback.restoreOnly)
@@ -711,24 +609,25 @@ public final class SqlSteps {
     String restoreOverwritten(ResolvedModel m, boolean keyScoped) {
         ColumnNames n = m.meta();
         List<String> over = m.overwritten();
-        String rn = quote(m.id("itersnap_w_rn"));
+        String rn = d.quote(m.id("itersnap_w_rn"));
         List<String> same = new ArrayList<>();
-        same.add("NOT " + col("a", m.id(DEL)));
+        same.add("NOT " + d.col("a", m.id(DEL)));
         for (String c : m.tracked()) {
-            same.add("NOT " + isDistinct(comparable(m, c, col("a", c)), comparable(m, c, col("v", c))));
+            same.add("NOT " + d.isDistinct(comparable(m, c, d.col("a", c)), comparable(m, c, d.col("v", c))));
         }
-        String scope = keyScoped ? " JOIN " + table(m.keysTable()) + " k ON " + keyJoin(m, "k", "a") + " AND "
-                + col("k", m.id(ModelTables.FROM_IDX)) + " = 1" : "";
-        String last = "SELECT " + list(m.keys(), "a") + ", " + list(over, "a") + ", ROW_NUMBER() OVER (PARTITION BY "
-                + list(m.keys(), "a") + " ORDER BY " + ordered(m, col("a", m.sequenceBy())) + " DESC) AS " + rn
-                + " FROM " + table(m.archive()) + " a JOIN " + table(m.target()) + " v ON " + keyJoin(m, "v", "a")
-                + " AND " + isOpen(m, col("v", n.validTo())) + " AND " + notDeletionRecord(m, "v") + " AND "
-                + ordered(m, col("a", m.sequenceBy())) + " >= " + ordered(m, col("v", n.openedSeq())) + scope
-                + " WHERE " + col("a", m.id(REJECT)) + " IS NULL AND " + String.join(" AND ", same);
-        return "MERGE INTO " + table(m.target()) + " t USING (SELECT * FROM (" + last + ") x WHERE x." + rn
-                + " = 1) r ON " + keyJoin(m, "t", "r") + " AND " + isOpen(m, col("t", n.validTo())) + " AND "
+        String scope = keyScoped ? " JOIN " + d.table(m.keysTable()) + " k ON " + d.keyJoin(m, "k", "a") + " AND "
+                + d.col("k", m.id(ModelTables.FROM_IDX)) + " = 1" : "";
+        String last = "SELECT " + d.list(m.keys(), "a") + ", " + d.list(over, "a")
+                + ", ROW_NUMBER() OVER (PARTITION BY "
+                + d.list(m.keys(), "a") + " ORDER BY " + d.ordered(m, d.col("a", m.sequenceBy())) + " DESC) AS " + rn
+                + " FROM " + d.table(m.archive()) + " a JOIN " + d.table(m.target()) + " v ON " + d.keyJoin(m, "v", "a")
+                + " AND " + isOpen(m, d.col("v", n.validTo())) + " AND " + notDeletionRecord(m, "v") + " AND "
+                + d.ordered(m, d.col("a", m.sequenceBy())) + " >= " + d.ordered(m, d.col("v", n.openedSeq())) + scope
+                + " WHERE " + d.col("a", m.id(REJECT)) + " IS NULL AND " + String.join(" AND ", same);
+        return "MERGE INTO " + d.table(m.target()) + " t USING (SELECT * FROM (" + last + ") x WHERE x." + rn
+                + " = 1) r ON " + d.keyJoin(m, "t", "r") + " AND " + isOpen(m, d.col("t", n.validTo())) + " AND "
                 + notDeletionRecord(m, "t") + " WHEN MATCHED THEN UPDATE SET " + over.stream()
-                .map(c -> quote(c) + " = " + col("r", c)).collect(java.util.stream.Collectors.joining(", "));
+                .map(c -> d.quote(c) + " = " + d.col("r", c)).collect(java.util.stream.Collectors.joining(", "));
     }
 
     /**
@@ -738,17 +637,18 @@ public final class SqlSteps {
      */
     private List<Statement> rollbackKeys(ResolvedModel m, Rollback r) {
         ColumnNames n = m.meta();
-        String p = ordered(m, param(m.sequenceColumn(), FROM));
-        String keys = " USING (SELECT " + list(m.keys(), "k") + " FROM " + table(m.keysTable()) + " k WHERE "
-                + col("k", m.id(ModelTables.FROM_IDX)) + " = 1) k ON " + keyJoin(m, "t", "k") + " AND ";
+        String p = d.ordered(m, d.param(m.sequenceColumn(), FROM));
+        String keys = " USING (SELECT " + d.list(m.keys(), "k") + " FROM " + d.table(m.keysTable()) + " k WHERE "
+                + d.col("k", m.id(ModelTables.FROM_IDX)) + " = 1) k ON " + d.keyJoin(m, "t", "k") + " AND ";
         List<String> sql = new ArrayList<>();
-        sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.openedSeq())) + " >= " + p
+        sql.add("MERGE INTO " + d.table(m.target()) + " t" + keys + d.ordered(m, d.col("t", n.openedSeq())) + " >= " + p
                 + " WHEN MATCHED THEN DELETE");
-        sql.add("MERGE INTO " + table(m.target()) + " t" + keys + ordered(m, col("t", n.closedSeq())) + " >= " + p
-                + " WHEN MATCHED THEN UPDATE SET " + quote(n.validTo()) + " = " + openValidTo(m) + ", "
-                + quote(n.changeType())
-                + " = 'insert', " + quote(n.changedAttributes()) + " = NULL, " + quote(n.closedSeq()) + " = NULL");
-        sql.add("MERGE INTO " + table(m.archive()) + " t" + keys + ordered(m, col("t", m.sequenceBy())) + " >= " + p
+        sql.add("MERGE INTO " + d.table(m.target()) + " t" + keys + d.ordered(m, d.col("t", n.closedSeq())) + " >= " + p
+                + " WHEN MATCHED THEN UPDATE SET " + d.quote(n.validTo()) + " = " + openValidTo(m) + ", "
+                + d.quote(n.changeType())
+                + " = 'insert', " + d.quote(n.changedAttributes()) + " = NULL, " + d.quote(n.closedSeq()) + " = NULL");
+        sql.add("MERGE INTO " + d.table(m.archive()) + " t" + keys + d.ordered(m, d.col("t", m.sequenceBy())) + " >= "
+                + p
                 + " WHEN MATCHED THEN DELETE");
         List<Statement> out = new ArrayList<>(sql.stream().map(s -> statement("roll back", s, FROM, r.sequence()))
                 .toList());
@@ -759,14 +659,14 @@ public final class SqlSteps {
             return out;
         }
         MetadataSchema.Errors e = m.metadata().errors();
-        List<String> exprs = m.recordNames().stream().map(c -> col("s", c)).toList();
-        String staged = "SELECT DISTINCT " + col("b", m.id(ModelTables.SEQTEXT)) + " AS sq, " + jsonObject(
-                m.recordNames(), exprs) + " AS rec FROM " + table(m.stage()) + " s JOIN " + table(m.batches())
-                + " b ON " + col("b", m.sequenceBy()) + " = " + col("s", m.sequenceBy()) + " WHERE "
-                + col("b", m.id(ModelTables.REPLAYED));
-        out.add(statement("roll back", "MERGE INTO " + table(e.spec().name()) + " t USING (" + staged + ") x ON "
-                + col("t", e.model()) + " = " + slot(MODEL) + " AND " + col("t", e.sequence()) + " = x.sq AND "
-                + col("t", e.record()) + " = x.rec WHEN MATCHED THEN DELETE", MODEL, m.name()));
+        List<String> exprs = m.recordNames().stream().map(c -> d.col("s", c)).toList();
+        String staged = "SELECT DISTINCT " + d.col("b", m.id(ModelTables.SEQTEXT)) + " AS sq, " + d.jsonObject(
+                m.recordNames(), exprs) + " AS rec FROM " + d.table(m.stage()) + " s JOIN " + d.table(m.batches())
+                + " b ON " + d.col("b", m.sequenceBy()) + " = " + d.col("s", m.sequenceBy()) + " WHERE "
+                + d.col("b", m.id(ModelTables.REPLAYED));
+        out.add(statement("roll back", "MERGE INTO " + d.table(e.spec().name()) + " t USING (" + staged + ") x ON "
+                + d.col("t", e.model()) + " = " + slot(MODEL) + " AND " + d.col("t", e.sequence()) + " = x.sq AND "
+                + d.col("t", e.record()) + " = x.rec WHEN MATCHED THEN DELETE", MODEL, m.name()));
         return out;
     }
 
@@ -813,10 +713,11 @@ public final class SqlSteps {
             return hinted;
         }
         ColumnNames n = m.meta();
-        return "(SELECT " + list(m.keys(), "x") + " FROM " + table(m.target()) + " x WHERE "
-                + ordered(m, col("x", n.openedSeq())) + " >= " + p + " UNION SELECT " + list(m.keys(), "x") + " FROM "
-                + table(m.target()) + " x WHERE " + ordered(m, col("x", n.closedSeq())) + " >= " + p + ") k JOIN "
-                + table(m.target()) + " h ON " + keyJoin(m, "k", "h");
+        return "(SELECT " + d.list(m.keys(), "x") + " FROM " + d.table(m.target()) + " x WHERE "
+                + d.ordered(m, d.col("x", n.openedSeq())) + " >= " + p + " UNION SELECT " + d.list(m.keys(), "x")
+                + " FROM "
+                + d.table(m.target()) + " x WHERE " + d.ordered(m, d.col("x", n.closedSeq())) + " >= " + p + ") k JOIN "
+                + d.table(m.target()) + " h ON " + d.keyJoin(m, "k", "h");
     }
 
     /**
@@ -826,17 +727,17 @@ public final class SqlSteps {
      */
     public Statement timelineCheck(ResolvedModel m, Object from) {
         ColumnNames n = m.meta();
-        String keys = list(m.keys(), "h");
-        String p = ordered(m, param(m.sequenceColumn(), FROM));
+        String keys = d.list(m.keys(), "h");
+        String p = d.ordered(m, d.param(m.sequenceColumn(), FROM));
         Object current = m.validToCurrent();
         String closed = "v.vt IS NOT NULL" + (current == null ? "" : " AND v.vt <> " + openValidTo(m));
-        String v = "SELECT " + keys + ", " + col("h", n.validFrom()) + " AS vf, " + col("h", n.validTo())
-                + " AS vt, " + col("h", n.changeType()) + " AS ct, LEAD(" + col("h", n.validFrom())
-                + ") OVER (PARTITION BY " + keys + " ORDER BY " + col("h", n.validFrom()) + ", "
-                + col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + isOpen(m, col("h", n.validTo()))
+        String v = "SELECT " + keys + ", " + d.col("h", n.validFrom()) + " AS vf, " + d.col("h", n.validTo())
+                + " AS vt, " + d.col("h", n.changeType()) + " AS ct, LEAD(" + d.col("h", n.validFrom())
+                + ") OVER (PARTITION BY " + keys + " ORDER BY " + d.col("h", n.validFrom()) + ", "
+                + d.col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + isOpen(m, d.col("h", n.validTo()))
                 + " THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
                 + touchedVersions(m, p);
-        return statement("check timeline", "SELECT DISTINCT " + list(m.keys(), "v") + " FROM (" + v + ") v WHERE "
+        return statement("check timeline", "SELECT DISTINCT " + d.list(m.keys(), "v") + " FROM (" + v + ") v WHERE "
                 + "v.open_count > 1"
                 + " OR (" + closed + " AND v.vt < v.vf)"
                 + " OR (" + closed + " AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
@@ -858,13 +759,14 @@ public final class SqlSteps {
         String literal = literal(bySequence ? m.sequenceColumn() : m.updatedAtColumn(), value);
         String from = bySequence ? n.openedSeq() : n.validFrom();
         String to = bySequence ? n.closedSeq() : n.validTo();
-        String lit = bySequence ? ordered(m, literal) : literal;
-        String in = bySequence ? ordered(m, col("h", from)) : col("h", from);
-        String out = bySequence ? ordered(m, col("h", to)) : col("h", to);
-        return Statement.of("point in time", "SELECT h.* FROM " + table(m.target()) + " h WHERE " + in + " <= " + lit
-                + " AND (" + (bySequence ? col("h", to) + " IS NULL" : isOpen(m, col("h", to))) + " OR " + out + " > "
+        String lit = bySequence ? d.ordered(m, literal) : literal;
+        String in = bySequence ? d.ordered(m, d.col("h", from)) : d.col("h", from);
+        String out = bySequence ? d.ordered(m, d.col("h", to)) : d.col("h", to);
+        return Statement.of("point in time", "SELECT h.* FROM " + d.table(m.target()) + " h WHERE " + in + " <= " + lit
+                + " AND (" + (bySequence ? d.col("h", to) + " IS NULL" : isOpen(m, d.col("h", to))) + " OR " + out
+                + " > "
                 + lit + ")"
-                + (m.deletionRecords() ? " AND " + col("h", n.isDeleted()) + " = FALSE" : ""));
+                + (m.deletionRecords() ? " AND " + d.col("h", n.isDeleted()) + " = FALSE" : ""));
     }
 
     /** What an open version carries in valid_to: NULL, or {@code valid_to_current} as a typed literal. */
@@ -890,11 +792,11 @@ public final class SqlSteps {
      */
     public Statement markOpenVersions(ResolvedModel m) {
         ColumnNames n = m.meta();
-        String vt = quote(n.validTo());
+        String vt = d.quote(n.validTo());
         String other = m.validToCurrent() == null ? vt + " IS NOT NULL"
                 : "(" + vt + " IS NULL OR " + vt + " <> " + openValidTo(m) + ")";
-        return Statement.of("mark open versions", "UPDATE " + table(m.target()) + " SET " + vt + " = "
-                + openValidTo(m) + " WHERE " + quote(n.closedSeq()) + " IS NULL AND " + other);
+        return Statement.of("mark open versions", "UPDATE " + d.table(m.target()) + " SET " + vt + " = "
+                + openValidTo(m) + " WHERE " + d.quote(n.closedSeq()) + " IS NULL AND " + other);
     }
 
     /** A typed SQL literal of a value read by {@link ValueType#coerce} (numbers, dates, times, strings escaped). */
@@ -907,13 +809,13 @@ public final class SqlSteps {
         if (t.temporal()) {
             text = text.replace('T', ' ');
         }
-        return "CAST(" + stringLiteral(text) + " AS " + columnType(type) + ")";
+        return "CAST(" + d.stringLiteral(text) + " AS " + d.columnType(type) + ")";
     }
 
     /**
      * Creates a view {@code view} of {@code query}.
      */
     public Statement createView(TableName view, Statement query) {
-        return Statement.builder("create view").sql("CREATE VIEW " + table(view) + " AS ").sql(query).build();
+        return Statement.builder("create view").sql("CREATE VIEW " + d.table(view) + " AS ").sql(query).build();
     }
 }
