@@ -1,6 +1,8 @@
 package dev.itersnap;
 
 import dev.itersnap.core.AsOf;
+import dev.itersnap.core.AuditReport;
+import dev.itersnap.core.AuditSettings;
 import dev.itersnap.core.CheckReport;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.Inspection;
@@ -10,6 +12,7 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.internal.Doctor;
+import dev.itersnap.internal.HistoryAudit;
 import dev.itersnap.internal.MetadataInspection;
 import dev.itersnap.internal.PointInTime;
 import dev.itersnap.internal.SnapshotEngine;
@@ -125,8 +128,8 @@ public final class IterativeSnapshot {
      * (inclusive) are declared applied; the bookkeeping columns it lacks are added and filled so that no roll back
      * reaches below {@code through}; the model owns the table from then on. Later runs apply the batches after
      * {@code through} as usual and refuse, with {@link ErrorCode#LATE_BEFORE_ADOPTION}, a batch at or before it that
-     * arrives later (or a replay reaching back to it). It does not audit the table: check it first (the command
-     * line's {@code adopt} audits it and stops on problems). {@code through} is a value of the sequence column's Java
+     * arrives later (or a replay reaching back to it). It does not audit the table: check it first with {@link
+     * #audit(ModelSettings)} (the command line's {@code adopt} does, and stops on problems). {@code through} is a value of the sequence column's Java
      * type or its text form.
      *
      * @throws ItersnapException {@code TARGET_NOT_OWNED} when the table is already an itersnap history or the model
@@ -189,6 +192,36 @@ public final class IterativeSnapshot {
     public Inspection inspect(ModelSettings model) {
         Objects.requireNonNull(model, "model");
         return new MetadataInspection(dataSource, dialect, model);
+    }
+
+    /**
+     * Checks an SCD Type 2 table (one itersnap built, or a dbt snapshot) for the marks of a history applied out of
+     * order or otherwise broken, writing nothing: versions out of order, overlapping, with gaps, keys with more than
+     * one current version, inverted validity, and, given the raw batches, versions that should exist and do not
+     * ({@link AuditReport.Check}). What {@code itersnap audit} prints. Its cost is a few scans of the table (and of
+     * the source, with one).
+     *
+     * <pre>{@code
+     * AuditReport report = snapshots.audit(AuditSettings.builder("customers_snapshot").uniqueKey("customer_id").build());
+     * if (!report.clean()) { ... report.problems() ... }
+     * }</pre>
+     *
+     * @throws ItersnapException {@code INVALID_SETTING} when the table cannot be read or lacks a named column,
+     *                           {@code INVALID_SOURCE} when the source query cannot run, {@code DATABASE_ERROR} when
+     *                           a check's query fails
+     */
+    public AuditReport audit(AuditSettings table) {
+        Objects.requireNonNull(table, "table");
+        return new HistoryAudit(dataSource, dialect).audit(table);
+    }
+
+    /**
+     * {@link #audit(AuditSettings)} of the model's history table, under its key, meta column names and {@code
+     * valid_to_current} ({@link AuditSettings#of(ModelSettings)}): the check to run before {@link #adopt} takes a table
+     * over, or after anything but itersnap wrote to a history.
+     */
+    public AuditReport audit(ModelSettings model) {
+        return audit(AuditSettings.of(model));
     }
 
     private SnapshotEngine engine(ModelSettings model) {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.AuditReport;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ModelSettings;
@@ -91,18 +92,16 @@ public final class AdoptCommand implements Callable<Integer> {
                     + "model '" + settings.name() + "' up to " + through + " applied; add --yes to confirm (or "
                     + "--dry-run to see the audit and the plan)");
         }
-        ColumnNames n = settings.columnNames();
-        AuditCommand audit = AuditCommand.of(target, settings.uniqueKey(), n, settings.validToCurrent());
         PrintWriter out = spec.commandLine().getOut();
         try (HikariDataSource dataSource = connection.open()) {
-            List<AuditCommand.Finding> findings;
+            AuditReport audit;
             List<String> declared = new ArrayList<>();
             try (Connection c = dataSource.getConnection()) {
                 Sql.readOnly(c);
                 Sql sql = new Sql(c);
                 ModelInspection inspection = ModelInspection.of(settings, sql);
                 Comparable<?> point = inspection.typed(through);
-                findings = audit.findings(sql);
+                audit = connection.snapshots(dataSource, e -> { }).audit(settings);
                 for (Comparable<?> s : inspection.sourceSequences()) {
                     if (inspection.sequenceType.compare(s, point) <= 0) {
                         declared.add(inspection.text(s));
@@ -113,13 +112,13 @@ public final class AdoptCommand implements Callable<Integer> {
                     declared.add(pointText);
                 }
             }
-            long problems = findings.stream().mapToLong(AuditCommand.Finding::count).sum();
+            long problems = audit.problemCount();
             boolean refused = problems > 0 && !acceptProblems;
             ObjectNode o = JSON.createObjectNode().put("model", settings.name()).put("target", target)
                     .put("through", through).put("dry_run", dryRun);
-            o.set("audit", audit.jsonNode(JSON, findings, problems));
+            o.set("audit", AuditCommand.jsonNode(JSON, audit));
             if (!json) {
-                audit.print(out, findings, problems, false);
+                AuditCommand.print(out, audit, false);
             }
             if (refused || dryRun) {
                 o.put("adopted", false);
@@ -165,8 +164,6 @@ public final class AdoptCommand implements Callable<Integer> {
                     + " on (the table as it is is kept as " + backupName(settings) + "); add --yes to confirm (or "
                     + "--dry-run to see the audit and the plan)");
         }
-        ColumnNames n = settings.columnNames();
-        AuditCommand audit = AuditCommand.of(target, settings.uniqueKey(), n, settings.validToCurrent());
         PrintWriter out = spec.commandLine().getOut();
         ObjectNode o = JSON.createObjectNode().put("model", settings.name()).put("target", target)
                 .put("rebuild_from", rebuildFrom).put("dry_run", dryRun);
@@ -178,12 +175,11 @@ public final class AdoptCommand implements Callable<Integer> {
                 Sql sql = new Sql(c);
                 ModelInspection inspection = ModelInspection.of(settings, sql);
                 Comparable<?> point = inspection.typed(rebuildFrom);
-                List<AuditCommand.Finding> findings = audit.findings(sql);
-                long problems = findings.stream().mapToLong(AuditCommand.Finding::count).sum();
-                o.set("audit", audit.jsonNode(JSON, findings, problems));
+                AuditReport audit = connection.snapshots(dataSource, e -> { }).audit(settings);
+                o.set("audit", AuditCommand.jsonNode(JSON, audit));
                 if (!json) {
                     out.println("before the rebuild:");
-                    audit.print(out, findings, problems, false);
+                    AuditCommand.print(out, audit, false);
                 }
                 for (Comparable<?> s : inspection.sourceSequences()) {
                     if (inspection.sequenceType.compare(s, point) >= 0) {
@@ -231,16 +227,14 @@ public final class AdoptCommand implements Callable<Integer> {
             o.put("adopted", true).put("run_id", r.runId()).put("before_table", backupName(settings));
             ArrayNode batches = o.putArray("batches_rebuilt");
             r.batches().forEach(b -> batches.add(b.sequenceText()));
-            List<AuditCommand.Finding> changes;
-            List<AuditCommand.Finding> after;
+            List<Change> changes;
             try (Connection c = dataSource.getConnection()) {
                 Sql.readOnly(c);
-                Sql sql = new Sql(c);
-                changes = changes(sql, settings, backup, table);
-                after = audit.findings(sql);
+                changes = changes(new Sql(c), settings, backup, table);
             }
+            AuditReport after = connection.snapshots(dataSource, e -> { }).audit(settings);
             ObjectNode ch = o.putObject("changes");
-            for (AuditCommand.Finding f : changes) {
+            for (Change f : changes) {
                 ObjectNode node = ch.putObject(f.check()).put("description", f.description()).put("count", f.count());
                 ArrayNode ex = node.putArray("examples");
                 for (List<String> row : f.examples()) {
@@ -250,15 +244,15 @@ public final class AdoptCommand implements Callable<Integer> {
                     }
                 }
             }
-            long problemsAfter = after.stream().mapToLong(AuditCommand.Finding::count).sum();
-            o.set("audit_after", audit.jsonNode(JSON, after, problemsAfter));
+            long problemsAfter = after.problemCount();
+            o.set("audit_after", AuditCommand.jsonNode(JSON, after));
             if (json) {
                 out.println(o);
             } else {
                 out.println("adopted " + target + " as the history of model '" + settings.name() + "', rebuilt from "
                         + rebuildFrom + " (" + ConsoleListener.batches(r.batches().size()) + " applied); the table as it was is "
                         + backupName(settings) + ". Changes against it:");
-                for (AuditCommand.Finding f : changes) {
+                for (Change f : changes) {
                     out.println();
                     out.println(f.check() + ": " + f.count() + " - " + f.description());
                     if (!f.examples().isEmpty()) {
@@ -296,11 +290,29 @@ public final class AdoptCommand implements Callable<Integer> {
         return settings.target() + "_before_adopt";
     }
 
+    /** One kind of change the rebuild made: its count and up to five examples under {@code headers}. */
+    record Change(String check, String description, long count, List<String> headers, List<List<String>> examples) {
+    }
+
+    /** The count of {@code query}'s rows and its first five as text. */
+    private static Change change(Sql sql, String check, String description, String query, List<String> headers)
+            throws SQLException {
+        long count = ((Number) sql.rows("SELECT COUNT(*) FROM (" + query + ") x").get(0).get(0)).longValue();
+        List<List<String>> examples = new ArrayList<>();
+        if (count > 0) {
+            // setMaxRows is a hint (DuckDB's driver ignores it)
+            for (List<Object> row : sql.rows(5, query + " ORDER BY 1").stream().limit(5).toList()) {
+                examples.add(row.stream().map(v -> v == null ? "" : Sql.text(v)).toList());
+            }
+        }
+        return new Change(check, description, count, headers, examples);
+    }
+
     /**
      * The versions removed, added and re-dated, matched by key and updated_at between the table as it was and as it
      * is now.
      */
-    private static List<AuditCommand.Finding> changes(Sql sql, ModelSettings settings, String before, String after)
+    private static List<Change> changes(Sql sql, ModelSettings settings, String before, String after)
             throws SQLException {
         ColumnNames n = settings.columnNames();
         List<String> keys = settings.uniqueKey();
@@ -321,13 +333,13 @@ public final class AdoptCommand implements Callable<Integer> {
         redatedHeaders.addAll(List.of("updated_at", "valid_from_was", "valid_to_was", "valid_from", "valid_to"));
         String on = String.join(" AND ", match);
         return List.of(
-                AuditCommand.check(sql, "removed", "versions the table had that the rebuild does not",
+                change(sql, "removed", "versions the table had that the rebuild does not",
                         "SELECT " + keyList + ", y." + u + ", y." + vf + ", y." + vt + " FROM " + before + " y WHERE "
                                 + "NOT EXISTS (SELECT 1 FROM " + after + " x WHERE " + on + ")", headers),
-                AuditCommand.check(sql, "added", "versions the rebuild has that the table did not",
+                change(sql, "added", "versions the rebuild has that the table did not",
                         "SELECT " + keyList + ", y." + u + ", y." + vf + ", y." + vt + " FROM " + after + " y WHERE "
                                 + "NOT EXISTS (SELECT 1 FROM " + before + " x WHERE " + on + ")", headers),
-                AuditCommand.check(sql, "redated", "versions kept with another validity",
+                change(sql, "redated", "versions kept with another validity",
                         "SELECT " + keyList + ", y." + u + ", x." + vf + " AS vf_was, x." + vt + " AS vt_was, y." + vf
                                 + " AS vf_now, y." + vt + " AS vt_now"
                                 + " FROM " + after + " y JOIN " + before + " x ON " + on + " WHERE x." + vf + " <> y."

@@ -1,9 +1,12 @@
 package dev.itersnap.cli;
 
+import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.conformance.Scenario;
 import dev.itersnap.conformance.ScenarioGenerator;
 import dev.itersnap.conformance.ScenarioRunner;
 import dev.itersnap.conformance.TestDatabase;
+import dev.itersnap.core.AuditReport;
+import dev.itersnap.core.AuditSettings;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.dialect.h2.H2TestDatabase;
 import org.junit.jupiter.api.Test;
@@ -17,7 +20,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code audit} agrees with the engine: the history the engine writes in the conformance suite's generated cases (every
+ * The audit ({@code IterativeSnapshot.audit}, what {@code itersnap audit} prints) agrees with the engine: the history the engine writes in the conformance suite's generated cases (every
  * strategy, hard-delete mode, arrival order, replay and schema change the generator draws, each run checked against
  * the reference model as in the property test) passes every check of the audit. Deletions by absence and returning
  * keys in particular are history, not problems (see docs/semantics.md, "Applying a batch").
@@ -57,22 +60,20 @@ class AuditOfGeneratedHistoriesTest {
     /** The audit's findings over the case's history, one line per problem found. */
     private static List<String> audit(Scenario scenario, DataSource ds) {
         ColumnNames n = scenario.metaColumns();
-        AuditCommand audit = AuditCommand.of(scenario.target(), scenario.keyColumns(), n,
-                scenario.options().validToCurrent());
+        AuditSettings settings = AuditSettings.builder(scenario.target()).uniqueKey(scenario.keyColumns())
+                .columnNames(n).validToCurrent(scenario.options().validToCurrent()).build();
         List<String> problems = new ArrayList<>();
-        try (Connection c = ds.getConnection()) {
-            for (AuditCommand.Finding f : audit.findings(new Sql(c))) {
-                if (f.count() > 0) {
-                    problems.add(f.check() + ": " + f.count() + " " + f.headers() + " " + f.examples());
-                }
-            }
-            if (!problems.isEmpty()) {
+        for (AuditReport.Finding f : IterativeSnapshot.builder().dataSource(ds).build().audit(settings).problems()) {
+            problems.add(f.check().label() + ": " + f.count() + " " + f.columns() + " " + f.examples());
+        }
+        if (!problems.isEmpty()) {
+            try (Connection c = ds.getConnection()) {
                 problems.add("the history:\n    " + String.join("\n    ", new Sql(c).rows("SELECT * FROM "
                         + scenario.target() + " ORDER BY " + String.join(", ", scenario.keyColumns()) + ", "
                         + n.validFrom()).stream().map(Object::toString).toList()));
+            } catch (SQLException e) {
+                problems.add("cannot read the history: " + e);
             }
-        } catch (SQLException e) {
-            problems.add("audit failed: " + e);
         }
         return problems;
     }

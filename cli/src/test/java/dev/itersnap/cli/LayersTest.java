@@ -41,6 +41,7 @@ class LayersTest {
                 "dev/itersnap/dialect/");
         check(offenders, "Databricks dialect", dev.itersnap.dialect.databricks.DatabricksDialect.class,
                 "dev/itersnap/dialect/");
+        check(offenders, "DuckDB dialect", dev.itersnap.dialect.duckdb.DuckDbDialect.class, "dev/itersnap/dialect/");
         check(offenders, "Micrometer module", dev.itersnap.micrometer.MicrometerListener.class,
                 "dev/itersnap/micrometer/");
         check(offenders, "SPI", dev.itersnap.spi.Dialect.class, "dev/itersnap/spi/");

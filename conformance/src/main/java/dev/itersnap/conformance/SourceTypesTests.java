@@ -346,7 +346,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         Map<Integer, String> keys = new LinkedHashMap<>();
         try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement()) {
             dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
-            try (ResultSet rs = st.executeQuery("SELECT r.id, r.t, r.n, " + dialect.sequenceKey(parts, "r")
+            try (ResultSet rs = st.executeQuery("SELECT r.id, r.t, r.n, " + dev.itersnap.internal.sql.SqlSteps.of(dialect).sequenceKey(parts, "r")
                     + " FROM raw_tz r")) {
                 while (rs.next()) {
                     List<Object> values = List.of(key.types().get(0).read(rs, 2), key.types().get(1).read(rs, 3));
@@ -391,7 +391,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         List<List<Object>> tuples = new ArrayList<>();
         List<String> keys = new ArrayList<>();
         try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();
-             ResultSet rs = st.executeQuery("SELECT r.i, r.d, r.dt, r.t, r.s, " + dialect.sequenceKey(parts, "r")
+             ResultSet rs = st.executeQuery("SELECT r.i, r.d, r.dt, r.t, r.s, " + dev.itersnap.internal.sql.SqlSteps.of(dialect).sequenceKey(parts, "r")
                      + " FROM raw_keys r")) {
             while (rs.next()) {
                 List<Object> values = new ArrayList<>();

@@ -3,11 +3,13 @@ package dev.itersnap.internal;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
-import dev.itersnap.spi.ApplyStatements;
-import dev.itersnap.spi.BatchRun;
+import dev.itersnap.internal.sql.ApplyStatements;
+import dev.itersnap.internal.sql.BatchRun;
+import dev.itersnap.internal.sql.RejectReason;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.ValueType;
 
@@ -99,9 +101,10 @@ final class BatchApplier {
             Map<String, Long> c = counts.byBatch.getOrDefault(k + 1, Map.of());
             results.add(new BatchResult(p.sequence().shown(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
                     inserted(c), updated(c), deleted(c), rejected(c), p.reproduced(),
-                    c.getOrDefault("duplicate_copy", 0L)));
+                    c.getOrDefault(RejectReason.DUPLICATE_COPY.code(), 0L)));
             Map<String, Long> reasons = reasons(c);
-            announce(p.sequence(), reasons.getOrDefault("duplicate_key", 0L), results.get(k).duplicateCopies(),
+            announce(p.sequence(), reasons.getOrDefault(RejectReason.DUPLICATE_KEY.code(), 0L),
+                    results.get(k).duplicateCopies(),
                     reasons);
         }
         record(pass, results, counts);
@@ -139,7 +142,7 @@ final class BatchApplier {
             if (!p.replayed()) {
                 results.add(new BatchResult(p.sequence().shown(), c.getOrDefault(ApplyStatements.SOURCE_ROWS, 0L),
                         inserted(c), updated(c), deleted(c), rejected(c), false,
-                        c.getOrDefault("duplicate_copy", 0L)));
+                        c.getOrDefault(RejectReason.DUPLICATE_COPY.code(), 0L)));
                 continue;
             }
             Map<String, Long> b = before.byBatch.getOrDefault(k + 1, Map.of());
@@ -165,7 +168,8 @@ final class BatchApplier {
             Planned p = pass.get(k);
             Map<String, Long> reasons = p.replayed() ? logged.getOrDefault(p.sequence().text(), Map.of())
                     : reasons(after.byBatch.getOrDefault(k + 1, Map.of()));
-            announce(p.sequence(), reasons.getOrDefault("duplicate_key", 0L), results.get(k).duplicateCopies(),
+            announce(p.sequence(), reasons.getOrDefault(RejectReason.DUPLICATE_KEY.code(), 0L),
+                    results.get(k).duplicateCopies(),
                     reasons);
         }
         record(pass, results, after);
@@ -196,7 +200,7 @@ final class BatchApplier {
             infos.add(new BatchRun.BatchInfo(p.sequence().value(), p.sequence().text(), deletionTime, recorded,
                     keyScoped && p.replayed()));
         }
-        return dialect.applyBatches(m, new BatchRun(infos, runId, LocalDateTime.now(), untracked,
+        return SqlSteps.of(dialect).applyBatches(m, new BatchRun(infos, runId, LocalDateTime.now(), untracked,
                 introducedAtFirst));
     }
 
@@ -256,7 +260,8 @@ final class BatchApplier {
      */
     private static long leftAlone(Counts counts) {
         long rows = counts.total(ApplyStatements.SOURCE_ROWS);
-        for (String what : List.of("duplicate_copy", "insert", "return", "change", "noop", "delete", "delnoop")) {
+        for (String what : List.of(RejectReason.DUPLICATE_COPY.code(), "insert", "return", "change", "noop", "delete",
+                "delnoop")) {
             rows -= counts.total(what);
         }
         for (String reason : REASONS) {
@@ -314,8 +319,9 @@ final class BatchApplier {
     }
 
     /** Reasons rows are set aside for (exact copies are counted, not set aside). */
-    private static final java.util.Set<String> REASONS = java.util.Set.of("null_key", "duplicate_key",
-            "null_updated_at", "updated_at_regression");
+    private static final java.util.Set<String> REASONS = java.util.Set.of(RejectReason.NULL_KEY.code(),
+            RejectReason.DUPLICATE_KEY.code(),
+            RejectReason.NULL_UPDATED_AT.code(), RejectReason.UPDATED_AT_REGRESSION.code());
 
     /** What the counts query said (and whether regressions were set aside before it). */
     private record Counts(Map<Integer, Map<String, Long>> byBatch, Map<Integer, Object> deletionTimes,

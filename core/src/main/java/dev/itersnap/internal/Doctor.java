@@ -5,16 +5,16 @@ import dev.itersnap.core.CheckReport;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.SqlValues;
 import dev.itersnap.spi.Statement;
-import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.TableSpec.ColumnType;
+import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
 
-import javax.sql.DataSource;
 import java.math.BigDecimal;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -27,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.stream.Collectors;
+import javax.sql.DataSource;
 
 /**
  * The pre-flight check of a model before its first run on a database ({@code IterativeSnapshot.check}, {@code
@@ -116,7 +117,7 @@ public final class Doctor {
         SourceColumn decimal;
         SourceColumn date;
         try {
-            List<SourceColumn> typed = jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.query(
+            List<SourceColumn> typed = jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.query(
                     "SELECT CAST(1.5 AS DECIMAL(18,3)) AS d, DATE '2024-03-01' AS dt")));
             decimal = typed.get(0);
             date = typed.get(1);
@@ -145,7 +146,7 @@ public final class Doctor {
                 + " of a shared table"));
         try {
             // a schema whose default collation is not binary gives itersnap's own text columns that collation
-            for (SourceColumn col : jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.table(table)))) {
+            for (SourceColumn col : jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.table(table)))) {
                 String collation = ModelResolver.collation(col.typeName());
                 if (collation != null) {
                     out.add(Check.failed("collation in " + where, "new text columns get collation " + collation

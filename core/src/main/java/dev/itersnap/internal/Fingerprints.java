@@ -1,5 +1,6 @@
 package dev.itersnap.internal;
 
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
@@ -35,7 +36,7 @@ final class Fingerprints {
     static Fingerprints of(Dialect dialect, ResolvedModel m) {
         List<SourceColumn> cols = new ArrayList<>(m.sourceColumns());
         cols.sort(Comparator.comparing(c -> c.name().toLowerCase(Locale.ROOT)));
-        StringBuilder text = new StringBuilder(dialect.fingerprintFormat());
+        StringBuilder text = new StringBuilder(SqlSteps.of(dialect).primitives().fingerprintFormat());
         for (SourceColumn c : cols) {
             text.append(c.name().toLowerCase(Locale.ROOT)).append(' ').append(dialect.columnType(c)).append('\n');
         }
@@ -95,7 +96,7 @@ final class Fingerprints {
     /** The fingerprint of each batch of the source, by one {@link Dialect#fingerprintSequences} statement. */
     Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
         Map<Seq, String> out = new java.util.HashMap<>();
-        jdbc.query(dialect.fingerprintSequences(m, columns, null), rs -> {
+        jdbc.query(SqlSteps.of(dialect).fingerprintSequences(m, columns, null), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
             if (v != null && hash != null) {

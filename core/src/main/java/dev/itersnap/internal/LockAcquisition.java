@@ -7,7 +7,6 @@ import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 
-import javax.sql.DataSource;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -17,6 +16,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 
 /**
  * Takes a run's model lock through the dialect, with two things a person waiting for it needs: a failure to get the

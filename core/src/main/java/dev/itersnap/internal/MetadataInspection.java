@@ -8,13 +8,13 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.ResolvedModel;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * {@link Inspection} over the metadata tables ({@link MetadataStore} reads them): each call takes a connection of the

@@ -4,6 +4,7 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ResolvedModel;
@@ -129,7 +130,7 @@ public final class MetadataStore {
         if (hasColumn(table, column)) {
             return;
         }
-        Statement add = dialect.addColumn(table.name(), new dev.itersnap.spi.SourceColumn(column,
+        Statement add = SqlSteps.of(dialect).primitives().addColumn(table.name(), new dev.itersnap.spi.SourceColumn(column,
                 java.sql.Types.VARCHAR, "VARCHAR", length, 0)).inStep("evolve metadata");
         try {
             jdbc.update(add);
@@ -143,7 +144,7 @@ public final class MetadataStore {
     /** Whether {@code table} exists and has {@code column}; false when the table cannot be described. */
     private boolean hasColumnIfExists(TableSpec table, String column) {
         try {
-            return jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
+            return jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
                     .anyMatch(c -> c.name().equalsIgnoreCase(column));
         } catch (SQLException | RuntimeException e) {
             jdbc.rollbackQuietly();
@@ -153,7 +154,7 @@ public final class MetadataStore {
 
     private boolean hasColumn(TableSpec table, String column) {
         try {
-            return jdbc.describe(dialect.describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
+            return jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
                     .anyMatch(c -> c.name().equalsIgnoreCase(column));
         } catch (SQLException e) {
             throw jdbc.failure("evolve metadata", null, e);

@@ -4,6 +4,7 @@ import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Relation;
 import dev.itersnap.spi.ResolvedModel;
@@ -42,7 +43,7 @@ final class ModelResolver {
      */
     static ResolvedModel resolveSource(Jdbc jdbc, Dialect d, ModelSettings s) throws SQLException {
         UnaryOperator<String> fold = Jdbc.folding(jdbc.connection(), d);
-        List<SourceColumn> source = new ArrayList<>(describe(jdbc, d.describe(Relation.query(s.source())), "source",
+        List<SourceColumn> source = new ArrayList<>(describe(jdbc, SqlSteps.of(d).describe(Relation.query(s.source())), "source",
                 s));
         for (SourceColumn col : source) {
             if (!IDENTIFIER.matcher(col.name()).matches()) {
@@ -95,13 +96,13 @@ final class ModelResolver {
             }
             // the engine's own column: the key of the list, computed by the database from each source row
             sequenceBy = fold.apply("itersnap_sequence");
-            String keyed = "SELECT s.*, " + d.sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM ("
+            String keyed = "SELECT s.*, " + SqlSteps.of(d).sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM ("
                     + s.source() + ") s";
-            List<SourceColumn> withKey = describe(jdbc, d.describe(Relation.query(keyed)), "source", s);
+            List<SourceColumn> withKey = describe(jdbc, SqlSteps.of(d).describe(Relation.query(keyed)), "source", s);
             source.add(withKey.get(withKey.size() - 1));
         }
         if (s.deleteWhen() != null) {
-            Statement probe = d.describe(Relation.query(s.source()).where(s.deleteWhen()));
+            Statement probe = SqlSteps.of(d).describe(Relation.query(s.source()).where(s.deleteWhen()));
             try {
                 jdbc.describe(probe);
             } catch (SQLException e) {
@@ -171,7 +172,7 @@ final class ModelResolver {
         List<SourceColumn> targetColumns = null;
         List<SourceColumn> historyOnly = new ArrayList<>();
         if (jdbc.tableExists(m.target())) {
-            targetColumns = describe(jdbc, d.describe(Relation.table(m.target())), "target", s);
+            targetColumns = describe(jdbc, SqlSteps.of(d).describe(Relation.table(m.target())), "target", s);
             for (SourceColumn tc : targetColumns) {
                 boolean isMeta = m.meta().asMap().values().stream().anyMatch(mc -> mc.equalsIgnoreCase(tc.name()));
                 if (!isMeta && column(m.sourceColumns(), tc.name()) == null) {
@@ -181,9 +182,9 @@ final class ModelResolver {
         }
         ResolvedModel full = m.toBuilder().historyOnly(historyOnly).build();
         List<SourceColumn> archiveColumns = jdbc.tableExists(full.archive())
-                ? describe(jdbc, d.describe(Relation.table(full.archive())), "archive", s) : null;
+                ? describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.archive())), "archive", s) : null;
         List<SourceColumn> pendingColumns = !d.capabilities().transactionalDml() && jdbc.tableExists(full.pending())
-                ? describe(jdbc, d.describe(Relation.table(full.pending())), "pending", s) : null;
+                ? describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.pending())), "pending", s) : null;
         return new Resolution(full, targetColumns, archiveColumns, pendingColumns);
     }
 

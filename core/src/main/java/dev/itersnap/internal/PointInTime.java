@@ -5,13 +5,14 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Statement;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
+import javax.sql.DataSource;
 
 /** Point-in-time reads of a model's history: the SQL, and views over it. Internal; see IterativeSnapshot. */
 public final class PointInTime {
@@ -39,7 +40,7 @@ public final class PointInTime {
             Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             Statement query = query(jdbc, asOf);
             TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c, dialect)).toList());
-            Statement ddl = dialect.createView(folded, query);
+            Statement ddl = SqlSteps.of(dialect).createView(folded, query);
             c.setAutoCommit(true);
             jdbc.update(ddl);
             return ddl.sql();
@@ -57,7 +58,7 @@ public final class PointInTime {
         }
         boolean bySequence = asOf instanceof AsOf.Sequence;
         try {
-            return dialect.asOf(m, asOf);
+            return SqlSteps.of(dialect).asOf(m, asOf);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + settings.name() + "': cannot read "
                     + asOf.value() + " as " + (bySequence ? "a sequence (" + m.sequenceDescription() + ")"

@@ -11,7 +11,6 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -20,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import javax.sql.DataSource;
 
 /**
  * Runs one model: opens the connection, makes sure the metadata exists, takes the model lock, and hands the run to

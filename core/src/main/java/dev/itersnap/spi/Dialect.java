@@ -10,14 +10,26 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * One SQL dialect: how itersnap talks to one kind of database. Implementations are stateless and thread-safe, found
- * through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.itersnap.spi.Dialect}) and usually extend
- * {@link AbstractSqlDialect}, overriding only what differs.
- *
- * <p>Four groups of methods: identity (which databases it handles); what the database can do, its names and types;
- * the model lock; and the SQL of each step of a run. Every statement is a {@link Statement} that carries its bound
- * values: values from data are never spliced into SQL, identifiers go through {@link #quote(String)}. The engine
- * runs the statements it gets, in the order documented here, and never edits them.
+ * One SQL dialect: how itersnap talks to one kind of database, and only what databases really differ in. The engine
+ * writes every step of a run itself (the batch rules live in the engine, in one place); a dialect supplies:
+ * <ul>
+ *   <li><b>identity</b>: {@link #name}, {@link #handlesUrl}, {@link #handlesProduct};</li>
+ *   <li><b>capabilities</b> as data: {@link #capabilities} (which statement forms the engine picks);</li>
+ *   <li><b>names and types</b>: {@link #quote}, {@link #identifierFolding}, {@link #columnType}, {@link #widens},
+ *       {@link #valueBinder};</li>
+ *   <li><b>the model lock</b>: {@link #lock}, {@link #lockState} (a row lock, an advisory lock, or the lease of
+ *       {@link LeaseLock} where the database has no lock);</li>
+ *   <li><b>the session and failures</b>: {@link #prepareRunConnection}, {@link #isWriteConflict},
+ *       {@link #errorSummary};</li>
+ *   <li><b>DDL</b> of the tables the lock and the engine own: {@link #createTable};</li>
+ *   <li>optional <b>plan hints</b> ({@link #planHints}) and <b>diagnostics</b> for {@code doctor}
+ *       ({@link #environmentChecks}, {@link #tableChecks}).</li>
+ * </ul>
+ * and, by extending {@link AbstractSqlDialect}, the <b>SQL primitives</b> the engine's statements are written in
+ * (functions without a standard spelling, type names, DDL spellings: listed there). Implementations are stateless and
+ * thread-safe, found through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.itersnap.spi.Dialect}).
+ * Every statement is a {@link Statement} that carries its bound values: values from data are never spliced into SQL,
+ * identifiers go through {@link #quote(String)}.
  */
 public interface Dialect {
     // ---------------------------------------------------------------- identity
@@ -139,163 +151,14 @@ public interface Dialect {
      */
     List<Statement> createTable(TableSpec table);
 
-    /** Adds a source column to a table of the model (the history, the archive or the pending table). */
-    Statement addColumn(TableName table, SourceColumn column);
+    // ---------------------------------------------------------------- plans
 
     /**
-     * Adds a bookkeeping column of a logical type to an existing table (the meta columns a history adopted from
-     * another tool lacks).
+     * How this database's planner is helped to the plans the steps assume (probes of the source's indexes,
+     * statistics of scratch tables once filled). Default: {@link PlanHints#NONE}, the statements as the engine
+     * writes them.
      */
-    Statement addColumn(TableName table, String column, TableSpec.ColumnType type);
-
-    /** Changes {@code column} of {@code table} to the type of {@code to} (a widening, see {@link #widens}). */
-    Statement widenColumn(TableName table, String column, SourceColumn to);
-
-    /**
-     * What a table needs before a column of it is widened, run before every {@link #widenColumn} (so idempotent):
-     * Delta Lake's type widening is a table feature that upgrades the table's protocol, so it is enabled only when a
-     * column is about to be widened. Default: nothing.
-     */
-    default List<Statement> prepareWidening(TableName table) {
-        return List.of();
+    default PlanHints planHints() {
+        return PlanHints.NONE;
     }
-
-    /** A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}). */
-    Statement describe(Relation relation);
-
-    /**
-     * The {@link SequenceKey} of a {@code sequence_by} list over the columns {@code parts} of the row aliased
-     * {@code alias}: the same text {@link SequenceKey#encode} gives for the row's values, NULL when one is NULL.
-     */
-    String sequenceKey(List<SourceColumn> parts, String alias);
-
-    // ---------------------------------------------------------------- the steps of a run
-
-    /**
-     * Discover: the distinct sequences in the source, NULL included when some rows have none, one column. Nothing
-     * else: a run counts and hashes only the batches it applies or checks ({@link #fingerprintSequences},
-     * {@link #fingerprintStaged}), so discovery should cost what the distinct sequences cost (an index walk where the
-     * database has one).
-     */
-    Statement discoverSequences(ResolvedModel m);
-
-    /**
-     * The fingerprints of the source's batches {@code sequences} (sequence values, bound; null: every batch), one
-     * row per batch found: its sequence, its number of rows and, in a third column, the content hash of its rows,
-     * computed by the database in the same statement (no row leaves it): the sum, as an exact integer
-     * ({@code DECIMAL}, no overflow), of the distinct 64-bit hashes of the rows' canonical texts over {@code columns}
-     * in the order given (each value as text, prefixed with its length; NULL distinct from an empty string). The sum
-     * depends neither on the order of the rows nor on exact copies of a row. With {@code columns} null, or on a
-     * database without a 64-bit hash, the statement has no third column (rows counted only).
-     */
-    Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns, List<?> sequences);
-
-    /**
-     * Empties the run's scratch tables {@code tables} (they exist, in the shape this run needs) so that a run reuses
-     * them instead of dropping and creating them: one statement or one per table. An empty list: the database
-     * replaces its scratch tables instead (Delta's {@code CREATE OR REPLACE TABLE}, which is one commit anyway).
-     */
-    List<Statement> clearScratchTables(List<dev.itersnap.core.TableName> tables);
-
-    /**
-     * The distinct sequences that opened or closed a version of the history, among {@code sequences} (bound values,
-     * possibly none) or at or after {@code from} (null: none): a probe of the history's indexes on the opened and
-     * closed sequences that grows with the batches asked for, not with the history.
-     */
-    Statement historySequences(ResolvedModel m, List<?> sequences, Object from);
-
-    /**
-     * The format of this dialect's fingerprints (the row text it hashes and the hash): part of every fingerprint's
-     * signature, so that fingerprints of another format are recorded again, never compared. Empty for the first one.
-     */
-    default String fingerprintFormat() {
-        return "";
-    }
-
-    /**
-     * As {@link #fingerprintSequences}, over the run's stage: the rows the run applies, read from the source once
-     * (those reproduced from the history aside), so that the fingerprint a ledger entry records is that of exactly
-     * the rows applied.
-     */
-    Statement fingerprintStaged(ResolvedModel m, List<SourceColumn> columns);
-
-    /**
-     * The check of a key-scoped replay, once it has staged the replayed batches' rows of the keys it recomputes
-     * ({@code itersnap_from = 1} in the keys table): for each replayed batch {@code sequences} (bound values; null:
-     * every replayed batch of the batches table), in one statement, rows {@code (sequence, content hash of the batch in
-     * the source, content hash of its rows of those keys in the source, 'source')} and
-     * {@code (sequence, NULL, content hash of its rows staged, 'stage')}; hashes as {@link #fingerprintSequences}
-     * computes them over {@code columns}, NULL for none. The source's two hashes come from one snapshot, so the run can
-     * tell whether the rows it staged are the batch's rows of those keys as the ledger recorded the batch. Default:
-     * null, no check (a source that changes between the comparison and the staging can then leave those keys without
-     * the batch's rows).
-     */
-    default Statement fingerprintReplayedKeys(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
-        return null;
-    }
-
-    /**
-     * Stage: copies the source rows from sequence {@code from} on (and those without a sequence when
-     * {@code includeNullSequence}) into the stage, marking NULL sequences, NULL keys, duplicates, exact copies and
-     * NULL updated_at.
-     */
-    default Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence) {
-        return stageSource(m, from, includeNullSequence, StageScope.ALL);
-    }
-
-    /**
-     * Stage, as {@link #stageSource(ResolvedModel, Object, boolean)}, of the rows {@code scope} selects (NULL
-     * sequences only with {@link StageScope#ALL} or {@link StageScope#FRESH}).
-     */
-    Statement stageSource(ResolvedModel m, Object from, boolean includeNullSequence, StageScope scope);
-
-    /**
-     * Stage: copies the source rows without a sequence from the stage into the error log, once per record (a record
-     * already logged is not logged again); its update count is the number logged.
-     */
-    Statement logNullSequences(ResolvedModel m, String runId, java.time.LocalDateTime loggedAt);
-
-    /**
-     * Stage: reproduces one batch that aged out of the source into the stage, from the history and the archive.
-     *
-     * @param notYetIntroduced columns introduced after this batch (reproduced as NULL)
-     * @param fullPicture      true when the batch was a full picture with a deletion time: every version live
-     *                         right after it was in it; otherwise only the versions it opened
-     */
-    Statement stageReproduced(ResolvedModel m, Object sequence, List<String> notYetIntroduced, boolean fullPicture);
-
-    /** Roll back: the statements undoing what {@code rollback} names, in order. */
-    List<Statement> rollback(ResolvedModel m, Rollback rollback);
-
-    /**
-     * Makes every open version (no closing sequence) carry in valid_to what the model's {@code valid_to_current}
-     * says (NULL when unset): converts the history when the setting changed.
-     */
-    Statement markOpenVersions(ResolvedModel m);
-
-    /**
-     * Apply: the statements applying a run's batches from the stage to the history together, in a fixed number
-     * whatever the number of batches.
-     */
-    ApplyStatements applyBatches(ResolvedModel m, BatchRun run);
-
-    /**
-     * Check: the keys, one row each (key columns in order), whose timeline is broken among the keys with a version
-     * opened or closed from sequence {@code from} on: more than one current version, overlaps, or a closed version
-     * whose end is not its successor's start.
-     */
-    Statement timelineCheck(ResolvedModel m, Object from);
-
-    // ---------------------------------------------------------------- reading the history
-
-    /**
-     * A query over the history giving the state as of a business time or a batch, with the point written as a typed
-     * literal (read through the column's type first), so that the text can define a view.
-     *
-     * @throws IllegalArgumentException when the point is not a value of the column's type
-     */
-    Statement asOf(ResolvedModel m, AsOf point);
-
-    /** Creates a view {@code view} of {@code query}. */
-    Statement createView(TableName view, Statement query);
 }

@@ -123,35 +123,36 @@ public final class ResolvedModel {
         return modelTable("itersnap_stage_");
     }
 
-    /** Scratch table holding the run's batches in order ({@link ModelTables#batches()}). */
+    /** Scratch table holding the run's batches in order (the engine's {@code ModelTables.batches()}). */
     public TableName batches() {
         return modelTable("itersnap_batches_");
     }
 
-    /** Scratch table holding the keys the run may change ({@link ModelTables#keys()}). */
+    /** Scratch table holding the keys the run may change (the engine's {@code ModelTables.keys()}). */
     public TableName keysTable() {
         return modelTable("itersnap_keys_");
     }
 
     /**
      * The scratch table of the run's events per key that earlier builds kept (the derivation is one statement
-     * since): dropped when the scratch tables are created again ({@link ModelTables#dropRetiredScratch()}).
+     * since): dropped when the scratch tables are created again (the engine's
+     * {@code ModelTables.dropRetiredScratch()}).
      */
     public TableName retiredEvents() {
         return modelTable("itersnap_events_");
     }
 
-    /** Scratch table holding what the run does per key and batch ({@link ModelTables#work()}). */
+    /** Scratch table holding what the run does per key and batch (the engine's {@code ModelTables.work()}). */
     public TableName work() {
         return modelTable("itersnap_work_");
     }
 
-    /** The model's archive ({@link ModelTables#archive()}). */
+    /** The model's archive (the engine's {@code ModelTables.archive()}). */
     public TableName archive() {
         return modelTable("itersnap_archive_");
     }
 
-    /** The model's pending batches ({@link ModelTables#pending()}). */
+    /** The model's pending batches (the engine's {@code ModelTables.pending()}). */
     public TableName pending() {
         return modelTable("itersnap_pending_");
     }

@@ -18,7 +18,7 @@ import java.util.Locale;
  * A {@code sequence_by} of several columns ({@code [file_date, file_no]}): batches are ordered by the first column,
  * then the next on a tie, each compared in its own type. The engine carries such a sequence as one text, the
  * <em>sequence key</em>, whose code point order is the order of the tuples; the dialect computes it in SQL from the
- * source row ({@link AbstractSqlDialect#sequenceKey}) and this class computes the same text from Java values (for a
+ * source row ({@code SqlSteps.sequenceKey} in the engine) and this class computes the same text from Java values (for a
  * point a user names, or the ledger's text) and reads the values back from it.
  *
  * <p>Each component is written so that text order is value order, with no separator needed:

@@ -10,7 +10,7 @@ public enum StageScope {
     FRESH,
     /**
      * The rows of the replayed batches of the keys a key-scoped replay computes again from its first batch (the keys
-     * table's, {@link ModelTables#FROM_IDX} 1).
+     * table's, {@link PlanHints#RECOMPUTED_FROM} 1).
      */
     REPLAYED_KEYS
 }

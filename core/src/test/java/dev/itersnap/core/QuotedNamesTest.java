@@ -1,6 +1,6 @@
 package dev.itersnap.core;
 
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -149,35 +149,35 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /** Spark's {@code xxhash64} (seed 42), a BIGINT. */
     @Override
-    protected String hash64(String textExpression) {
+    public String hash64(String textExpression) {
         return "xxhash64(" + textExpression + ")";
     }
 
     @Override
-    protected String md5Hex(String textExpression) {
+    public String md5Hex(String textExpression) {
         return "md5(" + textExpression + ")";
     }
 
     @Override
-    protected String toText(String expression) {
+    public String toText(String expression) {
         return "CAST(" + expression + " AS STRING)";
     }
 
     @Override
-    protected String epochDays(String e) {
+    public String epochDays(String e) {
         return "datediff(" + e + ", DATE'1970-01-01')";
     }
 
     /** A TIMESTAMP is an instant (unix_micros does not depend on the session time zone); a TIMESTAMP_NTZ its wall time. */
     @Override
-    protected String epochMicros(SourceColumn c, String e) {
+    public String epochMicros(SourceColumn c, String e) {
         return columnType(c).equals("TIMESTAMP_NTZ")
                 ? "timestampdiff(MICROSECOND, TIMESTAMP_NTZ'1970-01-01 00:00:00', " + e + ")"
                 : "unix_micros(" + e + ")";
     }
 
     @Override
-    protected String chr(int code) {
+    public String chr(int code) {
         return "chr(" + code + ")";
     }
 
@@ -187,7 +187,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
      * millisecond would log the same record).
      */
     @Override
-    protected String jsonObject(List<String> names, List<String> expressions) {
+    public String jsonObject(List<String> names, List<String> expressions) {
         List<String> fields = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             fields.add(stringLiteral(names.get(i)));
@@ -200,7 +200,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /** A backslash starts an escape in a Spark string literal, so it is escaped like the quote. */
     @Override
-    protected String stringLiteral(String s) {
+    public String stringLiteral(String s) {
         return "'" + s.replace("\\", "\\\\").replace("'", "\\'") + "'";
     }
 
@@ -208,7 +208,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     /** Text of any length is {@code STRING} ({@code VARCHAR(n)} casts log a warning). */
     @Override
-    protected String typeName(TableSpec.ColumnType type) {
+    public String typeName(TableSpec.ColumnType type) {
         return switch (type.kind()) {
             case TEXT, LONG_TEXT, JSON -> "STRING";
             default -> super.typeName(type);
@@ -257,7 +257,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
      * structs holding them: they are compared as their JSON text.
      */
     @Override
-    protected String partitionable(SourceColumn column, String expression) {
+    public String partitionable(SourceColumn column, String expression) {
         String t = column.typeName() == null ? "" : column.typeName().toUpperCase(Locale.ROOT);
         return t.contains("MAP<") || t.contains("VARIANT") ? "to_json(" + expression + ")" : expression;
     }
@@ -314,7 +314,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
      * conflict, not both succeed. Type widening is not enabled here ({@link #prepareWidening}).
      */
     @Override
-    protected String tableOptions(TableSpec spec) {
+    public String tableOptions(TableSpec spec) {
         if (spec.creation() == TableSpec.Creation.SCRATCH) {
             return SCRATCH_OPTIONS;
         }

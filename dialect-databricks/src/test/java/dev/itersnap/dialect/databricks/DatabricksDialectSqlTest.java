@@ -4,11 +4,11 @@ import dev.itersnap.core.AsOf;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ApplyStatements;
-import dev.itersnap.spi.BatchRun;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ApplyStatements;
+import dev.itersnap.internal.sql.BatchRun;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.Rollback;
+import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
@@ -56,7 +56,7 @@ class DatabricksDialectSqlTest {
     private static final LocalDateTime AT = LocalDateTime.of(2024, 3, 2, 6, 0);
 
     private ApplyStatements apply(ResolvedModel m, List<String> introduced) {
-        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01",
+        return dev.itersnap.internal.sql.SqlSteps.of(dialect).applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01",
                 LocalDateTime.of(2024, 3, 1, 0, 0), false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null,
                 false)), "run-1", AT, List.of(), introduced));
     }
@@ -87,14 +87,14 @@ class DatabricksDialectSqlTest {
             scratch.addAll(sql(dialect.createTable(t)));
         }
         s.put("createScratch", scratch);
-        s.put("discoverSequences", List.of(dialect.discoverSequences(m).sql()));
-        s.put("fingerprintSequences", List.of(dialect.fingerprintSequences(m, m.sourceColumns(), List.of(SEQ)).sql()));
-        s.put("fingerprintStaged", List.of(dialect.fingerprintStaged(m, m.sourceColumns()).sql()));
-        s.put("historySequences", List.of(dialect.historySequences(m, List.of(SEQ), SEQ).sql()));
-        s.put("stageSource", List.of(dialect.stageSource(m, SEQ, true).sql()));
-        s.put("logNullSequences", List.of(dialect.logNullSequences(m, "run-1", AT).sql()));
-        s.put("stageReproduced", List.of(dialect.stageReproduced(m, SEQ, List.of("status"), true).sql()));
-        s.put("rollback", sql(dialect.rollback(m, Rollback.from(SEQ, List.of("status")))));
+        s.put("discoverSequences", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(m).sql()));
+        s.put("fingerprintSequences", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).fingerprintSequences(m, m.sourceColumns(), List.of(SEQ)).sql()));
+        s.put("fingerprintStaged", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).fingerprintStaged(m, m.sourceColumns()).sql()));
+        s.put("historySequences", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).historySequences(m, List.of(SEQ), SEQ).sql()));
+        s.put("stageSource", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, SEQ, true).sql()));
+        s.put("logNullSequences", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).logNullSequences(m, "run-1", AT).sql()));
+        s.put("stageReproduced", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(m, SEQ, List.of("status"), true).sql()));
+        s.put("rollback", sql(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.from(SEQ, List.of("status")))));
         s.put("listBatches", sql(b.listBatches()));
         s.put("prepare", sql(b.prepare()));
         s.put("derive", List.of(b.derivation().derive().sql()));
@@ -105,18 +105,18 @@ class DatabricksDialectSqlTest {
         s.put("logRejected", List.of(b.logRejected().sql()));
         s.put("archive", List.of(b.archive().sql()));
         // a key-scoped replay: a late batch and a replayed one after it
-        ApplyStatements r = dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01",
+        ApplyStatements r = dev.itersnap.internal.sql.SqlSteps.of(dialect).applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01",
                 LocalDateTime.of(2024, 3, 1, 0, 0), false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02",
                 null, true, true)), "run-1", AT, List.of(), List.of()));
-        s.put("replay: stageSource", List.of(dialect.stageSource(m, SEQ, true, StageScope.FRESH).sql(),
-                dialect.stageSource(m, SEQ, true, StageScope.REPLAYED_KEYS).sql()));
+        s.put("replay: stageSource", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, SEQ, true, StageScope.FRESH).sql(),
+                dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, SEQ, true, StageScope.REPLAYED_KEYS).sql()));
         s.put("replay: prepare", sql(r.prepare()));
-        s.put("replay: rollback", sql(dialect.rollback(m, Rollback.keys(SEQ, true))));
+        s.put("replay: rollback", sql(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.keys(SEQ, true))));
         s.put("replay: derive before the late batches", List.of(r.before().derive().sql()));
         s.put("replay: derive", List.of(r.derivation().derive().sql()));
         s.put("replay: resetRegressions", List.of(r.resetRegressions().sql()));
-        s.put("timelineCheck", List.of(dialect.timelineCheck(m, SEQ).sql()));
-        s.put("asOf", List.of(dialect.asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
+        s.put("timelineCheck", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, SEQ).sql()));
+        s.put("asOf", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
         return s;
     }
 
@@ -137,17 +137,17 @@ class DatabricksDialectSqlTest {
     void everyStatementCarriesItsValuesInTheOrderOfItsMarkers() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
         ApplyStatements b = apply(m, List.of());
-        assertThat(dialect.stageSource(m, SEQ, false).values()).containsExactly(SEQ);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, SEQ, false).values()).containsExactly(SEQ);
         assertThat(b.listBatches().get(0).values()).containsExactly(SEQ, "2024-03-01", LocalDateTime.of(2024, 3, 1, 0, 0),
                 SEQ.plusDays(1), "2024-03-02", null);
         assertThat(b.derivation().derive().values()).isEmpty();
         assertThat(b.insertVersions().values()).isEmpty();
         assertThat(b.logRejected().values()).containsExactly("customers", "run-1", AT);
-        assertThat(dialect.logNullSequences(m, "run-1", AT).values()).containsExactly("customers", "run-1", AT,
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).logNullSequences(m, "run-1", AT).values()).containsExactly("customers", "run-1", AT,
                 "customers");
-        assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
-        assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).hasSize(5).containsOnly(SEQ);
-        assertThat(dialect.rollback(m, Rollback.from(SEQ, List.of()))).allSatisfy(st -> assertThat(st.values())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(m, SEQ, List.of(), true).values()).hasSize(5).containsOnly(SEQ);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.from(SEQ, List.of()))).allSatisfy(st -> assertThat(st.values())
                 .containsExactly(SEQ));
     }
 
@@ -164,7 +164,7 @@ class DatabricksDialectSqlTest {
     @Test
     void insertsWhoseCountTheEngineUsesAreMergesOnFalse() {
         ResolvedModel m = model(HardDeletes.NEW_RECORD);
-        assertThat(dialect.logNullSequences(m, "run-1", AT).sql()).startsWith("MERGE INTO `itersnap_metadata`.`itersnap_errors` t USING "
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).logNullSequences(m, "run-1", AT).sql()).startsWith("MERGE INTO `itersnap_metadata`.`itersnap_errors` t USING "
                 + "(SELECT CAST(? AS STRING) AS `itersnap_c0`, CAST(? AS STRING) AS `itersnap_c1`")
                 .contains("to_json(named_struct('id', s.`id`, 'status', s.`status`, 'updated_at', s.`updated_at`, "
                         + "'file_date', s.`file_date`), map('ignoreNullFields', 'false', 'timestampFormat', "
@@ -264,9 +264,9 @@ class DatabricksDialectSqlTest {
     @Test
     void namesLiteralsAndTypesAreSparkSql() {
         assertThat(dialect.quote("a`b")).isEqualTo("`a``b`");
-        assertThat(dialect.asOf(stringSequence(), AsOf.sequence("it's a\\b")).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).asOf(stringSequence(), AsOf.sequence("it's a\\b")).sql())
                 .contains("<= CAST('it\\'s a\\\\b' AS STRING) AND");
-        assertThat(dialect.asOf(model(HardDeletes.IGNORE), AsOf.time("2024-03-01T09:30")).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).asOf(model(HardDeletes.IGNORE), AsOf.time("2024-03-01T09:30")).sql())
                 .contains("<= CAST('2024-03-01 09:30' AS TIMESTAMP) AND");
         assertThat(dialect.columnType(new SourceColumn("v", Types.VARCHAR, "VARCHAR", 20, 0))).isEqualTo("STRING");
         assertThat(dialect.columnType(new SourceColumn("d", Types.DECIMAL, "DECIMAL(10,2)", 10, 2)))

@@ -2,12 +2,12 @@ package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ApplyStatements;
-import dev.itersnap.spi.BatchRun;
+import dev.itersnap.internal.sql.ApplyStatements;
+import dev.itersnap.internal.sql.BatchRun;
 import dev.itersnap.spi.LeaseLock;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.Rollback;
+import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.SqlValues;
 import dev.itersnap.spi.StageScope;
@@ -120,17 +120,17 @@ class DatabricksDriverBindingTest {
                 .build();
         BigDecimal seq = new BigDecimal("20240301");
         // a late batch and a replayed one after it: both derivations of a key-scoped replay
-        ApplyStatements b = dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(seq, "20240301",
+        ApplyStatements b = dev.itersnap.internal.sql.SqlSteps.of(dialect).applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(seq, "20240301",
                 LocalDateTime.of(2024, 3, 1, 23, 0), false), new BatchRun.BatchInfo(seq.add(BigDecimal.ONE),
                 "20240302", null, true, true)), "run-1", LocalDateTime.of(2024, 3, 2, 6, 0), List.of(), List.of()));
         List<Statement> run = new ArrayList<>();
         for (StageScope scope : StageScope.values()) {
-            run.add(dialect.stageSource(m, seq, true, scope));
+            run.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, seq, true, scope));
         }
-        run.add(dialect.logNullSequences(m, "run-1", LocalDateTime.of(2024, 3, 2, 6, 0)));
-        run.add(dialect.stageReproduced(m, seq, List.of(), true));
-        run.addAll(dialect.rollback(m, Rollback.from(seq, List.of())));
-        run.addAll(dialect.rollback(m, Rollback.keys(seq, true)));
+        run.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).logNullSequences(m, "run-1", LocalDateTime.of(2024, 3, 2, 6, 0)));
+        run.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(m, seq, List.of(), true));
+        run.addAll(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.from(seq, List.of())));
+        run.addAll(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.keys(seq, true)));
         run.addAll(b.listBatches());
         run.addAll(b.prepare());
         for (ApplyStatements.Derivation d : List.of(b.before(), b.derivation())) {
@@ -142,7 +142,7 @@ class DatabricksDriverBindingTest {
         run.add(b.insertVersions());
         run.add(b.logRejected());
         run.add(b.archive());
-        run.add(dialect.timelineCheck(m, seq));
+        run.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, seq));
         ModelTables tables = new ModelTables(dialect, m);
         run.add(tables.savePending(seq, null));
         LeaseLock.Statements lease = new LeaseLock.Statements(dialect, m, DatabricksDialect.CLOCK);

@@ -121,7 +121,7 @@ public final class DuckDbDialect extends AbstractSqlDialect {
     // ---------------------------------------------------------------- primitives
 
     @Override
-    protected String md5Hex(String textExpression) {
+    public String md5Hex(String textExpression) {
         return "md5(" + textExpression + ")";
     }
 
@@ -130,13 +130,13 @@ public final class DuckDbDialect extends AbstractSqlDialect {
      * is not promised to be.
      */
     @Override
-    protected String hash64(String textExpression) {
+    public String hash64(String textExpression) {
         return "CAST(CAST(md5_number_lower(" + textExpression + ") AS HUGEINT) - 9223372036854775808 AS BIGINT)";
     }
 
     /** {@code json_object}, which keeps a NULL value as {@code null}; numbers and booleans stay JSON scalars. */
     @Override
-    protected String jsonObject(List<String> names, List<String> expressions) {
+    public String jsonObject(List<String> names, List<String> expressions) {
         List<String> pairs = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             pairs.add(stringLiteral(names.get(i)) + ", " + expressions.get(i));
@@ -145,24 +145,24 @@ public final class DuckDbDialect extends AbstractSqlDialect {
     }
 
     @Override
-    protected String epochDays(String e) {
+    public String epochDays(String e) {
         return "(" + e + " - DATE '1970-01-01')";
     }
 
     /** {@code epoch_us}: of the UTC instant for a TIMESTAMP WITH TIME ZONE, of the wall-clock time otherwise. */
     @Override
-    protected String epochMicros(SourceColumn c, String e) {
+    public String epochMicros(SourceColumn c, String e) {
         return "epoch_us(" + e + ")";
     }
 
     @Override
-    protected String chr(int code) {
+    public String chr(int code) {
         return "chr(" + code + ")";
     }
 
     /** Every text is VARCHAR (DuckDB ignores a length); changed_attributes too (JSON is VARCHAR underneath). */
     @Override
-    protected String typeName(TableSpec.ColumnType type) {
+    public String typeName(TableSpec.ColumnType type) {
         return switch (type.kind()) {
             case TEXT, LONG_TEXT, JSON -> "VARCHAR";
             default -> super.typeName(type);
@@ -174,7 +174,7 @@ public final class DuckDbDialect extends AbstractSqlDialect {
      * equals '30 days'), maps, JSON.
      */
     @Override
-    protected String partitionable(SourceColumn column, String expression) {
+    public String partitionable(SourceColumn column, String expression) {
         String t = upper(column);
         return t.equals("INTERVAL") || t.startsWith("MAP(") || t.equals("JSON")
                 ? "CAST(" + expression + " AS VARCHAR)" : expression;
@@ -185,7 +185,7 @@ public final class DuckDbDialect extends AbstractSqlDialect {
      * as hex (their text escapes some bytes only).
      */
     @Override
-    protected String fingerprintText(SourceColumn column, String expression) {
+    public String fingerprintText(SourceColumn column, String expression) {
         String t = upper(column);
         if (t.equals("TIMESTAMP WITH TIME ZONE")) {
             return toText("epoch_us(" + expression + ")");

@@ -80,13 +80,13 @@ public final class H2Dialect extends AbstractSqlDialect {
 
     /** H2 compares strings by UTF-16 code unit; UTF-8 bytes compare by code point. */
     @Override
-    protected String[] orderedAround(ResolvedModel m) {
+    public String[] orderedAround(ResolvedModel m) {
         return m.sequenceType() == ValueType.STRING ? new String[] {"STRINGTOUTF8(", ")"} : super.orderedAround(m);
     }
 
     /** Binary values as hex (H2 casts a BLOB to no text, and VARBINARY to the raw bytes as characters). */
     @Override
-    protected String fingerprintText(SourceColumn column, String expression) {
+    public String fingerprintText(SourceColumn column, String expression) {
         return switch (column.jdbcType()) {
             case java.sql.Types.BINARY, java.sql.Types.VARBINARY, java.sql.Types.LONGVARBINARY, java.sql.Types.BLOB ->
                     "RAWTOHEX(" + expression + ")";
@@ -96,18 +96,18 @@ public final class H2Dialect extends AbstractSqlDialect {
 
     /** The first 8 bytes of the text's SHA-256 (of its UTF-8 bytes), read as a BIGINT. */
     @Override
-    protected String hash64(String textExpression) {
+    public String hash64(String textExpression) {
         return "CAST(SUBSTRING(HASH('SHA-256', " + textExpression + "), 1, 8) AS BIGINT)";
     }
 
     @Override
-    protected String epochDays(String e) {
+    public String epochDays(String e) {
         return "DATEDIFF(DAY, DATE '1970-01-01', " + e + ")";
     }
 
     /** H2's DATEDIFF counts wall-clock time whatever the offsets, so a timestamp with time zone is moved to UTC first. */
     @Override
-    protected String epochMicros(SourceColumn c, String e) {
+    public String epochMicros(SourceColumn c, String e) {
         return c.valueType() == ValueType.TIMESTAMP_TZ
                 ? "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00:00', (" + e
                         + " AT TIME ZONE 'UTC'))"
@@ -115,24 +115,24 @@ public final class H2Dialect extends AbstractSqlDialect {
     }
 
     @Override
-    protected String chr(int code) {
+    public String chr(int code) {
         return "CHAR(" + code + ")";
     }
 
     /** Long text as H2 has always created it (VARCHAR without a length is the same type, kept for identical DDL). */
     @Override
-    protected String typeName(dev.itersnap.spi.TableSpec.ColumnType type) {
+    public String typeName(dev.itersnap.spi.TableSpec.ColumnType type) {
         return type.kind() == dev.itersnap.spi.TableSpec.ColumnType.Kind.LONG_TEXT ? "VARCHAR(1000000)"
                 : super.typeName(type);
     }
 
     @Override
-    protected String md5Hex(String textExpression) {
+    public String md5Hex(String textExpression) {
         return "LOWER(RAWTOHEX(HASH('MD5', CAST(" + textExpression + " AS VARCHAR))))";
     }
 
     @Override
-    protected String jsonObject(List<String> names, List<String> expressions) {
+    public String jsonObject(List<String> names, List<String> expressions) {
         List<String> pairs = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             String e = expressions.get(i);

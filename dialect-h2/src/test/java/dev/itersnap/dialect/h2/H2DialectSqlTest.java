@@ -2,11 +2,11 @@ package dev.itersnap.dialect.h2;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ApplyStatements;
-import dev.itersnap.spi.BatchRun;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ApplyStatements;
+import dev.itersnap.internal.sql.BatchRun;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.Rollback;
+import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
@@ -42,14 +42,14 @@ class H2DialectSqlTest {
     private static final LocalDateTime LOGGED_AT = LocalDateTime.of(2024, 3, 2, 6, 0);
 
     private ApplyStatements apply(ResolvedModel m, List<String> introducedAtFirst) {
-        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
+        return dev.itersnap.internal.sql.SqlSteps.of(dialect).applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
                 false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, false)), "run-1", LOGGED_AT,
                 List.of(), introducedAtFirst));
     }
 
     /** A late batch (2024-03-01) before a replayed one (2024-03-02), replayed key by key. */
     private ApplyStatements replay(ResolvedModel m) {
-        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
+        return dev.itersnap.internal.sql.SqlSteps.of(dialect).applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(SEQ, "2024-03-01", DELETION_TIME,
                 false), new BatchRun.BatchInfo(SEQ.plusDays(1), "2024-03-02", null, true, true)), "run-1", LOGGED_AT,
                 List.of(), List.of()));
     }
@@ -73,7 +73,7 @@ class H2DialectSqlTest {
 
     @Test
     void aKeyScopedRollbackMergesOverTheKeysComputedAgain() {
-        List<Statement> sql = dialect.rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, true));
+        List<Statement> sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, true));
         assertThat(sql).map(Statement::sql).allMatch(s -> s.startsWith("MERGE INTO "));
         assertThat(sql.get(0).sql()).isEqualTo("MERGE INTO \"SNAP\".\"CUSTOMERS\" t USING (SELECT k.\"ID\" FROM "
                 + "\"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k WHERE k.\"ITERSNAP_FROM\" = 1) k ON "
@@ -82,15 +82,15 @@ class H2DialectSqlTest {
                 .contains("WHERE b.\"ITERSNAP_REPLAYED\") x ON t.\"MODEL\" = ? AND");
         assertThat(sql).map(Statement::values).containsExactly(List.of(SEQ), List.of(SEQ), List.of(SEQ),
                 List.of("customers"));
-        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, false))).hasSize(3);
-        assertThat(dialect.stageSource(model(HardDeletes.IGNORE), SEQ, true, StageScope.REPLAYED_KEYS).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(model(HardDeletes.IGNORE), Rollback.keys(SEQ, false))).hasSize(3);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(model(HardDeletes.IGNORE), SEQ, true, StageScope.REPLAYED_KEYS).sql())
                 .contains("JOIN \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" sk ON sk.\"ID\" = s0.\"ID\" AND "
                         + "sk.\"ITERSNAP_FROM\" = 1").doesNotContain("IS NULL) s0");
     }
 
     @Test
     void rollbackDeletesOpenedAndReopensClosedVersions() {
-        List<Statement> sql = dialect.rollback(model(HardDeletes.IGNORE), Rollback.from(SEQ, List.of("STATUS")));
+        List<Statement> sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(model(HardDeletes.IGNORE), Rollback.from(SEQ, List.of("STATUS")));
         assertThat(sql).map(Statement::sql).containsExactly(
                 "DELETE FROM \"SNAP\".\"CUSTOMERS\" WHERE \"DBT_OPENED_SEQ\" >= CAST(? AS DATE)",
                 "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"DBT_VALID_TO\" = NULL, \"DBT_CHANGE_TYPE\" = 'insert', "
@@ -102,12 +102,12 @@ class H2DialectSqlTest {
 
     @Test
     void recoveryUndoesOneBatchByEquality() {
-        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.batch(SEQ))).map(Statement::sql)
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(model(HardDeletes.IGNORE), Rollback.batch(SEQ))).map(Statement::sql)
                 .containsExactly("DELETE FROM \"SNAP\".\"CUSTOMERS\" WHERE \"DBT_OPENED_SEQ\" = ?",
                         "UPDATE \"SNAP\".\"CUSTOMERS\" SET \"DBT_VALID_TO\" = NULL, \"DBT_CHANGE_TYPE\" = 'insert', "
                                 + "\"CHANGED_ATTRIBUTES\" = NULL, \"DBT_CLOSED_SEQ\" = NULL WHERE \"DBT_CLOSED_SEQ\" = ?",
                         "DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" = ?");
-        assertThat(dialect.rollback(model(HardDeletes.IGNORE), Rollback.archived(SEQ))).map(Statement::sql)
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(model(HardDeletes.IGNORE), Rollback.archived(SEQ))).map(Statement::sql)
                 .containsExactly("DELETE FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" WHERE \"FILE_DATE\" = ?");
     }
 
@@ -127,7 +127,7 @@ class H2DialectSqlTest {
 
     @Test
     void stageReadsTheSourceOnceFromTheBoundSequenceAndClassifiesDeletes() {
-        Statement stage = dialect.stageSource(model(HardDeletes.IGNORE), SEQ, false);
+        Statement stage = dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(model(HardDeletes.IGNORE), SEQ, false);
         assertThat(stage.values()).containsExactly(SEQ);
         assertThat(stage.sql()).contains("FROM (SELECT * FROM raw WHERE note <> 'x?') s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)")
                 .contains("CASE WHEN (op = 'D') THEN TRUE ELSE FALSE END")
@@ -164,34 +164,34 @@ class H2DialectSqlTest {
                 + "FROM (SELECT y.\"ITERSNAP_S\", y.\"ITERSNAP_H\", COUNT(*) AS \"ITERSNAP_N\" FROM (SELECT s.\"FILE_DATE\" "
                 + "AS \"ITERSNAP_S\", " + hash + " AS \"ITERSNAP_H\" FROM raw s WHERE %s) y GROUP BY y.\"ITERSNAP_S\", "
                 + "y.\"ITERSNAP_H\") x GROUP BY x.\"ITERSNAP_S\"";
-        assertThat(dialect.fingerprintSequences(m, columns, null).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).fingerprintSequences(m, columns, null).sql())
                 .isEqualTo(String.format(around, "s.\"FILE_DATE\" IS NOT NULL"));
         // the batches a run compares, bound: only their rows are read and hashed
-        var some = dialect.fingerprintSequences(m, columns, List.of(SEQ, SEQ.plusDays(1)));
+        var some = dev.itersnap.internal.sql.SqlSteps.of(dialect).fingerprintSequences(m, columns, List.of(SEQ, SEQ.plusDays(1)));
         assertThat(some.sql()).isEqualTo(String.format(around,
                 "s.\"FILE_DATE\" IN (CAST(? AS DATE), CAST(? AS DATE))"));
         assertThat(some.values()).containsExactly(SEQ, SEQ.plusDays(1));
         // counts only (restatements: ignore)
-        assertThat(dialect.fingerprintSequences(m, null, List.of(SEQ)).sql()).isEqualTo("SELECT s.\"FILE_DATE\", "
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).fingerprintSequences(m, null, List.of(SEQ)).sql()).isEqualTo("SELECT s.\"FILE_DATE\", "
                 + "COUNT(*) FROM raw s WHERE s.\"FILE_DATE\" IN (CAST(? AS DATE)) GROUP BY s.\"FILE_DATE\"");
     }
 
     @Test
     void aPlainTableSourceIsReadAsTheTableSoItsIndexesServe() {
         ResolvedModel m = model(HardDeletes.IGNORE);
-        assertThat(dialect.discoverSequences(m).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(m).sql())
                 .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw WHERE note <> 'x?') s");
-        assertThat(dialect.discoverSequences(plainSource(m, "select *  from raw.\"Cust\"\"s\" ")).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(plainSource(m, "select *  from raw.\"Cust\"\"s\" ")).sql())
                 .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM raw.\"Cust\"\"s\" s");
-        assertThat(dialect.discoverSequences(plainSource(m, "SELECT * FROM raw r")).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(plainSource(m, "SELECT * FROM raw r")).sql())
                 .isEqualTo("SELECT DISTINCT s.\"FILE_DATE\" FROM (SELECT * FROM raw r) s");
-        assertThat(dialect.stageSource(plainSource(m, "SELECT * FROM raw"), SEQ, false).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(plainSource(m, "SELECT * FROM raw"), SEQ, false).sql())
                 .contains(" FROM raw s0 WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE)) s");
     }
 
     @Test
     void nullSequencesAreStagedByTheirOwnBranchSoTheSequenceFilterKeepsItsIndex() {
-        Statement stage = dialect.stageSource(plainSource(model(HardDeletes.IGNORE), "SELECT * FROM raw"), SEQ, true);
+        Statement stage = dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(plainSource(model(HardDeletes.IGNORE), "SELECT * FROM raw"), SEQ, true);
         assertThat(stage.sql()).contains("FROM (SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", s0.\"FILE_DATE\" FROM raw s0 "
                 + "WHERE s0.\"FILE_DATE\" >= CAST(? AS DATE) UNION ALL SELECT s0.\"ID\", s0.\"STATUS\", s0.\"UPDATED_AT\", "
                 + "s0.\"FILE_DATE\" FROM raw s0 WHERE s0.\"FILE_DATE\" IS NULL) s0) s");
@@ -241,11 +241,11 @@ class H2DialectSqlTest {
         assertThat(a.closeCurrent().values()).isEmpty();
         assertThat(a.logRejected().values()).containsExactly("customers", "run-1", LOGGED_AT);
         assertThat(a.archive().values()).isEmpty();
-        assertThat(dialect.logNullSequences(m, "run-1", LOGGED_AT).values())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).logNullSequences(m, "run-1", LOGGED_AT).values())
                 .containsExactly("customers", "run-1", LOGGED_AT, "customers");
-        assertThat(dialect.timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
-        assertThat(dialect.stageReproduced(m, SEQ, List.of(), true).values()).containsExactly(SEQ, SEQ, SEQ, SEQ, SEQ);
-        assertThat(dialect.stageReproduced(m, SEQ, List.of(), false).values()).containsExactly(SEQ, SEQ, SEQ, SEQ);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, SEQ).values()).containsExactly(SEQ, SEQ);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(m, SEQ, List.of(), true).values()).containsExactly(SEQ, SEQ, SEQ, SEQ, SEQ);
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(m, SEQ, List.of(), false).values()).containsExactly(SEQ, SEQ, SEQ, SEQ);
         List<Statement> all = new java.util.ArrayList<>();
         for (ApplyStatements x : List.of(a, replay(m))) {
             all.addAll(x.listBatches());
@@ -258,9 +258,9 @@ class H2DialectSqlTest {
             }
             all.addAll(List.of(x.closeCurrent(), x.insertVersions(), x.logRejected(), x.archive()));
         }
-        all.addAll(dialect.rollback(m, Rollback.keys(SEQ, true)));
+        all.addAll(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.keys(SEQ, true)));
         for (StageScope scope : StageScope.values()) { // the source's text has a '?' of its own: values only
-            assertThat(dialect.stageSource(m, SEQ, true, scope).values()).containsExactly(SEQ);
+            assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, SEQ, true, scope).values()).containsExactly(SEQ);
         }
         for (Statement s : all) {
             assertThat(s.sql().chars().filter(ch -> ch == '?').count()).as(s.step()).isEqualTo(s.values().size());
@@ -269,7 +269,7 @@ class H2DialectSqlTest {
 
     @Test
     void timelineCheckJoinsTheKeysTouchedFromTheBoundSequenceToTheirVersions() {
-        assertThat(dialect.timelineCheck(model(HardDeletes.IGNORE), SEQ).sql()).contains(" FROM (SELECT x.\"ID\" FROM "
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(model(HardDeletes.IGNORE), SEQ).sql()).contains(" FROM (SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
                 + "ON k.\"ID\" = h.\"ID\") v WHERE v.open_count > 1");
@@ -284,7 +284,7 @@ class H2DialectSqlTest {
 
     @Test
     void aReproducedBatchComesFromTheVersionsItLeftLiveAndItsArchivedRows() {
-        String sql = dialect.stageReproduced(model(HardDeletes.INVALIDATE), SEQ, List.of("STATUS"), true).sql();
+        String sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(model(HardDeletes.INVALIDATE), SEQ, List.of("STATUS"), true).sql();
         assertThat(sql).contains("h.\"DBT_OPENED_SEQ\" <= CAST(? AS DATE) AND (h.\"DBT_CLOSED_SEQ\" IS NULL OR "
                         + "h.\"DBT_CLOSED_SEQ\" > CAST(? AS DATE))")
                 .contains("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" a WHERE")

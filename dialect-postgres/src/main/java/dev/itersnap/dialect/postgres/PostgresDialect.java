@@ -2,10 +2,8 @@ package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
-import dev.itersnap.spi.ApplyStatements;
-import dev.itersnap.spi.BatchRun;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.spi.PlanHints;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
@@ -26,7 +24,7 @@ import java.util.function.Supplier;
  * PostgreSQL 15 and newer: MERGE, transactional DDL (schema changes commit with the run's first transaction),
  * {@code jsonb} for {@code changed_attributes}, a session advisory lock for the model lock.
  */
-public final class PostgresDialect extends AbstractSqlDialect {
+public final class PostgresDialect extends AbstractSqlDialect implements PlanHints {
 
     /** Identifiers have at most 63 bytes (NAMEDATALEN - 1); longer ones are cut silently by the server. */
     private static final dev.itersnap.spi.Capabilities CAPABILITIES =
@@ -35,6 +33,12 @@ public final class PostgresDialect extends AbstractSqlDialect {
     @Override
     public String name() {
         return "postgres";
+    }
+
+    /** This dialect's plan hints: index probes of the source, a semi-join for the timeline check, ANALYZE. */
+    @Override
+    public PlanHints planHints() {
+        return this;
     }
 
     @Override
@@ -57,7 +61,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * across versions and platforms since partitions depend on it.
      */
     @Override
-    protected String hash64(String textExpression) {
+    public String hash64(String textExpression) {
         return "hashtextextended(" + textExpression + ", 0)";
     }
 
@@ -68,7 +72,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * 97 ms with {@code SUM(DISTINCT)}).
      */
     @Override
-    protected String rowHash(List<SourceColumn> columns, String alias) {
+    public String rowHash(List<SourceColumn> columns, String alias) {
         List<String> values = new ArrayList<>();
         columns.forEach(c -> values.add(col(alias, c.name())));
         return "hashtextextended(CAST(ROW(" + String.join(", ", values) + ") AS TEXT), 0)";
@@ -81,39 +85,39 @@ public final class PostgresDialect extends AbstractSqlDialect {
     }
 
     @Override
-    protected String md5Hex(String textExpression) {
+    public String md5Hex(String textExpression) {
         return "md5(" + textExpression + ")";
     }
 
     @Override
-    protected String toText(String expression) {
+    public String toText(String expression) {
         return "CAST(" + expression + " AS TEXT)";
     }
 
     @Override
-    protected String epochDays(String e) {
+    public String epochDays(String e) {
         return "(" + e + " - DATE '1970-01-01')";
     }
 
     /** EXTRACT(EPOCH ...) is an exact numeric (PostgreSQL 14 on); for a timestamp without time zone, of its wall time. */
     @Override
-    protected String epochMicros(SourceColumn c, String e) {
+    public String epochMicros(SourceColumn c, String e) {
         return "CAST(EXTRACT(EPOCH FROM " + e + ") * 1000000 AS BIGINT)";
     }
 
     @Override
-    protected String chr(int code) {
+    public String chr(int code) {
         return "CHR(" + code + ")";
     }
 
     @Override
-    protected boolean stringsHoldNul() {
+    public boolean stringsHoldNul() {
         return false;
     }
 
     /** {@code row_to_json} has no argument limit (json_build_object stops at 50 columns). */
     @Override
-    protected String jsonObject(List<String> names, List<String> expressions) {
+    public String jsonObject(List<String> names, List<String> expressions) {
         List<String> cols = new ArrayList<>();
         for (int i = 0; i < names.size(); i++) {
             cols.add(expressions.get(i) + " AS " + quote(names.get(i)));
@@ -123,7 +127,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
 
     /** Long text is {@code TEXT}; changed_attributes is {@code JSONB}. */
     @Override
-    protected String typeName(TableSpec.ColumnType type) {
+    public String typeName(TableSpec.ColumnType type) {
         return switch (type.kind()) {
             case LONG_TEXT -> "TEXT";
             case JSON -> "JSONB";
@@ -132,13 +136,13 @@ public final class PostgresDialect extends AbstractSqlDialect {
     }
 
     @Override
-    protected String changedAttributesValue(String textExpression) {
+    public String changedAttributesValue(String textExpression) {
         return "CAST(" + textExpression + " AS JSONB)";
     }
 
     /** String sequences compare by code point whatever the database's collation. */
     @Override
-    protected String[] orderedAround(ResolvedModel m) {
+    public String[] orderedAround(ResolvedModel m) {
         return m.sequenceType() == ValueType.STRING ? new String[] {"", " COLLATE \"C\""} : super.orderedAround(m);
     }
 
@@ -155,7 +159,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
             "daterange", "tsrange", "tstzrange");
 
     @Override
-    protected String partitionable(SourceColumn column, String expression) {
+    public String partitionable(SourceColumn column, String expression) {
         String t = column.typeName().toLowerCase(Locale.ROOT);
         String base = t.startsWith("_") ? t.substring(1) : t;
         return IDENTITY_EQUALITY.contains(base) ? expression : "CAST(" + expression + " AS TEXT)";
@@ -166,7 +170,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * empties an unlogged table, which the next run recreates anyway.
      */
     @Override
-    protected String createScratchTable() {
+    public String createScratchTable() {
         return "CREATE UNLOGGED TABLE ";
     }
 
@@ -180,10 +184,9 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * a run counts only the batches it applies or checks.
      */
     @Override
-    public Statement discoverSequences(ResolvedModel m) {
-        String rel = sourceRelation(m);
+    public Statement discoverSequences(ResolvedModel m, String rel) {
         if (rel.startsWith("(")) {
-            return super.discoverSequences(m);
+            return null;
         }
         String seq = col("s", m.sequenceBy());
         String indexed = sequenceIndexed(m, rel);
@@ -206,28 +209,8 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * thousand and joins them by nested loops. ANALYZE reads a sample (at most 30,000 rows) and is transactional.
      */
     @Override
-    public ApplyStatements applyBatches(ResolvedModel m, BatchRun run) {
-        ApplyStatements a = super.applyBatches(m, run);
-        List<Statement> prepare = new ArrayList<>();
-        prepare.add(Statement.of("analyze stage", "ANALYZE " + table(m.stage())));
-        prepare.addAll(a.prepare());
-        prepare.add(Statement.of("analyze keys", "ANALYZE " + table(m.keysTable())));
-        return new ApplyStatements(a.listBatches(), prepare, analyzed(m, a.before()), a.resetRegressions(),
-                analyzed(m, a.derivation()), a.closeCurrent(), a.insertVersions(), a.logRejected(), a.archive());
-    }
-
-    /**
-     * {@code d} with the work table's statistics taken once it is derived: the writes join it with itself (a noop with
-     * the row that opened its version: by nested loops a lookup per row without them, 286,000 at 10,000 keys and 30
-     * batches).
-     */
-    private ApplyStatements.Derivation analyzed(ResolvedModel m, ApplyStatements.Derivation d) {
-        if (d == null) {
-            return null;
-        }
-        List<Statement> derived = new ArrayList<>(d.derived());
-        derived.add(Statement.of("analyze work", "ANALYZE " + table(m.work())));
-        return new ApplyStatements.Derivation(d.derive(), derived, d.counts(), d.setAsideRegressions(), d.clear());
+    public List<Statement> statistics(TableName table) {
+        return List.of(Statement.of("analyze " + table.table(), "ANALYZE " + table(table)));
     }
 
     /**
@@ -241,8 +224,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * behind a one-time filter that reads the catalog, as in {@link #discoverSequences}.
      */
     @Override
-    protected String scopedRows(ResolvedModel m, String relation, StageScope scope, String from) {
-        String joined = super.scopedRows(m, relation, scope, from);
+    public String scopedRows(ResolvedModel m, String relation, StageScope scope, String from, String joined) {
         if (relation.startsWith("(")) {
             return joined;
         }
@@ -257,7 +239,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
         if (scope == StageScope.FRESH) {
             gate = sequenceIndexed(m, relation);
             probed = "SELECT " + columns + fromBatches + probe + " OFFSET 0) s0 WHERE NOT "
-                    + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + range + " AND " + gate;
+                    + col("sb", m.id(REPLAYED)) + " AND " + range + " AND " + gate;
         } else {
             int n = m.keys().size();
             // key columns of the index (not INCLUDE ones), each in its column's own collation; n distinct columns
@@ -272,7 +254,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
             gate = btreeIndexed(relation, "", "((" + String.join(" AND ", keyed) + ") OR ("
                     + String.join(" AND ", keyedWithSequence) + "))");
             probed = "SELECT " + columns + fromBatches + " JOIN " + table(m.keysTable()) + " sk ON "
-                    + col("sb", m.id(ModelTables.REPLAYED)) + " AND " + col("sk", m.id(ModelTables.FROM_IDX))
+                    + col("sb", m.id(REPLAYED)) + " AND " + col("sk", m.id(RECOMPUTED_FROM))
                     + " = 1 AND " + range + probe + " AND " + keyJoin(m, "sk", "s0") + " OFFSET 0) s0 WHERE " + gate;
         }
         return "(" + probed + " UNION ALL SELECT " + columns + " FROM " + joined + " AND NOT " + gate + ") s0";
@@ -325,7 +307,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
      * for a merge join (K=100k: ~34 against ~73 ms per in-order run).
      */
     @Override
-    protected String touchedVersions(ResolvedModel m, String p) {
+    public String touchedVersions(ResolvedModel m, String p) {
         return table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
                 + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", m.meta().openedSeq())) + " >= " + p + " OR "
                 + ordered(m, col("x", m.meta().closedSeq())) + " >= " + p + "))";
@@ -333,7 +315,7 @@ public final class PostgresDialect extends AbstractSqlDialect {
 
     /** PostgreSQL creates an index in its table's schema and refuses a qualified index name. */
     @Override
-    protected String indexName(TableName table, String index) {
+    public String indexName(TableName table, String index) {
         return quote(index);
     }
 

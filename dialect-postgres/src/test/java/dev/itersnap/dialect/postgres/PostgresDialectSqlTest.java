@@ -2,11 +2,11 @@ package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ApplyStatements;
-import dev.itersnap.spi.BatchRun;
-import dev.itersnap.spi.ModelTables;
+import dev.itersnap.internal.sql.ApplyStatements;
+import dev.itersnap.internal.sql.BatchRun;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.Rollback;
+import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
@@ -39,7 +39,7 @@ class PostgresDialectSqlTest {
     }
 
     private ApplyStatements apply(ResolvedModel m) {
-        return dialect.applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(LocalDate.of(2024, 3, 1),
+        return dev.itersnap.internal.sql.SqlSteps.of(dialect).applyBatches(m, new BatchRun(List.of(new BatchRun.BatchInfo(LocalDate.of(2024, 3, 1),
                 "2024-03-01", null, false)), "run-1", LocalDateTime.now(), List.of(), List.of()));
     }
 
@@ -59,10 +59,10 @@ class PostgresDialectSqlTest {
     @Test
     void stringSequencesCompareInBinaryCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.VARCHAR, "varchar", 20, 0));
-        assertThat(dialect.rollback(m, Rollback.from("b", List.of())).get(0).sql()).isEqualTo(
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.from("b", List.of())).get(0).sql()).isEqualTo(
                 "DELETE FROM \"snap\".\"customers\" WHERE \"dbt_opened_seq\" COLLATE \"C\" >= CAST(? AS varchar(20)) "
                         + "COLLATE \"C\"");
-        assertThat(dialect.stageSource(m, "b", false).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, "b", false).sql())
                 .contains("s0.\"batch\" COLLATE \"C\" >= CAST(? AS varchar(20)) COLLATE \"C\"");
     }
 
@@ -82,7 +82,7 @@ class PostgresDialectSqlTest {
     @Test
     void aPlainTableSourceIsDiscoveredByALooseIndexScanWhenTheSequenceIsIndexed() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
-        assertThat(dialect.discoverSequences(m).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(m).sql())
                 .startsWith("WITH RECURSIVE itersnap_gate(ok) AS (SELECT EXISTS (SELECT 1 FROM pg_catalog.pg_index i ")
                 .contains("WHERE i.indrelid = to_regclass('raw') AND am.amname = 'btree' AND i.indisvalid AND "
                         + "i.indpred IS NULL AND a.attname = 'batch' AND i.indcollation[0] = a.attcollation)")
@@ -95,7 +95,7 @@ class PostgresDialectSqlTest {
     @Test
     void timelineCheckFindsTheTouchedKeysWithACorrelatedExists() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
-        assertThat(dialect.timelineCheck(m, 7L).sql()).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, 7L).sql()).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
                 + "\"snap\".\"customers\" x WHERE x.\"id\" = h.\"id\" AND (x.\"dbt_opened_seq\" >= CAST(? AS bigint) OR "
                 + "x.\"dbt_closed_seq\" >= CAST(? AS bigint)))) v WHERE v.open_count > 1");
     }
@@ -103,7 +103,7 @@ class PostgresDialectSqlTest {
     @Test
     void integerSequencesNeedNoCollation() {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
-        assertThat(dialect.rollback(m, Rollback.from(7L, List.of())).get(0).sql()).doesNotContain("COLLATE");
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.from(7L, List.of())).get(0).sql()).doesNotContain("COLLATE");
     }
 
     @Test

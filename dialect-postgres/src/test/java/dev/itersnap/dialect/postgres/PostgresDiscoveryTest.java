@@ -73,7 +73,7 @@ class PostgresDiscoveryTest {
     }
 
     private void assertSameAsDistinct(String source, boolean throughIndex) throws SQLException {
-        String sql = dialect.discoverSequences(model(source)).sql();
+        String sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(model(source)).sql();
         List<String> expected = read("SELECT DISTINCT batch FROM raw");
         assertThat(expected).anyMatch(r -> r.startsWith("null")).hasSizeGreaterThan(5);
         assertThat(read(sql)).containsExactlyInAnyOrderElementsOf(expected);
@@ -98,7 +98,7 @@ class PostgresDiscoveryTest {
         assertSameAsDistinct("SELECT * FROM raw", true);
         assertSameAsDistinct("select * from public.\"raw\"", true);
         // any other source reads the query as a derived table
-        assertThat(dialect.discoverSequences(model("SELECT * FROM raw WHERE id > 0")).sql())
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).discoverSequences(model("SELECT * FROM raw WHERE id > 0")).sql())
                 .isEqualTo("SELECT DISTINCT s.\"batch\" FROM (SELECT * FROM raw WHERE id > 0) s");
     }
 }

@@ -139,7 +139,7 @@ class PostgresReplayProbeTest {
         ResolvedModel m = ResolvedModel.builder(MODEL, x -> x.toLowerCase(Locale.ROOT))
                 .sourceColumns(List.of(id, tier, upd, seq)).keys(List.of("id")).updatedAt("upd")
                 .sequenceBy("file_date").build();
-        dev.itersnap.spi.Statement stage = new PostgresDialect().stageSource(m, LocalDate.of(2024, 3, 1).plusDays(LATE),
+        dev.itersnap.spi.Statement stage = dev.itersnap.internal.sql.SqlSteps.of(new PostgresDialect()).stageSource(m, LocalDate.of(2024, 3, 1).plusDays(LATE),
                 false, scope);
         try (Connection c = db.getConnection()) {
             c.setAutoCommit(false);

@@ -1,8 +1,15 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal.sql;
 
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.Strategy;
 import dev.itersnap.core.TableName;
+import dev.itersnap.spi.AbstractSqlDialect;
+import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -11,30 +18,32 @@ import java.util.Map;
 import java.util.function.BiFunction;
 import java.util.stream.Collectors;
 
-import static dev.itersnap.spi.ModelTables.ACTION;
-import static dev.itersnap.spi.ModelTables.DEL;
-import static dev.itersnap.spi.ModelTables.DELTIME;
-import static dev.itersnap.spi.ModelTables.FROM_IDX;
-import static dev.itersnap.spi.ModelTables.IDX;
-import static dev.itersnap.spi.ModelTables.IEND;
-import static dev.itersnap.spi.ModelTables.ISTATE;
-import static dev.itersnap.spi.ModelTables.IUPD;
-import static dev.itersnap.spi.ModelTables.IVF;
-import static dev.itersnap.spi.ModelTables.KIND;
-import static dev.itersnap.spi.ModelTables.SCC;
-import static dev.itersnap.spi.ModelTables.UPTO;
-import static dev.itersnap.spi.ModelTables.OIDX;
-import static dev.itersnap.spi.ModelTables.RECORDED;
-import static dev.itersnap.spi.ModelTables.REG;
-import static dev.itersnap.spi.ModelTables.ND_REPLAYED;
-import static dev.itersnap.spi.ModelTables.REJECT;
-import static dev.itersnap.spi.ModelTables.REPLAYED;
-import static dev.itersnap.spi.ModelTables.SEQTEXT;
-import static dev.itersnap.spi.ModelTables.T;
-import static dev.itersnap.spi.ModelTables.TT;
+import static dev.itersnap.spi.AbstractSqlDialect.slot;
+import static dev.itersnap.spi.AbstractSqlDialect.statement;
+import static dev.itersnap.internal.sql.ModelTables.ACTION;
+import static dev.itersnap.internal.sql.ModelTables.DEL;
+import static dev.itersnap.internal.sql.ModelTables.DELTIME;
+import static dev.itersnap.internal.sql.ModelTables.FROM_IDX;
+import static dev.itersnap.internal.sql.ModelTables.IDX;
+import static dev.itersnap.internal.sql.ModelTables.IEND;
+import static dev.itersnap.internal.sql.ModelTables.ISTATE;
+import static dev.itersnap.internal.sql.ModelTables.IUPD;
+import static dev.itersnap.internal.sql.ModelTables.IVF;
+import static dev.itersnap.internal.sql.ModelTables.KIND;
+import static dev.itersnap.internal.sql.ModelTables.ND_REPLAYED;
+import static dev.itersnap.internal.sql.ModelTables.OIDX;
+import static dev.itersnap.internal.sql.ModelTables.RECORDED;
+import static dev.itersnap.internal.sql.ModelTables.REG;
+import static dev.itersnap.internal.sql.ModelTables.REJECT;
+import static dev.itersnap.internal.sql.ModelTables.REPLAYED;
+import static dev.itersnap.internal.sql.ModelTables.SCC;
+import static dev.itersnap.internal.sql.ModelTables.SEQTEXT;
+import static dev.itersnap.internal.sql.ModelTables.T;
+import static dev.itersnap.internal.sql.ModelTables.TT;
+import static dev.itersnap.internal.sql.ModelTables.UPTO;
 
 /**
- * The shared SQL that applies a run's batches together ({@link AbstractSqlDialect#applyBatches}): the batch rules as
+ * The shared SQL that applies a run's batches together ({@link SqlSteps#applyBatches}): the batch rules as
  * a computation over all rows of all batches at once, per key ordered by batch, with window functions.
  *
  * <p>How. Every key's rows of the run become events in batch order ({@link #events}): the key's state before the run
@@ -60,70 +69,73 @@ final class SetBasedApply {
     private static final String STATE_CHANGE_ACTIONS = "('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', "
             + "'delete', 'absent')";
 
-    private final AbstractSqlDialect d;
+    private final SqlSteps steps;
+    /** The dialect's SQL primitives. */
+    private final AbstractSqlDialect p;
     private final ResolvedModel m;
     private final BatchRun run;
     private final ColumnNames n;
     private final boolean full;
     private final ModelTables tables;
 
-    SetBasedApply(AbstractSqlDialect dialect, ResolvedModel m, BatchRun run) {
-        this.d = dialect;
+    SetBasedApply(SqlSteps steps, ResolvedModel m, BatchRun run) {
+        this.steps = steps;
+        this.p = steps.primitives();
         this.m = m;
         this.run = run;
         this.n = m.meta();
         this.full = m.settings().hardDeletes().fullBatches();
-        this.tables = new ModelTables(dialect, m);
+        this.tables = new ModelTables(p, m);
     }
 
     ApplyStatements statements() {
         Map<String, Object> values = new LinkedHashMap<>();
-        values.put(AbstractSqlDialect.MODEL, m.name());
-        values.put(AbstractSqlDialect.RUN_ID, run.runId());
-        values.put(AbstractSqlDialect.LOGGED_AT, run.loggedAt());
-        values.put(AbstractSqlDialect.SEQ, run.batches().get(0).sequence());
+        values.put(SqlSteps.MODEL, m.name());
+        values.put(SqlSteps.RUN_ID, run.runId());
+        values.put(SqlSteps.LOGGED_AT, run.loggedAt());
+        values.put(SqlSteps.SEQ, run.batches().get(0).sequence());
         List<Statement> clear = List.of(tables.clear(m.work()));
         ApplyStatements.Derivation before = null;
         Statement resetRegressions = null;
         if (run.keyScoped()) {
             before = derivation(true, values, clear);
             resetRegressions = Statement.of("put regressions back", "UPDATE " + t(m.stage()) + " SET " + i(REJECT)
-                    + " = NULL WHERE " + i(REJECT) + " = 'updated_at_regression'");
+                    + " = NULL WHERE " + i(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal());
         }
         return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
-                AbstractSqlDialect.statement("close current versions", closeCurrent(), values),
-                AbstractSqlDialect.statement("insert versions", insertVersions(), values),
-                AbstractSqlDialect.statement("set rows aside", logRejected(), values),
-                AbstractSqlDialect.statement("archive rows", archive(), values));
+                statement("close current versions", closeCurrent(), values),
+                statement("insert versions", insertVersions(), values),
+                statement("set rows aside", logRejected(), values),
+                statement("archive rows", archive(), values));
     }
 
     private ApplyStatements.Derivation derivation(boolean before, Map<String, Object> values, List<Statement> clear) {
         String which = before ? " before the late batches" : "";
         return new ApplyStatements.Derivation(
-                AbstractSqlDialect.statement("derive versions" + which, derive(before), values), List.of(),
-                AbstractSqlDialect.statement("count batches" + which, counts(), values),
-                List.of(AbstractSqlDialect.statement("set regressions aside" + which, markRegressions(), values),
+                statement("derive versions" + which, derive(before), values), List.of(),
+                statement("count batches" + which, counts(), values),
+                List.of(statement("set regressions aside" + which, markRegressions(), values),
                         clear.get(0)), clear);
     }
 
     // ---------------------------------------------------------------- names
 
     private String q(String identifier) {
-        return d.quote(identifier);
+        return p.quote(identifier);
     }
 
     /** An internal column, folded and quoted. */
     private String i(String internal) {
-        return d.quote(m.id(internal));
+        return p.quote(m.id(internal));
     }
 
     private String c(String alias, String column) {
-        return d.col(alias, column);
+        return p.col(alias, column);
     }
 
     /** A working alias of a derived table's column (internal prefix: no source column can be called so). */
     private String a(String name) {
-        return d.quote(m.id("itersnap_w_" + name));
+        return p.quote(m.id("itersnap_w_" + name));
     }
 
     /** {@code alias.}{@link #a}. */
@@ -150,20 +162,20 @@ final class SetBasedApply {
     }
 
     private String nullText(int length) {
-        return "CAST(NULL AS " + d.typeName(TableSpec.ColumnType.text(length)) + ")";
+        return "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.text(length)) + ")";
     }
 
     /** An internal column of an alias. */
     private String ci(String alias, String internal) {
-        return d.col(alias, m.id(internal));
+        return p.col(alias, m.id(internal));
     }
 
     private String t(TableName table) {
-        return d.table(table);
+        return p.table(table);
     }
 
     private String keys(String alias) {
-        return d.list(m.keys(), alias);
+        return p.list(m.keys(), alias);
     }
 
     private String partition(String alias) {
@@ -171,7 +183,7 @@ final class SetBasedApply {
     }
 
     private String nullOf(SourceColumn column) {
-        return "CAST(NULL AS " + d.columnType(column) + ")";
+        return "CAST(NULL AS " + p.columnType(column) + ")";
     }
 
     private String nullUpd() {
@@ -179,7 +191,7 @@ final class SetBasedApply {
     }
 
     private String text(String literal) {
-        return d.stringLiteral(literal);
+        return p.stringLiteral(literal);
     }
 
     /** The data columns of the history (source, then history-only), with {@code expr} giving each one's value. */
@@ -189,7 +201,7 @@ final class SetBasedApply {
     }
 
     private String dataNames() {
-        return d.list(m.historyDataColumns(), null);
+        return p.list(m.historyDataColumns(), null);
     }
 
     // ---------------------------------------------------------------- which columns compare where
@@ -213,7 +225,7 @@ final class SetBasedApply {
         if (when == null) {
             return null;
         }
-        String distinct = d.isDistinct(d.comparable(m, column, left), d.comparable(m, column, right));
+        String distinct = p.isDistinct(steps.comparable(m, column, left), steps.comparable(m, column, right));
         return when.isEmpty() ? distinct : "(" + when + " AND " + distinct + ")";
     }
 
@@ -242,8 +254,8 @@ final class SetBasedApply {
             }
         }
         String json = parts.isEmpty() ? "'[]'"
-                : d.concat(List.of("'['", "SUBSTRING(" + d.concat(parts) + " FROM 2)", "']'"));
-        return d.changedAttributesValue(json);
+                : p.concat(List.of("'['", "SUBSTRING(" + p.concat(parts) + " FROM 2)", "']'"));
+        return p.changedAttributesValue(json);
     }
 
     // ---------------------------------------------------------------- prepare
@@ -252,8 +264,8 @@ final class SetBasedApply {
     private List<Statement> listBatches() {
         List<Statement> out = new ArrayList<>();
         List<BatchRun.BatchInfo> batches = run.batches();
-        String seqType = d.columnType(m.sequenceColumn());
-        String updType = d.columnType(m.updatedAtColumn());
+        String seqType = p.columnType(m.sequenceColumn());
+        String updType = p.columnType(m.updatedAtColumn());
         for (int from = 0; from < batches.size(); from += 60) {
             Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + t(m.batches()) + " ("
                     + q(m.sequenceBy()) + ", " + i(IDX) + ", " + i(ModelTables.SEQTEXT) + ", " + i(DELTIME) + ", "
@@ -261,7 +273,7 @@ final class SetBasedApply {
             for (int k = from; k < Math.min(batches.size(), from + 60); k++) {
                 BatchRun.BatchInfo info = batches.get(k);
                 b.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), " + (k + 1)
-                        + ", CAST(").bind(info.sequenceText()).sql(" AS " + d.typeName(TableSpec.ColumnType.text(256))
+                        + ", CAST(").bind(info.sequenceText()).sql(" AS " + p.typeName(TableSpec.ColumnType.text(256))
                         + "), CAST(").bind(info.deletionTime()).sql(" AS " + updType + "), "
                         + (info.recorded() ? "TRUE" : "FALSE") + ", " + (info.replayed() ? "TRUE" : "FALSE") + ")");
             }
@@ -295,8 +307,8 @@ final class SetBasedApply {
                     + " = " + ca("z", "ndr")));
         }
         for (String column : run.introducedAtFirst()) {
-            out.add(AbstractSqlDialect.statement("fill new column", fillIntroduced(column),
-                    AbstractSqlDialect.SEQ, run.batches().get(0).sequence()));
+            out.add(statement("fill new column", fillIntroduced(column),
+                    SqlSteps.SEQ, run.batches().get(0).sequence()));
         }
         out.add(Statement.of("find changed keys", affectedKeys()));
         return out;
@@ -312,8 +324,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
             if ((sequenceTracked || !m.isSequenceColumn(column)) && !m.keys().contains(column)) {
-                parts.add("NOT " + d.isDistinct(d.comparable(m, column, c(h, column)),
-                        d.comparable(m, column, c(s, column))));
+                parts.add("NOT " + p.isDistinct(steps.comparable(m, column, c(h, column)),
+                        steps.comparable(m, column, c(s, column))));
             }
         }
         return parts.isEmpty() ? "1 = 1" : String.join(" AND ", parts);
@@ -327,9 +339,9 @@ final class SetBasedApply {
 
     /** Version {@code h} was current just before batch {@code b} (whose sequence no version holds yet). */
     private String currentAt(String h, String b) {
-        String at = d.ordered(m, c(b, m.sequenceBy()));
-        return d.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
-                + d.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
+        String at = p.ordered(m, c(b, m.sequenceBy()));
+        return p.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
+                + p.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
     }
 
     /**
@@ -358,7 +370,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         if (count > 0) {
             String changed = run.introducedAtFirst().isEmpty()
-                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = 'duplicate_copy' THEN 0 ELSE 1 END) <> " + count
+                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = " + RejectReason.DUPLICATE_COPY.literal()
+                    + " THEN 0 ELSE 1 END) <> " + count
                             + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
                             + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
                             + " THEN 1 ELSE 0 END) <> " + count
@@ -366,21 +379,22 @@ final class SetBasedApply {
             String inRun = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
                     + " AND " + ci("b", IDX) + " >= " + after;
             parts.add("SELECT " + keys(s) + ", " + after + " AS " + i(FROM_IDX) + " FROM " + t(m.stage())
-                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND "
-                    + d.isOpen(m, c(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
+                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND "
+                    + steps.isOpen(m, c(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
             if (full) {
                 String hh = "h";
                 parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + t(m.target()) + " h WHERE "
-                        + d.isOpen(m, c(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
+                        + steps.isOpen(m, c(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
                         + c(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
-                        + t(m.stage()) + " s" + inRun + " WHERE " + d.keyJoin(m, s, hh) + ")");
+                        + t(m.stage()) + " s" + inRun + " WHERE " + p.keyJoin(m, s, hh) + ")");
             }
         }
         if (run.keyScoped()) {
             String late = ci("b", IDX) + " < " + after + " AND NOT " + ci("b", REPLAYED);
-            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
+            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN "
+                    + t(m.batches()) + " b ON "
                     + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
-                    + t(m.target()) + " c ON " + d.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
+                    + t(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
                     + " AND " + ci(s, REJECT) + " IS NULL AND (" + ci(s, DEL) + " OR NOT (" + live(h) + " AND "
                     + sameAsVersion(h, s) + "))");
             if (full) {
@@ -388,7 +402,7 @@ final class SetBasedApply {
                 parts.add("SELECT " + keys(hh) + ", 1 FROM " + t(m.target()) + " h JOIN " + t(m.batches()) + " b ON "
                         + late + " AND " + ci("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
                         + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.stage()) + " s WHERE "
-                        + d.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
+                        + p.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
             }
         }
         String k = "k";
@@ -397,7 +411,7 @@ final class SetBasedApply {
         String select = !run.keyScoped() ? union
                 : "SELECT " + keys(k) + ", MIN(" + ci(k, FROM_IDX) + ") FROM (" + union + ") k GROUP BY "
                         + keys(k);
-        return "INSERT INTO " + t(m.keysTable()) + " (" + d.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
+        return "INSERT INTO " + t(m.keysTable()) + " (" + p.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
                 + select;
     }
 
@@ -412,8 +426,9 @@ final class SetBasedApply {
         String regression = "(" + live + " AND (" + changed(h, s, "1", c(h, n.updatedAt())) + " OR " + ci(s, DEL)
                 + ") AND " + c(s, m.updatedAt()) + " < " + c(h, n.validFrom()) + ")";
         return "MERGE INTO " + t(m.target()) + " t USING (SELECT * FROM " + t(m.stage()) + " x WHERE "
-                + c("x", m.sequenceBy()) + " = " + d.param(m.sequenceColumn(), AbstractSqlDialect.SEQ) + " AND "
-                + ci("x", REJECT) + " IS NULL) s ON " + d.keyJoin(m, h, s) + " AND " + d.isOpen(m, c(h, n.validTo()))
+                + c("x", m.sequenceBy()) + " = " + p.param(m.sequenceColumn(), SqlSteps.SEQ) + " AND "
+                + ci("x", REJECT) + " IS NULL) s ON " + p.keyJoin(m, h, s) + " AND " + steps.isOpen(m, c(h,
+                n.validTo()))
                 + " AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
                 + c(s, column);
     }
@@ -433,7 +448,7 @@ final class SetBasedApply {
                 : "";
         String ndAfter = (full ? ci("bn", nd) : "CAST(NULL AS INT)") + " AS " + a("nd_after");
         // the keys whose events these are: before the late batches, those computed again from the first batch
-        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + d.keyJoin(m, "k", s) + (beforeLate
+        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + p.keyJoin(m, "k", s) + (beforeLate
                 ? " AND " + ci("k", FROM_IDX) + " = 1" : "");
         String seqJoin = keysOf + " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
                 + c(s, m.sequenceBy()) + " AND " + (beforeLate ? ci("b", REPLAYED) : ci("b", IDX) + " >= "
@@ -450,9 +465,11 @@ final class SetBasedApply {
                 + ", " + ca(sa, "ix") + ", " + ca(sa, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
                 + ", " + nullUpd() + ", " + ca(sa, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
                 + ci("b", IDX) + " AS " + a("ix") + ", CASE WHEN " + ci(s, REJECT)
-                + " = 'updated_at_regression' THEN 'G' ELSE 'R' END AS " + a("kd") + ", " + ndAfter + " FROM "
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN 'G' ELSE 'R' END AS " + a("kd") + ", "
+                + ndAfter + " FROM "
                 + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT)
-                + " IN ('duplicate_key', 'null_updated_at', 'updated_at_regression')) " + sa;
+                + " IN (" + RejectReason.DUPLICATE_KEY.literal() + ", " + RejectReason.NULL_UPDATED_AT.literal()
+                + ", " + RejectReason.UPDATED_AT_REGRESSION.literal() + ")) " + sa;
         // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
         // key's first batch on
         String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
@@ -462,13 +479,14 @@ final class SetBasedApply {
         String current = "SELECT " + data(col -> c(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
                 + " THEN 'drec' ELSE 'live' END, " + c(h, n.validFrom()) + ", " + c(h, n.updatedAt()) + ", "
                 + nullUpd() + ", " + ndAfter + " FROM " + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON "
-                + d.keyJoin(m, "k", h) + " AND " + d.isOpen(m, c(h, n.validTo())) + first + keysOnly;
+                + p.keyJoin(m, "k", h) + " AND " + steps.isOpen(m, c(h, n.validTo())) + first + keysOnly;
         String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(h, col.name()) : nullOf(col))
                 + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
                 + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
-                + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + d.keyJoin(m, "k", h) + first
-                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target()) + " o WHERE " + d.keyJoin(m, "o", h) + " AND "
-                + d.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
+                + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + p.keyJoin(m, "k", h) + first
+                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target())
+                + " o WHERE " + p.keyJoin(m, "o", h) + " AND "
+                + steps.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
         List<String> repeats = repeatsLeftOut(1 + fill.size());
@@ -491,7 +509,8 @@ final class SetBasedApply {
         // last upsert or state (the version an upsert is compared with)
         String z = "z";
         String l3 = "SELECT z.*, MAX(CASE " + ci(z, KIND) + " WHEN 'U' THEN " + ci(z, IDX) + " * 4 + 1 WHEN 'D' THEN "
-                + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE) + " = 'live' THEN 3 ELSE 0 END) END)"
+                + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE)
+                + " = 'live' THEN 3 ELSE 0 END) END)"
                 + " OVER (" + partition(z) + before + ") AS " + a("pud") + ", MAX(CASE WHEN " + ci(z, KIND)
                 + " IN ('U', 'D', 'I') THEN " + ca(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + a("gud")
                 + " FROM " + cte(o + 2) + " z";
@@ -543,9 +562,10 @@ final class SetBasedApply {
                 // sequence: under strategy timestamp a newer one is a change)
                 continue;
             }
-            String here = d.comparable(m, col, c(r, col));
-            prev.add("NOT " + d.isDistinct(d.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
-            nextOne.add("NOT " + d.isDistinct(d.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"), here));
+            String here = steps.comparable(m, col, c(r, col));
+            prev.add("NOT " + p.isDistinct(steps.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
+            nextOne.add("NOT " + p.isDistinct(steps.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"),
+                    here));
         }
         String marked = "SELECT r.*, CASE WHEN " + String.join(" AND ", prev) + " THEN 1 ELSE 0 END AS " + a("rp")
                 + ", CASE WHEN " + String.join(" AND ", nextOne) + " THEN 1 ELSE 0 END AS " + a("rn") + " FROM "
@@ -694,7 +714,8 @@ final class SetBasedApply {
                         c(x, compared.get(j)), ci(x, IDX)));
             }
             String changed = parts.isEmpty() ? "FALSE" : "(" + String.join(" OR ", parts) + ")";
-            levels.add("SELECT x.*, " + classified(x, changed, ca(x, "adel")) + " FROM " + cte(levels.size() - 1) + " x");
+            levels.add("SELECT x.*, " + classified(x, changed, ca(x, "adel")) + " FROM " + cte(levels.size() - 1)
+                    + " x");
         }
         // the state changes in order: an event's deletion by absence, if any, right after it
         String s = "s";
@@ -706,7 +727,8 @@ final class SetBasedApply {
         // the times of the state changes up to the event (tsc) and before it (tpc), and of the absences before it
         levels.add("SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + upTo + ") AS "
                 + a("tsc") + ", MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + before + ") AS "
-                + a("tpc") + ", MAX(" + ca(s, "ta") + ") OVER (" + order + before + ") AS " + a("tab") + ", COUNT(CASE WHEN "
+                + a("tpc") + ", MAX(" + ca(s, "ta") + ") OVER (" + order + before + ") AS " + a("tab")
+                + ", COUNT(CASE WHEN "
                 + sc + " THEN 1 END) OVER (" + order + upTo + ") + COUNT(" + ca(s, "adel") + ") OVER (" + order
                 + before + ") AS " + a("scc") + ", MAX(CASE WHEN " + ca(s, "adel") + " IS NOT NULL THEN "
                 + ca(s, "adel") + " * 2 + 1 WHEN " + sc + " THEN " + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting
@@ -768,12 +790,13 @@ final class SetBasedApply {
         out.add("CASE WHEN " + absence + " THEN " + greatest(ca(v, "tt"), ca(v, "ta")) + " ELSE " + ca(v, "tt")
                 + " END");
         out.add("CASE WHEN " + absence + " THEN FALSE ELSE " + ca(v, "reg") + " END");
-        out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + d.typeName(TableSpec.ColumnType.integer())
+        out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + p.typeName(TableSpec.ColumnType.integer())
                 + ")");
         out.add(ca(v, "oidx"));
         out.add(ca(v, "upto"));
         return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
-                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") " + with(levels.toArray(String[]::new))
+                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") "
+                + with(levels.toArray(String[]::new))
                 + " SELECT " + String.join(", ", out) + " FROM " + cte(levels.size() - 1) + " v JOIN (SELECT 0 AS "
                 + a("n") + " UNION ALL SELECT 1 AS " + a("n") + ") n ON (" + ca("n", "n") + " = 0 AND "
                 + ca(v, "kept") + ") OR (" + absence + " AND " + ca(v, "adel") + " IS NOT NULL)";
@@ -796,7 +819,7 @@ final class SetBasedApply {
      */
     private String classified(String e, String changed, String adel) {
         String lb = ca(e, "lb");
-        String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + d.concat(List.of("'i'", ci(e, ISTATE)))
+        String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + p.concat(List.of("'i'", ci(e, ISTATE)))
                 + " WHEN " + ci(e, KIND) + " = 'U' AND NOT " + lb + " THEN 'open' WHEN " + ci(e, KIND)
                 + " = 'U' AND " + changed + " THEN 'change' WHEN " + ci(e, KIND)
                 + " = 'U' THEN 'noop' WHEN " + ci(e, KIND) + " = 'D' AND " + lb + " THEN 'delete' WHEN "
@@ -824,7 +847,7 @@ final class SetBasedApply {
     private String versionData(String y) {
         List<String> over = overwrittenColumns();
         if (over.isEmpty()) {
-            return d.list(m.historyDataColumns(), y);
+            return p.list(m.historyDataColumns(), y);
         }
         String opener = ca(y, "act") + " IN ('open', 'change', 'ilive')";
         String inVersion = "CASE WHEN " + ca(y, "act") + " IN ('open', 'change', 'ilive', 'noop') THEN 1 ELSE 0 END";
@@ -858,12 +881,15 @@ final class SetBasedApply {
     /** Sets aside, in the stage, each key's earliest regression (everything before it was derived exactly). */
     private String markRegressions() {
         String w = "w";
-        String first = "(SELECT " + keys(w) + ", MIN(" + ci(w, IDX) + ") AS " + a("ix") + " FROM " + t(m.work()) + " w WHERE "
+        String first = "(SELECT " + keys(w) + ", MIN(" + ci(w, IDX) + ") AS " + a("ix") + " FROM " + t(m.work())
+                + " w WHERE "
                 + ci(w, REG) + " GROUP BY " + keys(w) + ")";
         return "MERGE INTO " + t(m.stage()) + " s USING (SELECT " + keys("r") + ", " + c("b", m.sequenceBy()) + " FROM "
-                + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON " + d.keyJoin(m, "s", "g")
+                + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON "
+                + p.keyJoin(m, "s", "g")
                 + " AND " + c("s", m.sequenceBy()) + " = " + c("g", m.sequenceBy()) + " AND " + ci("s", REJECT)
-                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = 'updated_at_regression'";
+                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = "
+                + RejectReason.UPDATED_AT_REGRESSION.literal();
     }
 
     // ---------------------------------------------------------------- writes
@@ -880,11 +906,13 @@ final class SetBasedApply {
         String w = "w";
         String nx = "nx";
         String source = "SELECT " + closing(w, nx) + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
-                + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
                 + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
-        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
-                + d.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = " + ca("c", "vt") + ", "
-                + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca") + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
+        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = "
+                + ca("c", "vt") + ", "
+                + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca")
+                + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
     }
 
     /** {@link #closeCurrent} under {@code untracked_columns: overwrite}: a version may be overwritten, not closed. */
@@ -892,13 +920,14 @@ final class SetBasedApply {
         List<String> over = overwrittenColumns();
         String w = "w";
         String nx = "nx";
-        String source = "SELECT " + closing(w, nx) + ", " + d.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN " + t(m.work()) + " nx ON "
-                + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
+        String source = "SELECT " + closing(w, nx) + ", " + p.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN "
+                + t(m.work()) + " nx ON "
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
                 + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
                 + ci(w, ACTION) + " = 'idrec' AND " + ci(nx, IDX) + " IS NOT NULL)";
         String closes = ca("c", "cs") + " IS NOT NULL";
         List<String> changed = new ArrayList<>(List.of(closes));
-        over.forEach(col -> changed.add(d.isDistinct(c("t", col), c("c", col))));
+        over.forEach(col -> changed.add(p.isDistinct(c("t", col), c("c", col))));
         List<String> set = new ArrayList<>();
         set.add(q(n.validTo()) + " = CASE WHEN " + closes + " THEN " + ca("c", "vt") + " ELSE " + c("t", n.validTo())
                 + " END");
@@ -909,8 +938,9 @@ final class SetBasedApply {
         set.add(q(n.closedSeq()) + " = CASE WHEN " + closes + " THEN " + ca("c", "cs") + " ELSE "
                 + c("t", n.closedSeq()) + " END");
         over.forEach(col -> set.add(q(col) + " = " + c("c", col)));
-        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + d.keyJoin(m, "t", "c") + " AND "
-                + d.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed) + ") WHEN MATCHED THEN "
+        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed)
+                + ") WHEN MATCHED THEN "
                 + "UPDATE SET " + String.join(", ", set);
     }
 
@@ -951,32 +981,34 @@ final class SetBasedApply {
         cols.add(n.closedSeq());
         String w = "w";
         String nx = "nx";
-        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + d.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
+        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
                 + " JOIN " + t(m.batches()) + " bo ON " + ci("bo", IDX) + " = " + ci(w, IDX)
                 + " LEFT JOIN " + t(m.batches()) + " bc ON " + ci("bc", IDX) + " = " + ci(nx, IDX);
         List<String> opened = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(w, col)).toList());
-        opened.add(d.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
+        opened.add(steps.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
         opened.add(c(w, m.updatedAt()));
         opened.add(ci(w, TT));
-        opened.add(d.orOpen(m, ci(nx, TT)));
+        opened.add(steps.orOpen(m, ci(nx, TT)));
         opened.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + ci(nx, ACTION)
                 + " = 'change' THEN 'update' ELSE 'delete' END");
-        opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX)) + " END");
+        opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX))
+                + " END");
         if (m.deletionRecords()) {
             opened.add("FALSE");
         }
         opened.add(c("bo", m.sequenceBy()));
         opened.add(c("bc", m.sequenceBy()));
-        String sql = "INSERT INTO " + t(m.target()) + " (" + d.list(cols, null) + ") SELECT " + String.join(", ", opened)
+        String sql = "INSERT INTO " + t(m.target()) + " (" + p.list(cols, null) + ") SELECT " + String.join(", ",
+                opened)
                 + " FROM " + t(m.work()) + " w" + closing + " WHERE " + ci(w, ACTION) + " IN ('insert', 'return', "
                 + "'change')";
         if (m.deletionRecords()) {
             String o = "o";
             List<String> record = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(o, col)).toList());
-            record.add(d.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
+            record.add(steps.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
             record.add(ci(w, TT));
             record.add(ci(w, TT));
-            record.add(d.orOpen(m, ci(nx, TT)));
+            record.add(steps.orOpen(m, ci(nx, TT)));
             record.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' ELSE 'update' END");
             record.add("CASE WHEN " + ci(nx, ACTION) + " IS NOT NULL THEN " + changedAttributes(o, nx, ci(nx, IDX))
                     + " END");
@@ -984,7 +1016,7 @@ final class SetBasedApply {
             record.add(c("bo", m.sequenceBy()));
             record.add(c("bc", m.sequenceBy()));
             sql += " UNION ALL SELECT " + String.join(", ", record) + " FROM " + t(m.work()) + " w JOIN " + t(m.work())
-                    + " o ON " + d.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = " + ci(w, OIDX) + closing + " WHERE "
+                    + " o ON " + p.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = " + ci(w, OIDX) + closing + " WHERE "
                     + ci(w, ACTION) + " IN ('delete', 'absent')";
         }
         return sql;
@@ -995,13 +1027,13 @@ final class SetBasedApply {
         MetadataSchema.Errors e = m.metadata().errors();
         String s = "s";
         List<String> exprs = m.recordNames().stream().map(col -> c(s, col)).toList();
-        return "INSERT INTO " + t(e.spec().name()) + " (" + d.list(List.of(e.model(), e.runId(), e.sequence(),
-                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + AbstractSqlDialect.slot(AbstractSqlDialect.MODEL)
-                + ", " + AbstractSqlDialect.slot(AbstractSqlDialect.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
-                + ci(s, REJECT) + ", " + d.jsonObject(m.recordNames(), exprs) + ", "
-                + AbstractSqlDialect.slot(AbstractSqlDialect.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
+        return "INSERT INTO " + t(e.spec().name()) + " (" + p.list(List.of(e.model(), e.runId(), e.sequence(),
+                e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + slot(SqlSteps.MODEL)
+                + ", " + slot(SqlSteps.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
+                + ci(s, REJECT) + ", " + p.jsonObject(m.recordNames(), exprs) + ", "
+                + slot(SqlSteps.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
                 + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
-                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'";
+                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal();
     }
 
     /**
@@ -1013,23 +1045,25 @@ final class SetBasedApply {
      */
     private String archive() {
         String s = "s";
-        String sources = d.list(m.sourceNames(), null);
+        String sources = p.list(m.sourceNames(), null);
         String into = "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") ";
         if (m.overwritesUntracked()) {
             // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
             // are those of its last row, which a roll back restores from here)
-            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> 'duplicate_copy'");
+            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> "
+                    + RejectReason.DUPLICATE_COPY.literal());
         }
         String w = "w";
-        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> 'duplicate_copy'");
-        String deletes = " UNION ALL SELECT " + d.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
+        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> "
+                + RejectReason.DUPLICATE_COPY.literal());
+        String deletes = " UNION ALL SELECT " + p.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
                 + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
         if (full) {
             // the noops the derivation kept, those that differ from the row that opened their version, each with the
             // rows that repeat it in the batches up to its upto (left out of the derivation), as the stage holds them
-            return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+            return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
                     + nullText(32) + " FROM " + t(m.work()) + " w JOIN " + t(m.stage()) + " s ON "
-                    + d.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
+                    + p.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
                     + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + ci("b", IDX) + " >= "
                     + ci(w, IDX) + " AND " + ci("b", IDX) + " < " + ci(w, UPTO) + " WHERE " + ci(w, ACTION)
                     + " = 'noop'";
@@ -1041,10 +1075,11 @@ final class SetBasedApply {
                 + c(w, col.name()) + " IS NOT NULL").toList();
         String versioned = ci(w, ACTION) + " IN ('insert', 'return', 'change')" + (filledNulls.isEmpty() ? ""
                 : " AND NOT (" + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
-        return into + setAside + deletes + " UNION ALL SELECT " + d.list(m.sourceNames(), s) + ", FALSE, "
+        return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
                 + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
-                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT) + " IS NULL AND NOT "
-                + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + d.keyJoin(m, w, s)
+                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
+                + " IS NULL AND NOT "
+                + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + p.keyJoin(m, w, s)
                 + " AND " + ci(w, IDX) + " = " + ci("b", IDX) + " AND " + versioned + ")";
     }
 
@@ -1054,8 +1089,9 @@ final class SetBasedApply {
      */
     private String stagedRows(String where) {
         String s = "s";
-        return "SELECT " + d.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
-                + " = 'updated_at_regression' THEN NULL ELSE " + ci(s, REJECT) + " END FROM " + t(m.stage())
+        return "SELECT " + p.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + ci(s, REJECT)
+                + " END FROM " + t(m.stage())
                 + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
                 + " WHERE " + where;
     }

@@ -1,7 +1,11 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal.sql;
 
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.TableName;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.TableSpec.ColumnType;
 import dev.itersnap.spi.TableSpec.Creation;
 
@@ -42,14 +46,14 @@ public final class ModelTables {
      * Batches: the batch is already applied and replayed key by key: its rows are staged again only for the keys the
      * run's late batches change.
      */
-    public static final String REPLAYED = "itersnap_replayed";
+    public static final String REPLAYED = dev.itersnap.spi.PlanHints.REPLAYED;
     /** Batches: as {@link #ND}, among the replayed batches only (the history before the late batches). */
     public static final String ND_REPLAYED = "itersnap_nd_replayed";
     /**
      * Keys: the position of the first batch whose rows are the key's events: 1 for a key computed again from the
      * start of the run, else the first batch after every replayed one (the late batches leave the key as it is).
      */
-    public static final String FROM_IDX = "itersnap_from";
+    public static final String FROM_IDX = dev.itersnap.spi.PlanHints.RECOMPUTED_FROM;
     /** Events, I rows: {@code live} (a current version), {@code drec} (a current deletion record), {@code closed}. */
     public static final String ISTATE = "itersnap_istate";
     /** Events, I rows: valid_from of the current version. */

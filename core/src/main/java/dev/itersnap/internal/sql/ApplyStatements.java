@@ -1,4 +1,6 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal.sql;
+
+import dev.itersnap.spi.Statement;
 
 import java.util.List;
 

@@ -1,4 +1,4 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal.sql;
 
 import java.time.LocalDateTime;
 import java.util.List;

@@ -1,0 +1,142 @@
+package dev.itersnap.internal;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.internal.sql.ModelTables;
+
+import java.sql.SQLException;
+import java.util.List;
+
+/**
+ * A run's first check, before anything is written: the history table and this metadata schema belong together
+ * (owners table, the table's owner comment, the ledger), and the history is one (itersnap's bookkeeping columns). A
+ * full refresh into a new or empty table starts the model over there. Part of one {@link SnapshotRun}, whose state it
+ * reads and sets.
+ */
+final class RunOwnership {
+    private final SnapshotRun run;
+
+    RunOwnership(SnapshotRun run) {
+        this.run = run;
+    }
+
+    /**
+     * Step 1b: the history table and this metadata schema must belong together, checked before anything is written.
+     * A target owned by another model (the owners table here, or the comment the table carries), by this model under
+     * another metadata schema, or by no model (history that no ledger here records) is refused; so is a run whose
+     * model owns another table, and a missing or emptied history whose ledger records inserted rows. A full refresh
+     * into a new or empty table starts the model over there. A target that no row records yet is registered.
+     */
+    void own() {
+        if (run.targetColumns != null) {
+            requireBookkeeping(); // not a history table at all: a setting points at the wrong table
+        }
+        String key = run.m.target().toString();
+        String schemaName = run.m.metadataSchema();
+        boolean exists = run.targetColumns != null;
+        String[] owners = run.store.owners(key);
+        String rowOwner = owners[0];
+        if (rowOwner != null && !rowOwner.equals(run.settings.name())) {
+            throw notOwned("target " + key + " belongs to model '" + rowOwner + "' (metadata schema " + schemaName
+                    + "); two models cannot share a history table. Point target at a table of its own (a new one is "
+                    + "built by the next run, or by full-refresh --yes)");
+        }
+        String[] mark;
+        try {
+            mark = exists ? ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target())) : null;
+        } catch (SQLException e) {
+            throw run.jdbc.failure("check owner", null, e);
+        }
+        if (mark != null && !(mark[0].equals(run.settings.name()) && mark[1].equalsIgnoreCase(schemaName))) {
+            throw notOwned(mark[0].equals(run.settings.name())
+                    ? "target " + key + " is the history of this model under metadata schema " + mark[1] + ", not "
+                            + schemaName + ", whose ledger does not hold it. Set metadata_schema back to " + mark[1]
+                            + ", or point target at a new table and run full-refresh --yes (it rebuilds from the "
+                            + "batches the source holds)"
+                    : "target " + key + " belongs to model '" + mark[0] + "' (metadata schema " + mark[1] + "); two "
+                            + "models cannot share a history table. Point target at a table of its own (a new one is "
+                            + "built by the next run, or by full-refresh --yes)");
+        }
+        String mine = owners[1];
+        boolean hasRows = exists && !run.jdbc.queryFirst(run.tables.anyHistoryRow(), rs -> 1).isEmpty();
+        long[] ledger = run.store.ledgerSize();
+        if (mine != null && !mine.equals(key)) {
+            if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !hasRows) {
+                startOver(key, exists);
+                return;
+            }
+            throw notOwned("the history of this model is " + mine + " (metadata schema " + schemaName + "); its target"
+                    + " is now " + key + ", which it does not own. Set target back to " + mine + ", or build " + key
+                    + " from the batches the source holds with full-refresh --yes (" + mine + " is left as it is)");
+        }
+        if (!hasRows && ledger[1] > 0) {
+            if (run.operation == SnapshotRun.Operation.FULL_REFRESH) {
+                startOver(key, exists);
+                return;
+            }
+            throw notOwned("target " + key + " is " + (exists ? "empty" : "missing") + ", but the ledger in metadata "
+                    + "schema " + schemaName + " records " + ledger[0] + " applied batches that inserted " + ledger[1]
+                    + " versions into it. Nothing was written. full-refresh --yes rebuilds it from the batches the "
+                    + "source holds (batches no longer in the source are lost with the old table)");
+        }
+        if (hasRows && ledger[0] == 0 && mine == null) {
+            throw notOwned(mark != null
+                    ? "target " + key + " was built by this model in metadata schema " + schemaName + ", whose ledger "
+                            + "no longer holds it (the metadata was dropped or recreated); applying batches over it "
+                            + "would apply them twice. Point target at a new table and run full-refresh --yes (it "
+                            + "rebuilds from the batches the source holds), or drop " + key + " if its history is not "
+                            + "needed"
+                    : "target " + key + " holds history that no ledger in metadata schema " + schemaName + " records "
+                            + "(built by another model, under another metadata_schema, or before its metadata was "
+                            + "dropped); applying batches over it would apply them twice. Point target at a new table "
+                            + "and run full-refresh --yes (it rebuilds from the batches the source holds), or drop "
+                            + key + " if its history is not needed");
+        }
+        if (mine == null) {
+            run.store.own(key, run.runId);
+            if (exists && mark == null) {
+                run.jdbc.update(run.tables.markOwner()); // a history built before owners were recorded
+            }
+            run.jdbc.commit("register owner");
+        }
+        String current = run.settings.validToCurrent();
+        if (exists && !java.util.Objects.equals(mark == null ? null : mark[2], current)) {
+            // valid_to_current set, changed or removed: the open versions carry the new value from this run on
+            run.jdbc.update(run.sql.markOpenVersions(run.m).inStep("mark open versions"));
+            run.jdbc.update(run.tables.markOwner());
+            run.jdbc.commit("mark open versions");
+        }
+    }
+
+    /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
+    void startOver(String key, boolean exists) {
+        run.store.forgetAll();
+        if (run.archiveColumns != null) {
+            run.jdbc.update(run.tables.clear(run.m.archive()));
+        }
+        if (run.pendingColumns != null) {
+            run.jdbc.update(run.tables.clear(run.m.pending()));
+        }
+        run.store.own(key, run.runId);
+        if (exists) {
+            run.jdbc.update(run.tables.markOwner());
+        }
+        run.jdbc.commit("start over");
+    }
+
+    ItersnapException notOwned(String message) {
+        return new ItersnapException(ErrorCode.TARGET_NOT_OWNED, "model '" + run.settings.name() + "': " + message);
+    }
+
+    void requireBookkeeping() {
+        for (String meta : List.of(run.m.meta().validFrom(), run.m.meta().validTo(), run.m.meta().openedSeq(),
+                run.m.meta().closedSeq(), run.m.meta().changeType())) {
+            if (RunSchema.column(run.targetColumns, meta) == null) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target "
+                        + run.m.target() + " exists but has no column '" + meta
+                        + "'; it was not built by itersnap with "
+                        + "these column_names. Choose another target or fix column_names");
+            }
+        }
+    }
+}

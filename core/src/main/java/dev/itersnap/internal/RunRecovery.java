@@ -1,0 +1,178 @@
+package dev.itersnap.internal;
+
+import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.internal.sql.Rollback;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.TreeSet;
+
+/**
+ * Recovery and the ledger's checks: history writes the ledger does not record are undone (a crash between a write and
+ * its ledger entry), a ledger whose versions are gone is replayed, and rows logged without an entry are forgotten.
+ * Part of one {@link SnapshotRun}, whose state it reads and sets.
+ */
+final class RunRecovery {
+    private final SnapshotRun run;
+
+    RunRecovery(SnapshotRun run) {
+        this.run = run;
+    }
+
+    /**
+     * Step 3b: a sequence the history records (opened or closed a version) must be in the ledger. One that is not was
+     * applied and its ledger entry lost (a row deleted by hand): applying it again from the source would apply it
+     * twice, so it joins the applied batches as a lost one and the history is replayed from the first lost batch (a
+     * lost batch the source no longer holds is reproduced from the history). Returns that batch, or null.
+     * <p>Bounded by what the run does: the history is probed (through its indexes on the opened and closed sequences)
+     * for the batches this run would apply as new and for every sequence from the lowest point a replay of this run
+     * can start at (a late batch, a restated one, a deliberate replay or full refresh); a run with nothing new and
+     * nothing to replay reads nothing. A lost entry of a batch that left the source is therefore found by the first run
+     * whose replay reaches it, which is the first run that could be wrong about it; a full check
+     * ({@link Operation#FULL_CHECK}) compares every sequence.
+     */
+    Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh) {
+        if (run.targetColumns == null) {
+            return null;
+        }
+        Seq from = null;
+        if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
+            from = fresh.first();
+        }
+        if (!run.restated.isEmpty()) {
+            from = lower(from, run.restated.firstKey());
+        }
+        if (run.operation == SnapshotRun.Operation.REPLAY) {
+            try {
+                from = lower(from, Seq.coerce(run.m, run.replayFrom));
+            } catch (IllegalArgumentException e) {
+                // detect() says what is wrong with it
+            }
+        }
+        if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !applied.isEmpty()) {
+            from = applied.firstKey();
+        }
+        List<Object> probed = new ArrayList<>();
+        for (Seq s : fresh) {
+            if (!run.pending.containsKey(s)) {
+                probed.add(s.value());
+            }
+        }
+        if (probed.size() > SnapshotRun.MAX_BOUND_SEQUENCES) {
+            // a catch-up of many batches: one range from the first of them instead of thousands of bound values
+            from = lower(from, fresh.first());
+            probed.clear();
+        }
+        TreeSet<Seq> lost = new TreeSet<>();
+        if (run.operation == SnapshotRun.Operation.FULL_CHECK) {
+            run.jdbc.query(run.tables.historySequences(), rs -> lost.add(Seq.read(run.m, rs, 1)));
+        } else if (from != null || !probed.isEmpty()) {
+            run.jdbc.query(run.sql.historySequences(run.m, probed, from == null ? null : from.value()),
+                    rs -> lost.add(Seq.read(run.m, rs, 1)));
+        }
+        lost.removeAll(applied.keySet());
+        if (lost.isEmpty()) {
+            return null;
+        }
+        for (Seq s : lost) {
+            applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null, null));
+        }
+        fresh.removeAll(lost);
+        run.listener.onEvent(new SnapshotEvent.LedgerRepaired(run.settings.name(), run.runId,
+                lost.stream().map(Seq::shown).toList()));
+        return lost.first();
+    }
+
+    static Seq lower(Seq a, Seq b) {
+        return a == null || b.compareTo(a) < 0 ? b : a;
+    }
+
+    /**
+     * A batch about to be applied that already has set-aside rows in the error log: its ledger entry was deleted by
+     * hand and it opened and closed no version (so the history did not show it to {@link #checkLedger}), or a run
+     * without transactions died between logging and recording it. Applying it logs them again, so they are forgotten
+     * first; the batch is reported as repaired. One read, only by runs that apply new batches.
+     */
+    void forgetRowsLoggedWithoutEntry(TreeSet<Seq> fresh) {
+        if (fresh.isEmpty()) {
+            return;
+        }
+        List<Seq> logged = new ArrayList<>();
+        for (String text : run.store.loggedSequences(new ArrayList<>(fresh))) {
+            logged.add(Seq.parse(run.m, text));
+        }
+        if (logged.isEmpty()) {
+            return;
+        }
+        logged.sort(null);
+        run.store.forget(logged);
+        run.jdbc.commit("repair ledger");
+        run.listener.onEvent(new SnapshotEvent.LedgerRepaired(run.settings.name(), run.runId,
+                logged.stream().map(Seq::shown).toList()));
+    }
+
+    /**
+     * Step 2: undo history writes the ledger does not record (a crash between a write and its ledger entry). Needed
+     * only when the previous run did not finish, or when the database has no transactional DML.
+     */
+    void recover() {
+        boolean needed = run.transactional ? "running".equals(run.previousStatus)
+                : !"success".equals(run.previousStatus);
+        if (run.targetColumns == null || !needed) {
+            return;
+        }
+        TreeSet<Seq> recorded = new TreeSet<>(run.store.ledger(run.m).keySet());
+        TreeSet<Seq> inHistory = new TreeSet<>();
+        for (String column : List.of(run.m.meta().openedSeq(), run.m.meta().closedSeq())) {
+            run.jdbc.query(run.tables.historySequences(column), rs -> inHistory.add(Seq.read(run.m, rs, 1)));
+        }
+        inHistory.removeAll(recorded);
+        if (!inHistory.isEmpty() && (recorded.isEmpty() || inHistory.first().compareTo(recorded.last()) > 0)) {
+            // the usual case: a batch (or, after a replay forgot its batches, everything from the replay point on)
+            // written but not recorded, above every recorded one: the replay's own roll back undoes it
+            Seq from = inHistory.first();
+            List<String> reset = new ArrayList<>();
+            run.store.columns().values().forEach(c -> {
+                if (c.introducedText() != null
+                        && Seq.parse(run.m, c.introducedText()).compareTo(from) >= 0) {
+                    reset.add(c.name());
+                }
+            });
+            recoverBy(Rollback.from(from.value(), reset)); // the archive's rows from there on go with it
+        } else {
+            for (Seq s : inHistory.descendingSet()) {
+                recoverBy(Rollback.batch(s.value()));
+            }
+        }
+        if (run.archiveColumns != null) {
+            TreeSet<Seq> archived = new TreeSet<>();
+            run.jdbc.query(run.tables.archivedSequences(), rs ->
+                    archived.add(Seq.read(run.m, rs, 1)));
+            archived.removeAll(recorded);
+            archived.removeAll(inHistory); // already undone with their batch
+            for (Seq s : archived) {
+                recoverBy(Rollback.archived(s.value()));
+            }
+        }
+        // set-aside rows logged for a batch that was never recorded (its replay logs them again)
+        List<Seq> logged = new ArrayList<>();
+        for (String text : run.store.loggedSequences()) {
+            Seq s = Seq.parse(run.m, text);
+            if (!recorded.contains(s)) {
+                logged.add(s);
+            }
+        }
+        if (!logged.isEmpty()) {
+            run.store.forget(logged);
+        }
+        // untracked_columns: overwrite: a run that stopped inside a key-scoped roll back (its ledger entries already
+        // forgotten, its keys' versions rolled back, their values not yet restored) leaves no sequence to find above
+        recoverBy(Rollback.restoreOnly());
+        run.jdbc.commit("recover");
+    }
+
+    void recoverBy(Rollback r) {
+        run.sql.rollback(run.m, r).forEach(s -> run.jdbc.update(s.inStep("recover")));
+    }
+}

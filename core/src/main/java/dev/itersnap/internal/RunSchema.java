@@ -1,0 +1,231 @@
+package dev.itersnap.internal;
+
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.core.TableName;
+import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.TableSpec;
+
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The tables a run writes, brought to the source's shape before it stages: new columns added, widened columns
+ * widened, bookkeeping columns an adopted history lacks added, columns gone noted; and the scratch tables created or
+ * emptied. Part of one {@link SnapshotRun}, whose state it reads and sets.
+ */
+final class RunSchema {
+    private final SnapshotRun run;
+
+    RunSchema(SnapshotRun run) {
+        this.run = run;
+    }
+
+    /**
+     * Creates or evolves the history table and creates the scratch tables (all DDL, before any batch transaction).
+     * Returns the introduction batch of each column added after the history was created.
+     */
+    Map<String, Seq> prepare(Seq firstBatch, boolean nothingApplied) {
+        List<String> added = new ArrayList<>();
+        List<String> missing = new ArrayList<>();
+        if (run.targetColumns == null) {
+            run.dialect.createTable(run.tables.history()).forEach(s -> run.jdbc.update(s.inStep("create history table")));
+            run.jdbc.update(run.tables.markOwner());
+        } else {
+            run.ownership.requireBookkeeping();
+            for (SourceColumn src : run.m.sourceColumns()) {
+                SourceColumn existing = column(run.targetColumns, src.name());
+                if (existing == null) {
+                    run.jdbc.update(run.sql.primitives().addColumn(run.m.target(), src));
+                    added.add(src.name());
+                } else if (widen(run.m.target(), existing, src)) {
+                    // the meta columns typed after sequence_by / updated_at follow them
+                    // (all five when sequence_by is the updated_at column)
+                    List<String> followers = new ArrayList<>();
+                    if (src.name().equals(run.m.sequenceBy())) {
+                        followers.addAll(List.of(run.m.meta().openedSeq(), run.m.meta().closedSeq()));
+                    }
+                    if (src.name().equals(run.m.updatedAt())) {
+                        followers.addAll(List.of(run.m.meta().updatedAt(), run.m.meta().validFrom(),
+                                run.m.meta().validTo()));
+                    }
+                    for (String meta : followers) {
+                        run.jdbc.update(run.sql.primitives().widenColumn(run.m.target(), meta,
+                                src).inStep("widen column"));
+                    }
+                }
+            }
+        }
+        if (run.archiveColumns == null || (!run.transactional && run.pendingColumns == null)) {
+            List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(run.dialect.createTable(run.tables.archive()));
+            if (!run.transactional) {
+                ddl.addAll(run.dialect.createTable(run.tables.pending()));
+            }
+            ddl.forEach(s -> run.jdbc.update(s.inStep("create archive")));
+        }
+        evolve(run.m.archive(), run.archiveColumns);
+        evolve(run.m.pending(), run.pendingColumns);
+        run.jdbc.commit("prepare");
+        prepareScratch();
+        Map<String, MetadataStore.Column> registry = run.store.columns();
+        Map<String, Seq> introduced = new LinkedHashMap<>();
+        // No batch in the ledger means the history was created by a run that stopped before recording a batch,
+        // perhaps after registering some of its columns: every column the history already had is there from the
+        // start.
+        boolean adopt = nothingApplied;
+        Map<String, String> registered = new LinkedHashMap<>();
+        for (SourceColumn src : run.m.sourceColumns()) {
+            MetadataStore.Column known = registry.get(src.name());
+            if (known == null) {
+                boolean fromStart = run.targetColumns == null || (adopt && !added.contains(src.name()));
+                registered.put(src.name(), fromStart ? null : firstBatch.text());
+                if (!fromStart) {
+                    introduced.put(src.name(), firstBatch);
+                    if (!added.contains(src.name())) {
+                        added.add(src.name());
+                    }
+                }
+            } else {
+                if (!known.inSource()) {
+                    // a column that comes back is compared again from the batch it returns with (only a column
+                    // that first appears is filled in place; see docs/semantics.md)
+                    run.store.markInSource(src.name(), true);
+                    added.add(src.name());
+                }
+                if (known.introducedText() != null) {
+                    introduced.put(src.name(), Seq.parse(run.m, known.introducedText()));
+                }
+            }
+        }
+        run.store.registerColumns(registered);
+        for (MetadataStore.Column known : registry.values()) {
+            if (known.inSource() && run.m.sourceColumn(known.name()) == null) {
+                run.store.markInSource(known.name(), false);
+                missing.add(known.name());
+            }
+        }
+        run.jdbc.commit("prepare");
+        run.sourceColumnsStable = added.isEmpty() && missing.isEmpty()
+                && registry.values().stream().allMatch(MetadataStore.Column::inSource);
+        if (!added.isEmpty() || !missing.isEmpty()) {
+            run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, added, missing));
+        }
+        return introduced;
+    }
+
+    /**
+     * A run with nothing to apply still records the columns the source no longer has: one that comes back later is
+     * then seen coming back (its replayed rows hold NULL where they held values, so a late batch after it replays
+     * every key, see {@link SnapshotRun#keyScoped}).
+     */
+    /**
+     * The run's scratch tables, empty and in the shape this run needs: the tables of an earlier run are reused
+     * (emptied in one statement, or one per table) when the stage's comment names the shape of the four tables'
+     * DDL, else dropped and created again and the stage marked. A reuse that fails (a table dropped by hand) creates
+     * them. Where the database replaces tables in one statement (Delta) they are always replaced.
+     */
+    void prepareScratch() {
+        List<TableSpec> specs = List.of(run.tables.stage(), run.tables.batches(), run.tables.keys(), run.tables.work());
+        List<dev.itersnap.spi.Statement> ddl = new ArrayList<>();
+        specs.forEach(spec -> ddl.addAll(run.dialect.createTable(spec)));
+        List<dev.itersnap.spi.Statement> clear = run.sql.primitives().clearScratchTables(specs.stream().map(TableSpec::name)
+                .toList());
+        String signature = scratchSignature(ddl);
+        if (!clear.isEmpty()) {
+            try {
+                if (ModelTables.scratchComment(signature).equals(run.jdbc.tableComment(run.m.stage()))) {
+                    run.jdbc.updateAll(clear);
+                    run.jdbc.commit("clear scratch tables");
+                    return;
+                }
+            } catch (SQLException | RuntimeException e) {
+                run.jdbc.rollbackQuietly(); // created again below
+            }
+        }
+        ddl.forEach(s -> run.jdbc.update(s.inStep("create scratch tables")));
+        if (!clear.isEmpty()) {
+            run.jdbc.update(run.tables.dropRetiredScratch());
+            run.jdbc.update(run.tables.markScratch(signature));
+        }
+        run.jdbc.commit("create scratch tables");
+    }
+
+    /** The first 16 hex digits of the SHA-256 of the scratch tables' DDL: their shape. */
+    static String scratchSignature(List<dev.itersnap.spi.Statement> ddl) {
+        StringBuilder text = new StringBuilder();
+        ddl.forEach(s -> text.append(s.sql()).append('\n'));
+        try {
+            byte[] digest = java.security.MessageDigest.getInstance("SHA-256").digest(text.toString()
+                    .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            return java.util.HexFormat.of().formatHex(digest, 0, 8);
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    void noteColumnsGone() {
+        List<String> missing = new ArrayList<>();
+        for (MetadataStore.Column known : run.store.columns().values()) {
+            if (known.inSource() && run.m.sourceColumn(known.name()) == null) {
+                if (missing.isEmpty()) {
+                    run.lock.verifyHeld();
+                }
+                run.store.markInSource(known.name(), false);
+                missing.add(known.name());
+            }
+        }
+        if (!missing.isEmpty()) {
+            run.jdbc.commit("note missing columns");
+            run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, List.of(), missing));
+        }
+    }
+
+    /** Adds the source's new columns to a working table that exists ({@code columns} non-null), widens changed ones. */
+    void evolve(TableName table, List<SourceColumn> columns) {
+        if (columns == null) {
+            return;
+        }
+        for (SourceColumn src : run.m.sourceColumns()) {
+            SourceColumn existing = column(columns, src.name());
+            if (existing == null) {
+                run.jdbc.update(run.sql.primitives().addColumn(table, src));
+            } else {
+                widen(table, existing, src);
+            }
+        }
+    }
+
+    static SourceColumn column(List<SourceColumn> columns, String name) {
+        for (SourceColumn c : columns) {
+            if (c.name().toLowerCase(Locale.ROOT).equals(name.toLowerCase(Locale.ROOT))) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    /**
+     * Widens a column of {@code table} whose source type changed; true when it did. A narrower source type needs
+     * nothing; a change that cannot be widened stops the run naming the column and both types.
+     */
+    boolean widen(TableName table, SourceColumn existing, SourceColumn src) {
+        if (run.dialect.columnType(existing).equals(run.dialect.columnType(src)) || run.dialect.widens(src, existing)) {
+            return false;
+        }
+        if (!run.dialect.widens(existing, src)) {
+            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + run.settings.name()
+                    + "': source column '" + src.name() + "' changed type from " + run.dialect.columnType(existing)
+                    + " (history) to " + run.dialect.columnType(src) + " (source), which cannot be widened; cast it "
+                    + "in the source query");
+        }
+        run.sql.primitives().prepareWidening(table).forEach(s -> run.jdbc.update(s.inStep("widen column")));
+        run.jdbc.update(run.sql.primitives().widenColumn(table, existing.name(), src).inStep("widen column"));
+        return true;
+    }
+}
