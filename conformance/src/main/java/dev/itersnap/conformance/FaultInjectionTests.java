@@ -131,7 +131,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         assertThat(r.failedRuns()).isPositive();
     }
 
-    private static UnderTest agedOutBatchInReplayRange(SnapshotFixture f) {
+    static UnderTest agedOutBatchInReplayRange(SnapshotFixture f) {
         RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "op VARCHAR(1)",
                 "updated_at TIMESTAMP", "file_date DATE");
         ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).deleteWhen("op = 'D'").build();
@@ -903,7 +903,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                 .anyMatch(s -> s.contains("raw_customers") && s.contains("select distinct"));
     }
 
-    private static RunResult perform(IterativeSnapshot engine, UnderTest t) {
+    static RunResult perform(IterativeSnapshot engine, UnderTest t) {
         return switch (t.operation()) {
             case RUN -> engine.run(t.model());
             case RUN_ACCEPTING_LOGIC_CHANGE -> engine.run(t.model(), dev.itersnap.core.LogicChange.ACCEPT);
@@ -911,7 +911,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         };
     }
 
-    private void assertOutcome(String where, Outcome expected, Outcome actual) {
+    static void assertOutcome(String where, Outcome expected, Outcome actual) {
         assertThat(actual.history()).as(where + ": history").isEqualTo(expected.history());
         assertThat(actual.ledger()).as(where + ": ledger").isEqualTo(expected.ledger());
         assertThat(actual.errors()).as(where + ": error log").isEqualTo(expected.errors());
@@ -920,7 +920,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)").isEqualTo(expected.pending());
     }
 
-    private static String describe(List<String> script, int k) {
+    static String describe(List<String> script, int k) {
         String sql = script.get(k - 1);
         if (sql == null) {
             return "(unknown statement)";
@@ -929,7 +929,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         return flat.length() > 160 ? flat.substring(0, 160) + "..." : flat;
     }
 
-    private static Outcome outcome(SnapshotFixture f, ModelSettings m) {
+    static Outcome outcome(SnapshotFixture f, ModelSettings m) {
         List<String> ledger = f.ledger(m.name()).stream().map(LedgerEntry::withoutRun).sorted().toList();
         List<String> errors = f.errors(m.name()).stream().map(SnapshotFixture.ErrorEntry::withoutRun).sorted()
                 .toList();

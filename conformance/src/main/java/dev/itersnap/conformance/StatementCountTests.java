@@ -84,15 +84,6 @@ public abstract class StatementCountTests extends ConformanceTestBase {
         raw.insertAll(rows); // one statement per file: on Delta each is a commit
     }
 
-    /**
-     * Statements a run may count beyond its own when taking the lock is slow: a lock not taken within two seconds
-     * reads the run log once to say who holds it (a WaitingForLock notice), also when the lock statement itself is
-     * what is slow (a Delta MERGE on a busy machine). 0 where taking a free lock is fast.
-     */
-    protected int slowLockSlack() {
-        return 0;
-    }
-
     /** The larger first load compared with a first load of one batch. */
     protected int manyBatches() {
         return 30;
@@ -175,7 +166,6 @@ public abstract class StatementCountTests extends ConformanceTestBase {
     void statementsPerRunStayTheSameWhateverTheNumberOfBatchesAndHowDeepALateOneIs() {
         Count daily = inOrderRun();
         Count b1 = firstLoad(1);
-        int slack = slowLockSlack();
         int many = manyBatches();
         int most = mostBatches();
         int deep = deepLate();
@@ -187,18 +177,18 @@ public abstract class StatementCountTests extends ConformanceTestBase {
                         + "%s / %s / %s; a late batch 1 / %d deep: %s / %s%n", getClass().getSimpleName(), daily, many,
                 most, b1, b30, b100, deep, l1, l20);
         assertThat(daily.statements()).as("statements of an in-order run of one batch")
-                .isLessThanOrEqualTo(budgetPerRun() + slack);
+                .isLessThanOrEqualTo(budgetPerRun());
         // a first load of one batch closes nothing and has no row to archive (every row opens a version): the MERGE
         // that closes versions and the archive's INSERT, each skipped when the counts say it has nothing to write, are
         // the two statements more that more batches may cost besides the ledger's chunks
         assertThat(b30.statements()).as("statements of a run applying " + many + " batches vs 1")
-                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(many) + slack);
+                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(many));
         assertThat(b100.statements()).as("statements of a run applying " + most + " batches vs 1")
-                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(most) + slack);
+                .isLessThanOrEqualTo(b1.statements() + 2 + chunking(most));
         assertThat(b100.writes()).as("writes of a run applying " + most + " batches vs 1")
                 .isLessThanOrEqualTo(b1.writes() + 2 + chunking(most));
         assertThat(l20.statements()).as("statements of a run finding a batch " + deep + " deep vs 1 deep")
-                .isLessThanOrEqualTo(l1.statements() + chunking(deep + 1) + slack);
+                .isLessThanOrEqualTo(l1.statements() + chunking(deep + 1));
         assertThat(l20.writes()).as("writes of a run finding a batch " + deep + " deep vs 1 deep")
                 .isLessThanOrEqualTo(l1.writes() + chunking(deep + 1));
         // a late batch: the replayed batches' rows of the keys it changes staged, the ledger entries replaced, three
@@ -207,6 +197,6 @@ public abstract class StatementCountTests extends ConformanceTestBase {
         // for an adoption point the replay may not reach below (a run without a replay point skips it); and the check
         // that the replayed batches' rows staged for those keys are the ones compared (a source changing meanwhile)
         assertThat(l1.statements()).as("statements to detect a late batch and roll back, beyond an in-order run")
-                .isLessThanOrEqualTo(daily.statements() + 13 + slack);
+                .isLessThanOrEqualTo(daily.statements() + 13);
     }
 }

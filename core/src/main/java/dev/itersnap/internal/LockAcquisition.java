@@ -3,6 +3,7 @@ package dev.itersnap.internal;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 
@@ -21,7 +22,9 @@ import javax.sql.DataSource;
  * Takes a run's model lock through the dialect, with two things a person waiting for it needs: a failure to get the
  * lock's connection says that a run holds two connections at once (one for the lock, one for its work, which it holds
  * already), so a pool of one is recognised as such; and a wait longer than {@link #NOTICE_AFTER} is reported once
- * ({@link SnapshotEvent.WaitingForLock}, naming the holder) instead of a silence up to {@code lock_timeout}.
+ * ({@link SnapshotEvent.WaitingForLock}, naming the holder) instead of a silence up to {@code lock_timeout}. A lock
+ * taken in attempts (a lease, {@link LeaseLock.Attempts}) counts as waited for only once an attempt has found it held
+ * by another run: a slow attempt of its own (a Delta MERGE of seconds) is no wait, and costs no read of the run log.
  */
 final class LockAcquisition {
     /** How long a run waits for the lock before it says so. */
@@ -36,29 +39,78 @@ final class LockAcquisition {
      */
     static ModelLock take(Dialect dialect, DataSource dataSource, ResolvedModel m, Duration timeout, String runId,
                           Supplier<String> describeHolder, SnapshotListener listener) throws SQLException {
-        Object guard = new Object();
-        boolean[] done = {false};
-        long start = System.nanoTime();
+        Notice notice = new Notice(m.name(), runId, describeHolder, listener, System.nanoTime());
         ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "itersnap-lock-wait-" + m.name());
             t.setDaemon(true);
             return t;
         });
-        timer.schedule(() -> {
-            synchronized (guard) {
-                if (!done[0]) {
-                    listener.onEvent(new SnapshotEvent.WaitingForLock(m.name(), runId, describeHolder.get(),
-                            Duration.ofNanos(System.nanoTime() - start)));
-                }
-            }
-        }, NOTICE_AFTER.toMillis(), TimeUnit.MILLISECONDS);
+        timer.schedule(notice::due, NOTICE_AFTER.toMillis(), TimeUnit.MILLISECONDS);
         try {
-            return dialect.lock(new LockConnections(dataSource, m.name()), m, timeout, describeHolder);
+            return dialect.lock(new LockConnections(dataSource, m.name()), m, timeout, notice);
         } finally {
-            synchronized (guard) {
-                done[0] = true;
-            }
+            notice.done();
             timer.shutdownNow();
+        }
+    }
+
+    /**
+     * The notice of one acquisition, said at most once: when {@link #NOTICE_AFTER} has passed (the timer) and, for a
+     * lock taken in attempts, an attempt has found it held by another run (whichever comes last). Every method holds
+     * the monitor, so the notice and the end of the acquisition never overlap.
+     */
+    private static final class Notice implements LeaseLock.Attempts {
+        private final String model;
+        private final String runId;
+        private final Supplier<String> describeHolder;
+        private final SnapshotListener listener;
+        private final long start;
+        private boolean due;
+        private boolean inAttempts;
+        private boolean held;
+        private boolean over;
+
+        Notice(String model, String runId, Supplier<String> describeHolder, SnapshotListener listener, long start) {
+            this.model = model;
+            this.runId = runId;
+            this.describeHolder = describeHolder;
+            this.listener = listener;
+            this.start = start;
+        }
+
+        /** The holder, for a timeout's message. */
+        @Override
+        public String get() {
+            return describeHolder.get();
+        }
+
+        @Override
+        public synchronized void attempting() {
+            inAttempts = true;
+        }
+
+        @Override
+        public synchronized void heldByAnother() {
+            held = true;
+            sayIfWaiting();
+        }
+
+        synchronized void due() {
+            due = true;
+            sayIfWaiting();
+        }
+
+        synchronized void done() {
+            over = true;
+        }
+
+        private void sayIfWaiting() {
+            if (over || !due || (inAttempts && !held)) {
+                return;
+            }
+            over = true; // once
+            listener.onEvent(new SnapshotEvent.WaitingForLock(model, runId, describeHolder.get(),
+                    Duration.ofNanos(System.nanoTime() - start)));
         }
     }
 

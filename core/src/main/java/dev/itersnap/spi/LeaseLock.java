@@ -61,6 +61,20 @@ public final class LeaseLock implements ModelLock {
     public record Clock(UnaryOperator<String> toTimestamp, UnaryOperator<String> toMillis) {
     }
 
+    /**
+     * A {@code describeHolder} that also hears how the acquisition's attempts go: what a run passes (the engine's
+     * {@code LockAcquisition}), so that it says it waits for the lock ({@code WaitingForLock}) only once an attempt
+     * has found the lease held by another run, not while its own attempt is slow (a Delta MERGE can take seconds on
+     * a busy cluster). Called on the acquiring thread; a plain {@link Supplier} hears nothing.
+     */
+    public interface Attempts extends Supplier<String> {
+        /** Before the first attempt: from now on a wait counts only once {@link #heldByAnother()} says so. */
+        void attempting();
+
+        /** An attempt came back without the lease: another run holds it, or took part in the same race. */
+        void heldByAnother();
+    }
+
     /** The lease's time to live unless a system property sets another ({@link #ttl(String)}). */
     public static final Duration DEFAULT_TTL = Duration.ofMinutes(5);
     /** Shortest TTL a system property may set: each renewal is a commit, of 1-2 s on Delta. */
@@ -129,9 +143,13 @@ public final class LeaseLock implements ModelLock {
     public static LeaseLock acquire(DataSource ds, Statements sql, Duration timeout, Supplier<String> describeHolder,
                                     Duration ttl, String owner) throws SQLException {
         String model = sql.model();
+        Attempts attempts = describeHolder instanceof Attempts a ? a : null;
         Connection c = ds.getConnection();
         try {
             c.setAutoCommit(true);
+            if (attempts != null) {
+                attempts.attempting();
+            }
             long deadline = System.nanoTime() + timeout.toNanos();
             long backoff = FIRST_BACKOFF_MS;
             boolean created = false;
@@ -162,6 +180,9 @@ public final class LeaseLock implements ModelLock {
                                 ModelLock.describe(ttl));
                         return new LeaseLock(ds, c, sql, owner, row.fence(), ttl, start + ttl.toNanos());
                     }
+                }
+                if (attempts != null) {
+                    attempts.heldByAnother();
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {

@@ -48,6 +48,8 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     private final Duration leaseTtl;
     /** Deletion vectors on the tables several runs write; null: {@value #DELETION_VECTORS_PROPERTY}. */
     private final Boolean deletionVectors;
+    /** Whether a run replaces its scratch tables (false: empties them with {@code TRUNCATE TABLE}; measured, tests). */
+    private final boolean replaceScratch;
 
     public DatabricksDialect() {
         this(null, null);
@@ -59,8 +61,21 @@ public final class DatabricksDialect extends AbstractSqlDialect {
     }
 
     private DatabricksDialect(Duration leaseTtl, Boolean deletionVectors) {
+        this(leaseTtl, deletionVectors, true);
+    }
+
+    private DatabricksDialect(Duration leaseTtl, Boolean deletionVectors, boolean replaceScratch) {
         this.leaseTtl = leaseTtl;
         this.deletionVectors = deletionVectors;
+        this.replaceScratch = replaceScratch;
+    }
+
+    /**
+     * A dialect whose runs reuse their scratch tables, emptied with {@code TRUNCATE TABLE}, instead of replacing them:
+     * the alternative docs/benchmarks.md measures against (tests only).
+     */
+    static DatabricksDialect truncatingScratchTables() {
+        return new DatabricksDialect(null, null, false);
     }
 
     /**
@@ -112,7 +127,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
 
     @Override
     public Capabilities capabilities() {
-        return DELTA;
+        return replaceScratch ? DELTA : DELTA.createOrReplaceTable(false);
     }
 
     /**

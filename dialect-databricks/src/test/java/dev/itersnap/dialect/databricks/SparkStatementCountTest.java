@@ -38,12 +38,6 @@ class SparkStatementCountTest extends StatementCountTests {
         return new SparkTestDatabase();
     }
 
-    /** A lease MERGE on a busy 2-core machine can take longer than the two seconds after which a run says it waits. */
-    @Override
-    protected int slowLockSlack() {
-        return 1;
-    }
-
     @Override
     protected int manyBatches() {
         return ALL ? super.manyBatches() : 5;

@@ -3,6 +3,7 @@ package dev.itersnap.dialect.h2;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.Capabilities;
+import dev.itersnap.spi.LeaseLock;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
@@ -26,7 +27,14 @@ import java.util.function.Supplier;
  * implicitly (the engine issues all DDL before a run's first transaction), row locks for the model lock.
  */
 public final class H2Dialect extends AbstractSqlDialect {
+    /** H2's epoch-millisecond conversions, for the lease of {@link #H2Dialect(boolean, Duration)}. */
+    static final LeaseLock.Clock LEASE_CLOCK = new LeaseLock.Clock(
+            e -> "DATEADD(MILLISECOND, CAST(" + e + " AS BIGINT), TIMESTAMP '1970-01-01 00:00:00')",
+            e -> "DATEDIFF(MILLISECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")");
+
     private final boolean transactionalDml;
+    /** Null: the model lock is a lock row (H2ModelLock); else a lease of this TTL, as on Delta Lake. */
+    private final Duration leaseTtl;
 
     /** The dialect ServiceLoader finds. */
     public H2Dialect() {
@@ -38,7 +46,16 @@ public final class H2Dialect extends AbstractSqlDialect {
      * commit); the tests use it to prove the non-transactional path quickly.
      */
     H2Dialect(boolean transactionalDml) {
+        this(transactionalDml, null);
+    }
+
+    /**
+     * As {@link #H2Dialect(boolean)}, with the model lock a lease of {@code leaseTtl} ({@link LeaseLock}, the
+     * Databricks dialect's lock) instead of a lock row: the tests run the lease's fencing on H2 in seconds.
+     */
+    H2Dialect(boolean transactionalDml, Duration leaseTtl) {
         this.transactionalDml = transactionalDml;
+        this.leaseTtl = leaseTtl;
     }
 
     @Override
@@ -235,12 +252,18 @@ public final class H2Dialect extends AbstractSqlDialect {
     @Override
     public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
+        if (leaseTtl != null) {
+            return LeaseLock.acquire(dataSource, this, m, timeout, describeHolder, leaseTtl, LEASE_CLOCK);
+        }
         return H2ModelLock.acquire(dataSource, this, m, timeout, describeHolder);
     }
 
     /** Tries the lock row with {@code SKIP LOCKED}, in one statement: a row skipped is held by a live session. */
     @Override
     public LockState lockState(Connection connection, MetadataSchema metadata, String model) throws SQLException {
+        if (leaseTtl != null) {
+            return LeaseLock.observe(connection, new LeaseLock.Statements(this, metadata, model, LEASE_CLOCK));
+        }
         return H2ModelLock.observe(connection, this, metadata, model);
     }
 }

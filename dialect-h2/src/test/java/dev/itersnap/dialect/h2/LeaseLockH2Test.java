@@ -39,9 +39,7 @@ class LeaseLockH2Test {
     private static final AtomicLong DATABASES = new AtomicLong();
 
     /** H2's epoch-millisecond conversions. */
-    private static final LeaseLock.Clock CLOCK = new LeaseLock.Clock(
-            e -> "DATEADD(MILLISECOND, CAST(" + e + " AS BIGINT), TIMESTAMP '1970-01-01 00:00:00')",
-            e -> "DATEDIFF(MILLISECOND, TIMESTAMP '1970-01-01 00:00:00', " + e + ")");
+    private static final LeaseLock.Clock CLOCK = H2Dialect.LEASE_CLOCK;
 
     private final DataSource ds = h2();
     private final LeaseLock.Statements sql = new LeaseLock.Statements(new H2Dialect(),
