@@ -26,7 +26,7 @@ import java.util.Optional;
  * do not exist: {@link #metadataExists()} is false, the lists are empty and the lock is free or unknown. Thread-safe.
  * Not meant to be implemented outside itersnap.
  *
- * @throws ItersnapException (every method) {@code DATABASE_ERROR} when the database cannot be read
+ * <p>Every method throws {@link ItersnapException} ({@code DATABASE_ERROR}) when the database cannot be read.
  */
 public interface Inspection {
     /** The model's name. */

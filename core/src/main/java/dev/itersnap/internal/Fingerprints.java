@@ -19,7 +19,7 @@ import java.util.Map;
 /**
  * A batch's fingerprint as the ledger records it, {@code <columns>:<rows>:<hash>}: the signature of the source
  * columns it covers (their names and types), the batch's rows and its content hash over its distinct rows (computed
- * by the database, see {@link Dialect#fingerprintSequences}). Two fingerprints differ when their hashes do. Two fingerprints of one batch compare only when they cover the same columns:
+ * by the database, see {@link dev.itersnap.internal.sql.SqlSteps#fingerprintSequences}). Two fingerprints differ when their hashes do. Two fingerprints of one batch compare only when they cover the same columns:
  * after a column was added, dropped or changed type the content text of every row changes without the batch being
  * restated, so such an entry is recorded again, not compared.
  */
@@ -93,7 +93,7 @@ final class Fingerprints {
         return out;
     }
 
-    /** The fingerprint of each batch of the source, by one {@link Dialect#fingerprintSequences} statement. */
+    /** The fingerprint of each batch of the source, by one {@link dev.itersnap.internal.sql.SqlSteps#fingerprintSequences} statement. */
     Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
         Map<Seq, String> out = new java.util.HashMap<>();
         jdbc.query(SqlSteps.of(dialect).fingerprintSequences(m, columns, null), rs -> {

@@ -3,7 +3,7 @@ package dev.itersnap.spi;
 import dev.itersnap.core.TableName;
 
 /**
- * Something to select from, for {@link Dialect#describe}: a table, or a query, optionally filtered by a predicate.
+ * Something to select from, for the engine's {@code describe} step: a table, or a query, optionally filtered by a predicate.
  *
  * @param table     the table, or null
  * @param query     the query's text, or null

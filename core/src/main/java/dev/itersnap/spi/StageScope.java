@@ -1,7 +1,7 @@
 package dev.itersnap.spi;
 
 /**
- * Which source rows a stage statement copies ({@link Dialect#stageSource}); every scope reads from a sequence on.
+ * Which source rows a stage statement copies (the engine's {@code stageSource} step); every scope reads from a sequence on.
  */
 public enum StageScope {
     /** Every row from the sequence on. */

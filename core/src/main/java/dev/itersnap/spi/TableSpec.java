@@ -17,7 +17,7 @@ import java.util.Objects;
  * @param columns      its columns, in order
  * @param primaryKey   the primary key's columns (empty: none)
  * @param indexes      secondary indexes, created with the table
- * @param widenable    whether its columns may later be widened in place ({@link Dialect#prepareWidening} runs
+ * @param widenable    whether its columns may later be widened in place ({@link AbstractSqlDialect#prepareWidening} runs
  *                     before the first widening)
  * @param writers      who writes it at the same time, for databases whose concurrency control is optimistic
  */

@@ -6,7 +6,7 @@ import java.util.List;
 
 /**
  * The statements that apply a run's batches to the history together, in a fixed number whatever the number of
- * batches ({@link Dialect#applyBatches}). The engine runs them in this order:
+ * batches ({@link SqlSteps#applyBatches}). The engine runs them in this order:
  *
  * <ol>
  *   <li>{@code listBatches} (before the source is staged: a key-scoped replay stages by it), then the stage;</li>

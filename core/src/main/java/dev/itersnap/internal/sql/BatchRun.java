@@ -5,7 +5,7 @@ import java.util.List;
 
 /**
  * The batches a run applies together, in business order, as the statements that apply them need them
- * ({@link Dialect#applyBatches}). Every column introduced within the run's range is introduced at its first batch
+ * ({@link SqlSteps#applyBatches}). Every column introduced within the run's range is introduced at its first batch
  * (the engine applies batches in runs split where a column is introduced).
  *
  * @param batches           the batches in business order (position i + 1 in the run)

@@ -5,7 +5,7 @@ import dev.itersnap.internal.sql.ModelTables;
 import java.util.List;
 
 /**
- * What to undo ({@link Dialect#rollback}): the versions opened and the closings made by batches from a sequence on,
+ * What to undo ({@link SqlSteps#rollback}): the versions opened and the closings made by batches from a sequence on,
  * or by one batch only, and their archived rows; of every key, or of the keys a key-scoped replay recomputes.
  *
  * @param sequence      the first (or the only) batch to undo; null: none ({@link #restoreOnly})

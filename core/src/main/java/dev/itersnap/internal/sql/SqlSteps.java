@@ -188,8 +188,8 @@ public final class SqlSteps {
     }
 
     /**
-     * The {@link SequenceKey} of a {@code sequence_by} list over the columns {@code parts} of the row aliased
-     * {@code alias}: the same text {@link SequenceKey#encode} gives for the row's values, NULL when one is NULL.
+     * The {@link dev.itersnap.spi.SequenceKey} of a {@code sequence_by} list over the columns {@code parts} of the row aliased
+     * {@code alias}: the same text {@link dev.itersnap.spi.SequenceKey#encode} gives for the row's values, NULL when one is NULL.
      */
     public String sequenceKey(List<SourceColumn> parts, String alias) {
         List<String> keys = new ArrayList<>();
@@ -248,7 +248,7 @@ public final class SqlSteps {
      * depends neither on the order of the rows nor on exact copies of a row. With {@code columns} null, or on a
      * database without a 64-bit hash, the statement has no third column (rows counted only).
      * <p>One pass over the rows of the batches named, grouped by sequence: every such row is read for its hash. A
-     * dialect without {@link #hash64} counts rows only.
+     * dialect without {@link AbstractSqlDialect#hash64} counts rows only.
      */
     public Statement fingerprintSequences(ResolvedModel m, List<SourceColumn> columns, List<?> sequences) {
         if (sequences != null && sequences.isEmpty()) {
