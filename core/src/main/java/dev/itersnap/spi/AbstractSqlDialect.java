@@ -1,7 +1,5 @@
 package dev.itersnap.spi;
 
-import dev.itersnap.core.AsOf;
-import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.TableName;
 
 import java.security.SecureRandom;
@@ -13,7 +11,6 @@ import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
-
 
 /**
  * The base of every dialect: the {@link Dialect} interface with standard defaults, and the <b>SQL primitives</b> the

@@ -1,8 +1,5 @@
 package dev.itersnap.spi;
 
-import dev.itersnap.core.AsOf;
-import dev.itersnap.core.TableName;
-
 import javax.sql.DataSource;
 import java.sql.SQLException;
 import java.time.Duration;
