@@ -13,7 +13,16 @@ import javax.sql.DataSource;
  */
 final class H2NonTransactionalTestDatabase implements TestDatabase {
     private final H2TestDatabase h2 = new H2TestDatabase();
-    private final Dialect dialect = new H2Dialect(false);
+    private final Dialect dialect;
+
+    H2NonTransactionalTestDatabase() {
+        this(new H2Dialect(false));
+    }
+
+    /** With another H2 dialect without transactional DML (one locked by a lease). */
+    H2NonTransactionalTestDatabase(Dialect dialect) {
+        this.dialect = dialect;
+    }
 
     @Override
     public DataSource newDatabase(String scenario) {
