@@ -441,8 +441,6 @@ public final class ReferenceModel {
             late = true;
             Object lateFrom = fresh.first();
             point = point == null || compareValues(lateFrom, point) < 0 ? lateFrom : point;
-            events.add(new SnapshotEvent.OutOfOrder("", runId, List.copyOf(fresh.headSet(applied.last(), false)),
-                    applied.last(), point));
         }
         if (!restated.isEmpty()) {
             // a restated batch is replayed like a late one, with everything applied after it
@@ -459,6 +457,10 @@ public final class ReferenceModel {
         }
         if (point != null && (applied.isEmpty() || compareValues(point, applied.last()) > 0)) {
             point = null; // nothing applied at or after it: nothing to roll back
+        }
+        if (late) { // reported with the run's replay point, whatever set it
+            events.add(new SnapshotEvent.OutOfOrder("", runId, List.copyOf(fresh.headSet(applied.last(), false)),
+                    applied.last(), point));
         }
         TreeSet<Object> batches = new TreeSet<>(fresh);
         if (point != null) {

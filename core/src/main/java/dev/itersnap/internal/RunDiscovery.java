@@ -86,9 +86,10 @@ final class RunDiscovery {
         if (!all) {
             int newest = Math.max(0, held.size() - run.settings.restatementLookback());
             checked.addAll(held.subList(newest, held.size()));
-            if (!fresh.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
+            Seq late = ReplayDecision.lateFrom(fresh, applied.navigableKeySet());
+            if (late != null) {
                 for (Seq s : held) {
-                    if (s.compareTo(fresh.first()) > 0) {
+                    if (s.compareTo(late) > 0) {
                         checked.add(s);
                     }
                 }
@@ -315,7 +316,7 @@ final class RunDiscovery {
 
     /**
      * Rows added to a batch after it was applied are replayed as a restatement when the batch's fingerprint is
-     * compared. When it is not ({@code restatements: ignore}, a ledger entry recorded before fingerprints were, or
+     * compared. When it is not ({@code restatements: ignore}, or
      * over other columns), each applied batch that this run does not apply again and whose rows in the source
      * outnumber those the ledger recorded is reported, so that nothing is dropped silently. A {@code replay --from}
      * the batch applies them.
@@ -349,51 +350,32 @@ final class RunDiscovery {
     /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */
     boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source,
                            Seq lostFrom) {
-        Seq point = lostFrom;
+        Seq requested = null;
         if (run.operation == SnapshotRun.Operation.REPLAY) {
             try {
-                Seq asked = Seq.coerce(run.m, run.replayFrom);
-                point = point == null || asked.compareTo(point) < 0 ? asked : point;
+                requested = Seq.coerce(run.m, run.replayFrom);
             } catch (IllegalArgumentException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name()
                         + "': cannot replay"
                         + " from " + run.replayFrom + ": " + e.getMessage() + " (" + run.m.sequenceDescription() + ")");
             }
         }
-        if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !applied.isEmpty()
-                && !source.sequences().isEmpty()) {
-            Seq first = source.sequences().first();
-            point = point == null || first.compareTo(point) < 0 ? first : point;
-        }
-        boolean late = false;
-        if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
-            late = true;
-            Seq lateFrom = fresh.first();
-            point = point == null || lateFrom.compareTo(point) < 0 ? lateFrom : point;
+        ReplayDecision.Decision d = ReplayDecision.decide(new ReplayDecision.Found(
+                run.operation == SnapshotRun.Operation.FULL_REFRESH, requested, applied.navigableKeySet(), fresh,
+                source.sequences(), run.restated.navigableKeySet(), run.uncomparable.navigableKeySet(), lostFrom));
+        if (d.late()) {
             List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::shown).toList();
             run.listener.onEvent(new SnapshotEvent.OutOfOrder(run.settings.name(), run.runId, incoming,
-                    applied.lastKey().shown(),
-                    point.shown()));
+                    applied.lastKey().shown(), d.point().shown()));
         }
-        if (!run.restated.isEmpty()) {
-            // a restated batch is replayed like a late one, for every key, with everything applied after it
-            Seq first = run.restated.firstKey();
-            point = point == null || first.compareTo(point) < 0 ? first : point;
-            for (MetadataStore.Entry e : run.restated.values()) {
-                run.listener.onEvent(new SnapshotEvent.BatchRestated(run.settings.name(), run.runId,
-                        e.sequence().shown(),
-                        Fingerprints.rows(e.fingerprint()), source.rows().getOrDefault(e.sequence(), 0L)));
-            }
+        // a restated batch is replayed like a late one, for every key, with everything applied after it
+        for (MetadataStore.Entry e : run.restated.values()) {
+            run.listener.onEvent(new SnapshotEvent.BatchRestated(run.settings.name(), run.runId,
+                    e.sequence().shown(),
+                    Fingerprints.rows(e.fingerprint()), source.rows().getOrDefault(e.sequence(), 0L)));
         }
-        if (!run.uncomparable.isEmpty()) {
-            // batches fingerprinted over columns the source no longer has as they were: replayed, for every key
-            Seq first = run.uncomparable.firstKey();
-            point = point == null || first.compareTo(point) < 0 ? first : point;
-        }
-        if (point != null && (applied.isEmpty() || point.compareTo(applied.lastKey()) > 0)) {
-            point = null; // nothing applied at or after it: nothing to roll back
-        }
-        run.replayPoint = point;
-        return late;
+        run.replayPoint = d.point();
+        run.decision = d;
+        return d.late();
     }
 }

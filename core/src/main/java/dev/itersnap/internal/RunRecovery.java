@@ -36,20 +36,17 @@ final class RunRecovery {
         if (run.targetColumns == null) {
             return null;
         }
-        Seq from = null;
-        if (!fresh.isEmpty() && !applied.isEmpty() && fresh.first().compareTo(applied.lastKey()) < 0) {
-            from = fresh.first();
-        }
-        if (!run.restated.isEmpty()) {
-            from = lower(from, run.restated.firstKey());
-        }
+        Seq requested = null;
         if (run.operation == SnapshotRun.Operation.REPLAY) {
             try {
-                from = lower(from, Seq.coerce(run.m, run.replayFrom));
+                requested = Seq.coerce(run.m, run.replayFrom);
             } catch (IllegalArgumentException e) {
                 // detect() says what is wrong with it
             }
         }
+        // the lowest point this run's replay can start at (a full refresh probes every applied batch)
+        Seq from = ReplayDecision.lowest(new ReplayDecision.Found(false, requested, applied.navigableKeySet(), fresh,
+                new TreeSet<>(), run.restated.navigableKeySet(), run.uncomparable.navigableKeySet(), null));
         if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !applied.isEmpty()) {
             from = applied.firstKey();
         }

@@ -83,6 +83,8 @@ final class SnapshotRun {
     final boolean transactional;
     final ModelLock lock;
     Seq replayPoint;
+    /** Where this run replays from and why, and the batches it applies ({@link RunDiscovery#detect}). */
+    ReplayDecision.Decision decision;
     /** An adoption's point, once adopted. */
     Seq adopted;
     /** With an adoption: the batch to rebuild the history from (the oldest the source holds), or null. */
