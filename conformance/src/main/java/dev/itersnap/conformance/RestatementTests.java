@@ -24,8 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Restated batches (docs/semantics.md, "Restated batches"): an applied batch whose rows changed in the source (rows
  * corrected, rows appended, rows removed, the whole batch replaced) is replayed from, in the same run, and the history
  * equals that of one clean in-order run over the source as it is now. A batch that left the source is not restated;
- * a column added to the source restates nothing; {@code restatements: ignore} leaves applied batches alone; a ledger
- * written before fingerprints were recorded gets them without a replay.
+ * a column added to the source restates nothing (a correction beside it is found); {@code restatements: ignore} leaves
+ * applied batches alone.
  */
 public abstract class RestatementTests extends ConformanceTestBase {
     private static final LocalDate D1 = date("2024-01-01");
@@ -343,36 +343,6 @@ public abstract class RestatementTests extends ConformanceTestBase {
         assertThat(r.batchesApplied()).isZero();
         assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
         assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(before);
-    }
-
-    /**
-     * A ledger written before fingerprints were recorded (its table without the column, or entries without one): the
-     * first run adds the column and records the fingerprints without replaying; a correction after that is found.
-     */
-    @Test
-    void ledgerWithoutFingerprintsGetsThemWithoutAReplay() {
-        RawTable raw = customers(fixture);
-        ModelSettings m = build(raw, HardDeletes.IGNORE);
-        applied(raw, 3, m);
-        fixture.execute("ALTER TABLE " + SnapshotFixture.METADATA + ".itersnap_ledger DROP COLUMN content_hash");
-        // metadata of that version had no sweep in its run log either
-        fixture.execute("ALTER TABLE " + SnapshotFixture.METADATA + ".itersnap_runs DROP COLUMN checked_through");
-        raw.update("status", "Fixed", "file_date", day(2)); // changed before fingerprints existed: not seen
-        List<Essence> before = fixture.essence(TARGET);
-
-        RunResult first = fixture.run(m);
-
-        assertThat(first.batchesApplied()).isZero();
-        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(before);
-        assertThat(((Number) fixture.query("SELECT COUNT(*) AS n FROM " + SnapshotFixture.METADATA
-                + ".itersnap_ledger WHERE content_hash IS NULL").get(0).get("n")).longValue()).isZero();
-
-        raw.update("status", "Fixed again", "file_date", day(3));
-        RecordingListener events = new RecordingListener();
-        RunResult second = fixture.engine(events).run(m);
-        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
-                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(3)));
-        assertThat(second.replayPoint()).isEqualTo(day(3));
     }
 
     /**

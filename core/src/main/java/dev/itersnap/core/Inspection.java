@@ -80,9 +80,9 @@ public interface Inspection {
     /**
      * The applied batches whose rows the source holds differently now than when they were applied (their
      * fingerprint differs from the ledger's), as sequence texts in business order: the batches the next run replays
-     * from the first of (with {@code restatements: detect}). Reads every applied batch the source still holds, so
-     * its cost grows with the source; empty with {@code restatements: ignore}, before the first run, and for ledger
-     * entries written before fingerprints were recorded.
+     * from the first of (with {@code restatements: detect}); an entry fingerprinted before columns were added to
+     * the source is compared over the columns it covers. Reads every applied batch the source still holds, so its
+     * cost grows with the source; empty with {@code restatements: ignore} and before the first run.
      */
     List<String> restatedBatches();
 
@@ -115,13 +115,13 @@ public interface Inspection {
          */
         RECORDED,
         /**
-         * A content hash over other columns (a column was added, dropped or changed type since): the next run that
-         * compares the batch records it again instead of comparing.
+         * A content hash over other columns (a column was added, dropped or changed type since): the next run compares
+         * the batch over the columns it covers, or replays it when one of them left the source or changed type.
          */
         OTHER_COLUMNS,
         /**
-         * No content hash: an entry written before fingerprints were (the next run that compares the batch records
-         * one), or under {@code restatements: ignore}.
+         * No content hash: recorded under {@code restatements: ignore} (a run under {@code detect} records one
+         * without comparing: the setting declared the source append-only).
          */
         NONE,
         /** The batch was reproduced from the history, not read from the source: there is nothing to compare. */

@@ -171,7 +171,7 @@ final class Fingerprints {
     /**
      * The applied batches restated in the source: those whose ledger fingerprint covers these columns and differs from
      * the one the source gives now ({@code now}: by sequence). A batch the source no longer holds, one without a
-     * fingerprint (recorded before fingerprints were, or reproduced) or with one over other columns is not restated.
+     * fingerprint (reproduced) or with one over other columns is not restated.
      */
     java.util.TreeMap<Seq, MetadataStore.Entry> restated(java.util.Map<Seq, MetadataStore.Entry> applied,
                                                          java.util.Map<Seq, String> now) {

@@ -203,10 +203,7 @@ public final class MetadataInspection implements Inspection {
 
     @Override
     public Optional<Adoption> adoption() {
-        return Optional.ofNullable(read("the run log", null, (c, store) -> {
-            String[] a = store.adoption();
-            return a == null ? null : new Adoption(a[0], a[1]);
-        }));
+        return Optional.ofNullable(read("the run log", null, (c, store) -> store.adoption()));
     }
 
     @Override

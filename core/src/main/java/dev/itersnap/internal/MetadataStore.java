@@ -100,15 +100,13 @@ public final class MetadataStore {
     // ---------------------------------------------------------------- DDL
 
     /**
-     * Creates the schema and the engine's tables if missing, and evolves tables an older version created. One read when
-     * they are there: the run log is the last table evolved, so a run log with its newest column means every table
-     * exists in its current shape, and nothing is created (no {@code CREATE ... IF NOT EXISTS} per run, which on some
-     * catalogs needs a privilege even when the object exists). Two first runs may race on {@code CREATE ... IF NOT
-     * EXISTS}: a statement that fails is tried once more, when it sees the object.
+     * Creates the schema and the engine's tables if missing. One read when they are there: the run log is the last
+     * table created, so a run log means every table exists, and nothing is created (no {@code CREATE ... IF NOT
+     * EXISTS} per run, which on some catalogs needs a privilege even when the object exists). Two first runs may race
+     * on {@code CREATE ... IF NOT EXISTS}: a statement that fails is tried once more, when it sees the object.
      */
     void create() {
-        MetadataSchema.Runs r = schema.runs();
-        if (hasColumnIfExists(r.spec(), r.checkedThrough())) {
+        if (describes(schema.runs().spec())) {
             return;
         }
         for (TableSpec spec : schema.engineTables()) {
@@ -121,46 +119,16 @@ public final class MetadataStore {
                 }
             }
         }
-        addColumn(schema.ledger().spec(), schema.ledger().contentHash(), 128);
-        addColumn(r.spec(), r.checkedThrough(), 256); // last: its presence says every table is current
     }
 
-    /**
-     * A metadata table created by an older version gets a column it lacks (NULL in its rows). Two runs may race: an
-     * ALTER that fails is fine when the column is there after.
-     */
-    private void addColumn(TableSpec table, String column, int length) {
-        if (hasColumn(table, column)) {
-            return;
-        }
-        Statement add = SqlSteps.of(dialect).primitives().addColumn(table.name(), new dev.itersnap.spi.SourceColumn(column,
-                java.sql.Types.VARCHAR, "VARCHAR", length, 0)).inStep("evolve metadata");
+    /** Whether {@code table} can be described (it exists); one statement. */
+    private boolean describes(TableSpec table) {
         try {
-            jdbc.update(add);
-        } catch (RuntimeException e) {
-            if (!hasColumn(table, column)) {
-                throw e;
-            }
-        }
-    }
-
-    /** Whether {@code table} exists and has {@code column}; false when the table cannot be described. */
-    private boolean hasColumnIfExists(TableSpec table, String column) {
-        try {
-            return jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
-                    .anyMatch(c -> c.name().equalsIgnoreCase(column));
+            jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.table(table.name())));
+            return true;
         } catch (SQLException | RuntimeException e) {
             jdbc.rollbackQuietly();
             return false;
-        }
-    }
-
-    private boolean hasColumn(TableSpec table, String column) {
-        try {
-            return jdbc.describe(SqlSteps.of(dialect).describe(dev.itersnap.spi.Relation.table(table.name()))).stream()
-                    .anyMatch(c -> c.name().equalsIgnoreCase(column));
-        } catch (SQLException e) {
-            throw jdbc.failure("evolve metadata", null, e);
         }
     }
 
@@ -178,14 +146,18 @@ public final class MetadataStore {
         return out;
     }
 
-    /** The model's ledger entries and the versions they inserted: {count, sum of inserted}. */
-    long[] ledgerSize() {
+    /** How many batches the model's ledger records, and how many versions they inserted. */
+    record LedgerSize(long batches, long inserted) {
+    }
+
+    /** The model's {@link LedgerSize}. */
+    LedgerSize ledgerSize() {
         long inserted = 0;
         List<LedgerRead> rows = ledgerRead();
         for (LedgerRead r : rows) {
             inserted += r.inserted();
         }
-        return new long[] {rows.size(), inserted};
+        return new LedgerSize(rows.size(), inserted);
     }
 
     /** One ledger row as read, its sequence still text (the owner check reads it before the type is checked). */
@@ -213,29 +185,24 @@ public final class MetadataStore {
         return ledgerRows;
     }
 
-    /**
-     * The ledger's rows of the model, with their counts and fingerprints, in the order the database returns them
-     * (a ledger written before fingerprints, never run over by this version, has no fingerprint column: none then).
-     */
+    /** The ledger's rows of the model, with their counts and fingerprints, in the order the database returns them. */
     List<LedgerRow> ledgerRows() {
         MetadataSchema.Ledger l = schema.ledger();
-        boolean prints = hasColumnIfExists(l.spec(), l.contentHash());
         return jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(), l.appliedAt(),
                 l.sourceRows(), l.duplicateRows(), l.inserted(), l.updated(), l.deleted(), l.rejected(),
-                l.reproduced(), prints ? l.contentHash() : l.runId()), l.model()), rs -> new LedgerRow(rs.getString(1),
+                l.reproduced(), l.contentHash()), l.model()), rs -> new LedgerRow(rs.getString(1),
                 rs.getString(2), time(rs, 3), rs.getLong(4), rs.getLong(5), rs.getLong(6), rs.getLong(7),
-                rs.getLong(8), rs.getLong(9), rs.getBoolean(10), prints ? rs.getString(11) : null));
+                rs.getLong(8), rs.getLong(9), rs.getBoolean(10), rs.getString(11)));
     }
 
     /**
      * Read-only, for dry runs: the applied batches the next run of {@code settings} finds restated (their fingerprint
      * in the source differs from the ledger's), as sequence texts in business order. Empty with {@code restatements:
-     * ignore}, before the first run, and for a ledger without fingerprints.
+     * ignore} and before the first run.
      */
     List<String> restatedBatches(ModelSettings settings) throws SQLException {
         MetadataSchema.Ledger l = schema.ledger();
-        if (settings.restatements() == dev.itersnap.core.Restatements.IGNORE || !jdbc.tableExists(l.spec().name())
-                || !hasColumn(l.spec(), l.contentHash())) {
+        if (settings.restatements() == dev.itersnap.core.Restatements.IGNORE || !jdbc.tableExists(l.spec().name())) {
             return List.of();
         }
         dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
@@ -364,10 +331,14 @@ public final class MetadataStore {
     // ---------------------------------------------------------------- owners of history tables
 
     /**
-     * Who owns what, in one read of the owners table: {the model of this metadata schema that owns history table
-     * {@code target} (folded, dot-joined), the history table this model owns}; either null when no row records it.
+     * Who owns what: the model of this metadata schema that owns a history table ({@code targetOwner}), and the history
+     * table this model owns ({@code ownTarget}, folded and dot-joined); either null when no row records it.
      */
-    String[] owners(String target) {
+    record Owners(String targetOwner, String ownTarget) {
+    }
+
+    /** {@link Owners} of history table {@code target} (folded, dot-joined), in one read of the owners table. */
+    Owners owners(String target) {
         MetadataSchema.Targets t = schema.targets();
         String[] out = new String[2];
         jdbc.query(Statement.builder("check owner").sql("SELECT " + q(t.target()) + ", " + q(t.model()) + ", CASE WHEN "
@@ -382,7 +353,7 @@ public final class MetadataStore {
                     }
                     return null;
                 });
-        return out;
+        return new Owners(out[0], out[1]);
     }
 
     /** Records that this model owns {@code target} (and no other table). */
@@ -553,7 +524,11 @@ public final class MetadataStore {
      * text; null if none), and the batch the restatement sweep of the last successful run that swept stopped at (its
      * text; null if none).
      */
-    record RunLogHead(String previousStatus, String[] lastLogic, String checkedThrough) {
+    record RunLogHead(String previousStatus, LoggedLogic lastLogic, String checkedThrough) {
+    }
+
+    /** The logic a successful run recorded: its run id, its start (as text) and the logic text. */
+    record LoggedLogic(String runId, String startedAt, String logic) {
     }
 
     RunLogHead runLogHead(String runId) {
@@ -563,7 +538,7 @@ public final class MetadataStore {
         String swept = "CASE WHEN " + q(r.status()) + " = 'success' AND " + q(r.checkedThrough()) + " IS NOT NULL "
                 + "THEN 1 ELSE 0 END";
         String[] previous = new String[1];
-        String[][] logic = new String[1][];
+        LoggedLogic[] logic = new LoggedLogic[1];
         String[] checked = new String[1];
         jdbc.query(Statement.builder("read run log").sql("SELECT itersnap_run, itersnap_start, itersnap_logic, "
                 + "itersnap_status, itersnap_latest, itersnap_logged, itersnap_latest_logged, itersnap_checked, "
@@ -582,7 +557,7 @@ public final class MetadataStore {
                         previous[0] = rs.getString(4);
                     }
                     if (rs.getInt(6) == 1 && rs.getLong(7) == 1) {
-                        logic[0] = new String[] {rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3)};
+                        logic[0] = new LoggedLogic(rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3));
                     }
                     if (rs.getInt(9) == 1 && rs.getLong(10) == 1) {
                         checked[0] = rs.getString(8);
@@ -596,13 +571,13 @@ public final class MetadataStore {
      * The model's latest successful adoption ({@code adopt}): its run id and the sequence it adopted through, or null.
      * Only the caller can tell whether it still holds (the ledger entry of that sequence written by that run).
      */
-    String[] adoption() {
+    Inspection.Adoption adoption() {
         MetadataSchema.Runs r = schema.runs();
-        List<String[]> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
+        List<Inspection.Adoption> s = jdbc.queryFirst(Statement.builder("read run log").sql("SELECT " + q(r.runId()) + ", "
                 + q(r.replayPoint()) + " FROM " + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model)
                 .sql(" AND " + q(r.operation()) + " = 'adopt' AND " + q(r.replayPoint()) + " IS NOT NULL ORDER BY "
                         + q(r.startedAt()) + " DESC").build(),
-                rs -> new String[] {rs.getString(1), rs.getString(2)});
+                rs -> new Inspection.Adoption(rs.getString(1), rs.getString(2)));
         return s.isEmpty() ? null : s.get(0);
     }
 

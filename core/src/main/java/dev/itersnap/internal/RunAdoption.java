@@ -39,13 +39,13 @@ final class RunAdoption {
      * it).
      */
     Seq adoptionPoint(TreeMap<Seq, MetadataStore.Entry> applied) {
-        String[] adoption = run.store.adoption();
+        dev.itersnap.core.Inspection.Adoption adoption = run.store.adoption();
         if (adoption == null) {
             return null;
         }
-        Seq point = Seq.parse(run.m, adoption[1]);
+        Seq point = Seq.parse(run.m, adoption.through());
         MetadataStore.Entry e = applied.get(point);
-        return e != null && adoption[0].equals(e.runId()) ? point : null;
+        return e != null && adoption.runId().equals(e.runId()) ? point : null;
     }
 
     /**
@@ -134,26 +134,26 @@ final class RunAdoption {
             rebuildPoint = through;
             cut = cutTime(rebuildPoint);
         }
-        String[] mark;
+        ModelTables.OwnerMark mark;
         try {
             mark = ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target()));
         } catch (SQLException e) {
             throw run.jdbc.failure("check owner", null, e);
         }
-        String[] owners = run.store.owners(key);
-        String rowOwner = owners[0];
-        String mine = owners[1];
-        long[] ledger = run.store.ledgerSize();
+        MetadataStore.Owners owners = run.store.owners(key);
+        String rowOwner = owners.targetOwner();
+        String mine = owners.ownTarget();
+        MetadataStore.LedgerSize ledger = run.store.ledgerSize();
         if (rowOwner != null || mark != null) {
-            String owner = rowOwner != null ? rowOwner : mark[0];
+            String owner = rowOwner != null ? rowOwner : mark.model();
             throw run.ownership.notOwned("target " + key + " is already an itersnap history (model '" + owner + "'"
-                    + (mark != null ? ", metadata schema " + mark[1] : "") + "); adopt takes over a table no itersnap "
+                    + (mark != null ? ", metadata schema " + mark.metadataSchema() : "") + "); adopt takes over a table no itersnap "
                     + "ledger keeps. Nothing was written");
         }
-        if (mine != null || ledger[0] > 0) {
+        if (mine != null || ledger.batches() > 0) {
             throw run.ownership.notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "")
                     + " with "
-                    + ledger[0] + " batches in its ledger in metadata schema " + run.m.metadataSchema()
+                    + ledger.batches() + " batches in its ledger in metadata schema " + run.m.metadataSchema()
                     + "; adopt takes "
                     + "over a table for a model that has none. Nothing was written");
         }

@@ -34,32 +34,35 @@ final class RunOwnership {
         String key = run.m.target().toString();
         String schemaName = run.m.metadataSchema();
         boolean exists = run.targetColumns != null;
-        String[] owners = run.store.owners(key);
-        String rowOwner = owners[0];
+        MetadataStore.Owners owners = run.store.owners(key);
+        String rowOwner = owners.targetOwner();
         if (rowOwner != null && !rowOwner.equals(run.settings.name())) {
             throw notOwned("target " + key + " belongs to model '" + rowOwner + "' (metadata schema " + schemaName
                     + "); two models cannot share a history table. Point target at a table of its own (a new one is "
                     + "built by the next run, or by full-refresh --yes)");
         }
-        String[] mark;
+        ModelTables.OwnerMark mark;
         try {
             mark = exists ? ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target())) : null;
         } catch (SQLException e) {
             throw run.jdbc.failure("check owner", null, e);
         }
-        if (mark != null && !(mark[0].equals(run.settings.name()) && mark[1].equalsIgnoreCase(schemaName))) {
-            throw notOwned(mark[0].equals(run.settings.name())
-                    ? "target " + key + " is the history of this model under metadata schema " + mark[1] + ", not "
-                            + schemaName + ", whose ledger does not hold it. Set metadata_schema back to " + mark[1]
+        if (mark != null && !(mark.model().equals(run.settings.name())
+                && mark.metadataSchema().equalsIgnoreCase(schemaName))) {
+            throw notOwned(mark.model().equals(run.settings.name())
+                    ? "target " + key + " is the history of this model under metadata schema " + mark.metadataSchema()
+                            + ", not " + schemaName + ", whose ledger does not hold it. Set metadata_schema back to "
+                            + mark.metadataSchema()
                             + ", or point target at a new table and run full-refresh --yes (it rebuilds from the "
                             + "batches the source holds)"
-                    : "target " + key + " belongs to model '" + mark[0] + "' (metadata schema " + mark[1] + "); two "
+                    : "target " + key + " belongs to model '" + mark.model() + "' (metadata schema "
+                            + mark.metadataSchema() + "); two "
                             + "models cannot share a history table. Point target at a table of its own (a new one is "
                             + "built by the next run, or by full-refresh --yes)");
         }
-        String mine = owners[1];
+        String mine = owners.ownTarget();
         boolean hasRows = exists && !run.jdbc.queryFirst(run.tables.anyHistoryRow(), rs -> 1).isEmpty();
-        long[] ledger = run.store.ledgerSize();
+        MetadataStore.LedgerSize ledger = run.store.ledgerSize();
         if (mine != null && !mine.equals(key)) {
             if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !hasRows) {
                 startOver(key, exists);
@@ -69,17 +72,17 @@ final class RunOwnership {
                     + " is now " + key + ", which it does not own. Set target back to " + mine + ", or build " + key
                     + " from the batches the source holds with full-refresh --yes (" + mine + " is left as it is)");
         }
-        if (!hasRows && ledger[1] > 0) {
+        if (!hasRows && ledger.inserted() > 0) {
             if (run.operation == SnapshotRun.Operation.FULL_REFRESH) {
                 startOver(key, exists);
                 return;
             }
             throw notOwned("target " + key + " is " + (exists ? "empty" : "missing") + ", but the ledger in metadata "
-                    + "schema " + schemaName + " records " + ledger[0] + " applied batches that inserted " + ledger[1]
+                    + "schema " + schemaName + " records " + ledger.batches() + " applied batches that inserted " + ledger.inserted()
                     + " versions into it. Nothing was written. full-refresh --yes rebuilds it from the batches the "
                     + "source holds (batches no longer in the source are lost with the old table)");
         }
-        if (hasRows && ledger[0] == 0 && mine == null) {
+        if (hasRows && ledger.batches() == 0 && mine == null) {
             throw notOwned(mark != null
                     ? "target " + key + " was built by this model in metadata schema " + schemaName + ", whose ledger "
                             + "no longer holds it (the metadata was dropped or recreated); applying batches over it "
@@ -100,7 +103,7 @@ final class RunOwnership {
             run.jdbc.commit("register owner");
         }
         String current = run.settings.validToCurrent();
-        if (exists && !java.util.Objects.equals(mark == null ? null : mark[2], current)) {
+        if (exists && !java.util.Objects.equals(mark == null ? null : mark.validToCurrent(), current)) {
             // valid_to_current set, changed or removed: the open versions carry the new value from this run on
             run.jdbc.update(run.sql.markOpenVersions(run.m).inStep("mark open versions"));
             run.jdbc.update(run.tables.markOwner());

@@ -222,7 +222,6 @@ final class RunSchema {
         }
         ddl.forEach(s -> run.jdbc.update(s.inStep("create scratch tables")));
         if (!clear.isEmpty()) {
-            run.jdbc.update(run.tables.dropRetiredScratch());
             run.jdbc.update(run.tables.markScratch(signature));
         }
         run.jdbc.commit("create scratch tables");

@@ -150,18 +150,19 @@ public final class SnapshotEngine {
      * Stops the run when the model's logic differs from the last successful run's (replays and full refreshes
      * rebuild with the new logic on purpose, so they never get here).
      */
-    private void refuseLogicChange(String[] last) {
+    private void refuseLogicChange(MetadataStore.LoggedLogic last) {
         String now = settings.logic();
-        if (last == null || last[2].equals(now)) {
+        if (last == null || last.logic().equals(now)) {
             return;
         }
-        Map<String, String> before = logicLines(last[2]);
+        Map<String, String> before = logicLines(last.logic());
         List<String> changes = new ArrayList<>();
         String targetWas = null;
         for (Map.Entry<String, String> e : logicLines(now).entrySet()) {
-            String old = before.getOrDefault(e.getKey(), LOGIC_DEFAULTS.get(e.getKey()));
-            if (old != null && !old.equals(e.getValue())) { // a key the old fingerprint lacks is no change
-                changes.add(e.getKey() + " was '" + old + "', now '" + e.getValue() + "'");
+            String old = before.get(e.getKey());
+            if (old == null || !old.equals(e.getValue())) {
+                changes.add(e.getKey() + " was " + (old == null ? "not recorded" : "'" + old + "'") + ", now '"
+                        + e.getValue() + "'");
                 if (e.getKey().equals("target")) {
                     targetWas = old;
                 }
@@ -178,16 +179,9 @@ public final class SnapshotEngine {
                         + "or keep the history and use the new logic from now on (run --accept-logic-change, "
                         + "LogicChange.ACCEPT)";
         throw new ItersnapException(ErrorCode.LOGIC_CHANGE, "model '" + settings.name() + "': its logic changed "
-                + "since the last successful run (" + last[0] + " at " + last[1] + "): " + String.join("; ", changes)
+                + "since the last successful run (" + last.runId() + " at " + last.startedAt() + "): " + String.join("; ", changes)
                 + ". Nothing was written. " + ways);
     }
-
-    /**
-     * Settings added to the fingerprint later whose absence means their default: setting one on a model whose last
-     * run predates it is a change like any other.
-     */
-    private static final Map<String, String> LOGIC_DEFAULTS = Map.of("valid_to_current", "", "ignore_null_updates",
-            "false", "untracked_columns", "ignore");
 
     /** A logic fingerprint's lines by key. */
     private static Map<String, String> logicLines(String logic) {

@@ -200,15 +200,6 @@ public final class ResolvedModel {
         return modelTable("itersnap_keys_");
     }
 
-    /**
-     * The scratch table of the run's events per key that earlier builds kept (the derivation is one statement
-     * since): dropped when the scratch tables are created again (the engine's
-     * {@code ModelTables.dropRetiredScratch()}).
-     */
-    public TableName retiredEvents() {
-        return modelTable("itersnap_events_");
-    }
-
     /** Scratch table holding what the run does per key and batch (the engine's {@code ModelTables.work()}). */
     public TableName work() {
         return modelTable("itersnap_work_");

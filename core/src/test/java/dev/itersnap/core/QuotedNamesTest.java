@@ -41,9 +41,9 @@ class QuotedNamesTest {
     @Test
     void theOwnersCommentNamesAQualifiedMetadataSchema() {
         assertThat(ModelTables.parseOwnerComment("itersnap history of model customers with metadata in "
-                + "main.itersnap_meta")).containsExactly("customers", "main.itersnap_meta", null);
+                + "main.itersnap_meta")).isEqualTo(new ModelTables.OwnerMark("customers", "main.itersnap_meta", null));
         assertThat(ModelTables.parseOwnerComment("itersnap history of model customers with metadata in "
                 + "my-catalog.itersnap-méta; open versions end at 9999-12-31 00:00:00"))
-                .containsExactly("customers", "my-catalog.itersnap-méta", "9999-12-31 00:00:00");
+                .isEqualTo(new ModelTables.OwnerMark("customers", "my-catalog.itersnap-méta", "9999-12-31 00:00:00"));
     }
 }

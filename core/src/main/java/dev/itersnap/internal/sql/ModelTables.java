@@ -229,10 +229,6 @@ public final class ModelTables {
 
     // ---------------------------------------------------------------- housekeeping statements
 
-    /** Drops the scratch table earlier builds kept and this one no longer uses ({@link ResolvedModel#retiredEvents}). */
-    public Statement dropRetiredScratch() {
-        return Statement.of("create scratch tables", "DROP TABLE IF EXISTS " + name(m.retiredEvents()));
-    }
 
     /** Empties a working table. */
     public Statement clear(TableName table) {
@@ -259,14 +255,21 @@ public final class ModelTables {
      * Reads {@link #ownerComment()}: model, metadata schema and valid_to_current (null when the open versions carry
      * NULL), or null when {@code comment} is not one.
      */
-    public static String[] parseOwnerComment(String comment) {
+    public static OwnerMark parseOwnerComment(String comment) {
         if (comment == null) {
             return null;
         }
         java.util.regex.Matcher mt = java.util.regex.Pattern.compile(
                 "itersnap history of model ([A-Za-z0-9_]+) with metadata in ([^\\s;']+)"
                         + "(?:; open versions end at ([0-9A-Za-z :.+\\-]+))?").matcher(comment);
-        return mt.find() ? new String[] {mt.group(1), mt.group(2), mt.group(3)} : null;
+        return mt.find() ? new OwnerMark(mt.group(1), mt.group(2), mt.group(3)) : null;
+    }
+
+    /**
+     * What the owner's comment on a history table says: the model, its metadata schema, and the literal open versions
+     * carry ({@code valid_to_current}; null when none).
+     */
+    public record OwnerMark(String model, String metadataSchema, String validToCurrent) {
     }
 
     /**
