@@ -9,6 +9,7 @@ import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunPlan;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.internal.Doctor;
@@ -91,6 +92,33 @@ public final class IterativeSnapshot {
     public RunResult runWithFullCheck(ModelSettings model, LogicChange logicChange) {
         Objects.requireNonNull(logicChange, "logicChange");
         return engine(model).runWithFullCheck(logicChange);
+    }
+
+    /**
+     * What {@link #run(ModelSettings)} would do now, decided by the run's own steps without taking the model's lock
+     * and without writing: the replay point and why, the batches rolled back and applied in order with where each is
+     * read from, the restated, uncomparable and lost batches, whether a run must recover first, what the lock says
+     * ({@link RunPlan}). A run that starts right after it, over the same source and metadata, does what it says. A
+     * logic change the run would refuse is refused here ({@link ErrorCode#LOGIC_CHANGE}).
+     */
+    public RunPlan plan(ModelSettings model) {
+        return engine(model).plan("run", null, LogicChange.REFUSE);
+    }
+
+    /** What {@link #runWithFullCheck(ModelSettings)} would do now, as {@link #plan(ModelSettings)} says it. */
+    public RunPlan planWithFullCheck(ModelSettings model) {
+        return engine(model).plan("full_check", null, LogicChange.REFUSE);
+    }
+
+    /** What {@link #replayFrom(ModelSettings, Object)} would do now, as {@link #plan(ModelSettings)} says it. */
+    public RunPlan planReplayFrom(ModelSettings model, Object sequence) {
+        Objects.requireNonNull(sequence, "sequence");
+        return engine(model).plan("replay", sequence, LogicChange.ACCEPT);
+    }
+
+    /** What {@link #fullRefresh(ModelSettings)} would do now, as {@link #plan(ModelSettings)} says it. */
+    public RunPlan planFullRefresh(ModelSettings model) {
+        return engine(model).plan("full_refresh", null, LogicChange.ACCEPT);
     }
 
     /**

@@ -105,6 +105,19 @@ public final class ScenarioRunner {
                     events.clear();
                     RunResult result;
                     runs++;
+                    // the plan, made just before, must name what the run then does
+                    dev.itersnap.core.RunPlan plan;
+                    try {
+                        plan = switch (op) {
+                            case RUN -> snapshots.plan(settings);
+                            case FULL_REFRESH -> snapshots.planFullRefresh(settings);
+                            case REPLAY -> snapshots.planReplayFrom(settings,
+                                    scenario.shownSequence(step.replayFrom()));
+                        };
+                    } catch (RuntimeException e) {
+                        return new Result(runs, comparisons, where, List.of("the plan failed: " + stackTrace(e)),
+                                List.copyOf(eventLog));
+                    }
                     try {
                         result = switch (op) {
                             case RUN -> snapshots.run(settings);
@@ -119,6 +132,7 @@ public final class ScenarioRunner {
                             mirror.sourceRows(), result.runId());
                     List<String> problems = new ArrayList<>(comparison.compareRun(result, expected,
                             List.copyOf(events)));
+                    problems.addAll(comparison.comparePlan(plan, result));
                     problems.addAll(comparison.compare(model, DatabaseState.read(ds, scenario.target(),
                             scenario.metadataSchema(), Scenario.MODEL_NAME)));
                     // a restatement that the bounded detection has not reached yet leaves the history as the batch

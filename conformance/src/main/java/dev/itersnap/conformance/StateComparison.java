@@ -407,6 +407,30 @@ public final class StateComparison {
         return problems;
     }
 
+    /**
+     * What a plan made right before a run said against what the run did: the replay point, the late batch, and the
+     * batches applied in order, each read from the source or reproduced from the history as planned.
+     */
+    List<String> comparePlan(dev.itersnap.core.RunPlan plan, RunResult result) {
+        List<String> problems = new ArrayList<>();
+        if (!Objects.equals(typed(unlisted(plan.replayPoint())), typed(unlisted(result.replayPoint())))) {
+            problems.add("the plan's replay point " + typed(unlisted(plan.replayPoint())) + " is not the run's "
+                    + typed(unlisted(result.replayPoint())));
+        }
+        if (plan.lateBatchFound() != result.lateBatchFound()) {
+            problems.add("the plan says late batch found " + plan.lateBatchFound() + ", the run "
+                    + result.lateBatchFound());
+        }
+        List<String> planned = plan.batches().stream().map(b -> typed(unlisted(b.sequence())) + (b.readFrom()
+                == dev.itersnap.core.RunPlan.ReadFrom.SOURCE ? "" : " reproduced")).toList();
+        List<String> done = result.batches().stream().map(b -> typed(unlisted(b.sequence())) + (b.reproduced()
+                ? " reproduced" : "")).toList();
+        if (!planned.equals(done)) {
+            problems.add("the plan's batches " + planned + " are not the run's " + done);
+        }
+        return problems;
+    }
+
     /** The engine's column holding a sequence_by list's key. */
     static final String SEQUENCE_KEY = "itersnap_sequence";
 

@@ -68,6 +68,8 @@ public final class MetadataStore {
     private Map<Seq, String> fingerprints = Map.of();
     private List<LedgerRead> ledgerRows;
     private long ledgerRowsAt;
+    /** See {@link #readNothing}. */
+    private boolean readsNothing;
 
     MetadataStore(Jdbc jdbc, Dialect dialect, MetadataSchema schema, String model) {
         this.jdbc = jdbc;
@@ -90,6 +92,14 @@ public final class MetadataStore {
     /** The metadata schema's tables and columns, folded. */
     MetadataSchema schema() {
         return schema;
+    }
+
+    /**
+     * For a plan made before the metadata tables exist: every read of the model's ledger, owners and fingerprint
+     * formats gives nothing, as the first run will find.
+     */
+    void readNothing() {
+        readsNothing = true;
     }
 
     /** Whether the run log exists: false until the model (or another of the schema) first ran. */
@@ -171,6 +181,9 @@ public final class MetadataStore {
      * owner check and the run's plan both need them; on Delta every read is a job).
      */
     private List<LedgerRead> ledgerRead() {
+        if (readsNothing) {
+            return List.of();
+        }
         if (ledgerRows != null && ledgerRowsAt == jdbc.writes()) {
             return ledgerRows;
         }
@@ -339,6 +352,9 @@ public final class MetadataStore {
 
     /** {@link Owners} of history table {@code target} (folded, dot-joined), in one read of the owners table. */
     Owners owners(String target) {
+        if (readsNothing) {
+            return new Owners(null, null);
+        }
         MetadataSchema.Targets t = schema.targets();
         String[] out = new String[2];
         jdbc.query(Statement.builder("check owner").sql("SELECT " + q(t.target()) + ", " + q(t.model()) + ", CASE WHEN "
@@ -437,6 +453,9 @@ public final class MetadataStore {
 
     /** The model's fingerprint formats: each signature with its definition ({@link Fingerprints#definition}). */
     Map<String, String> formats() {
+        if (readsNothing) {
+            return Map.of();
+        }
         MetadataSchema.Formats f = schema.formats();
         Map<String, String> out = new LinkedHashMap<>();
         jdbc.query(select("read fingerprint formats", f.spec(), List.of(f.signature(), f.definition()), f.model()),

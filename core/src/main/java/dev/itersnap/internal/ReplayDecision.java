@@ -1,5 +1,7 @@
 package dev.itersnap.internal;
 
+import dev.itersnap.core.RunPlan.Reason;
+
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -11,7 +13,8 @@ import java.util.TreeSet;
 
 /**
  * Where a run replays from, and why, decided once (docs/semantics.md "Late batches" and "Restated batches"): a pure
- * function of what the run found, used by the run and by its plan. No I/O.
+ * function of what the run found, used by the run and by its plan ({@link dev.itersnap.core.RunPlan}, whose
+ * {@link Reason}s it gives). No I/O.
  *
  * <p>The rules: the replay point is the lowest of the first late batch (a batch new to the ledger below the greatest
  * applied one), the first restated batch, the first uncomparable batch (fingerprinted over columns the source no longer
@@ -21,22 +24,6 @@ import java.util.TreeSet;
  */
 final class ReplayDecision {
     private ReplayDecision() {
-    }
-
-    /** Why a run replays: each cause that set or lowered its point. */
-    enum Reason {
-        /** A batch new to the ledger lies below the greatest applied one. */
-        LATE,
-        /** An applied batch's rows in the source changed since it was applied. */
-        RESTATED,
-        /** An applied batch was fingerprinted over columns the source no longer has as they were. */
-        UNCOMPARABLE,
-        /** A replay from a sequence was asked for. */
-        REQUESTED,
-        /** A full refresh: from the first batch the source holds. */
-        FULL_REFRESH,
-        /** The ledger lost the entry of a batch the history shows. */
-        LOST_ENTRY
     }
 
     /** What a run found, as the decision reads it. Sets are in business order. */
@@ -94,7 +81,7 @@ final class ReplayDecision {
         if (f.fullRefresh() && !f.applied().isEmpty() && !f.source().isEmpty()) {
             c.offer(f.source().first(), Reason.FULL_REFRESH);
         }
-        c.offer(f.lostFrom(), Reason.LOST_ENTRY);
+        c.offer(f.lostFrom(), Reason.LOST_LEDGER_ENTRY);
         return c;
     }
 

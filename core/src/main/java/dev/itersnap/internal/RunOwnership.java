@@ -95,6 +95,9 @@ final class RunOwnership {
                             + "and run full-refresh --yes (it rebuilds from the batches the source holds), or drop "
                             + key + " if its history is not needed");
         }
+        if (run.planning) {
+            return; // checked; a plan writes nothing
+        }
         if (mine == null) {
             run.store.own(key, run.runId);
             if (exists && mark == null) {
@@ -113,6 +116,10 @@ final class RunOwnership {
 
     /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
     void startOver(String key, boolean exists) {
+        if (run.planning) {
+            run.store.readNothing(); // the run forgets the model's batches: it starts from nothing
+            return;
+        }
         run.store.forgetAll();
         if (run.archiveColumns != null) {
             run.jdbc.update(run.tables.clear(run.m.archive()));

@@ -4,6 +4,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunPlan;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
@@ -68,6 +69,46 @@ public final class SnapshotEngine {
     public RunResult adoptRebuildingFrom(Object from) {
         this.rebuildFrom = from;
         return execute(SnapshotRun.Operation.ADOPT, null);
+    }
+
+    /**
+     * The plan of a run of {@code operation} ({@code replayFrom}: a replay's point), decided by the run's own steps
+     * ({@link SnapshotRun#decide}) without its lock and without writing: see {@link RunPlan}. A logic change a run
+     * would refuse ({@code logicChange}) is refused here too.
+     */
+    public RunPlan plan(String operation, Object replayFrom, LogicChange logicChange) {
+        SnapshotRun.Operation op = switch (operation) {
+            case "run" -> SnapshotRun.Operation.RUN;
+            case "full_check" -> SnapshotRun.Operation.FULL_CHECK;
+            case "replay" -> SnapshotRun.Operation.REPLAY;
+            case "full_refresh" -> SnapshotRun.Operation.FULL_REFRESH;
+            default -> throw new IllegalArgumentException("no plan for operation " + operation);
+        };
+        try (Connection c = dataSource.getConnection()) {
+            c.setAutoCommit(true);
+            Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
+            dialect.prepareRunConnection(c);
+            ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
+            MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
+            MetadataStore.RunLogHead before = new MetadataStore.RunLogHead(null, null, null);
+            if (store.exists()) {
+                before = store.runLogHead("");
+            } else {
+                store.readNothing(); // no run got as far as the metadata: the first run starts from nothing
+            }
+            if (logicChange == LogicChange.REFUSE && (op == SnapshotRun.Operation.RUN
+                    || op == SnapshotRun.Operation.FULL_CHECK)) {
+                refuseLogicChange(before.lastLogic());
+            }
+            SnapshotRun run = new SnapshotRun(jdbc, dialect, event -> { }, settings, "plan", op, replayFrom,
+                    before.previousStatus(), null, pre, store);
+            run.planning = true;
+            run.sweptThrough(before.checkedThrough());
+            return run.plan(new MetadataInspection(dataSource, dialect, settings).lock());
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
+                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "plan", null, e);
+        }
     }
 
     /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */

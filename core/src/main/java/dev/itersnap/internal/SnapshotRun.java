@@ -5,6 +5,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
+import dev.itersnap.core.RunPlan;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.internal.sql.RejectReason;
@@ -76,6 +77,8 @@ final class SnapshotRun {
     final Map<Seq, String> pending = new java.util.HashMap<>();
     /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
     boolean pendingUsed;
+    /** True when this run only plans ({@link #plan}): it decides and writes nothing. */
+    boolean planning;
     /** True when the source has every column the model knows, none new, none back (set by prepare). */
     boolean sourceColumnsStable;
     ModelTables tables;
@@ -181,11 +184,24 @@ final class SnapshotRun {
         return applyNew();
     }
 
-    /** The steps of a run, rebuild or replay. */
-    RunResult applyNew() {
+    /**
+     * What a run found and decided before it writes to the history (steps 1 to 4): the ledger (lost entries among it),
+     * what the source holds, the batches new to the ledger, and whether a late batch was found; the replay point and
+     * the batches to apply are in {@link #decision}.
+     */
+    record Decided(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh, boolean late) {
+    }
+
+    /**
+     * Steps 1 to 4: resolve, own, recover, discover, compare, check the ledger, detect. While {@link #planning} it
+     * writes nothing: ownership is checked, not registered; recovery is left to the run (the plan says it comes first).
+     */
+    Decided decide() {
         resolve();
         ownership.own();
-        recovery.recover();
+        if (!planning) {
+            recovery.recover();
+        }
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
         Discovery source = discovery.discover();
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
@@ -193,18 +209,49 @@ final class SnapshotRun {
         fresh.removeAll(applied.keySet());
         discovery.compare(applied, source, fresh);
         Seq lostFrom = recovery.checkLedger(applied, fresh);
-        if (targetColumns != null && "running".equals(previousStatus)) { // verify what a dead run recorded
+        if (!planning && targetColumns != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
                     : lostFrom;
         }
         boolean late = discovery.detect(fresh, applied, source, lostFrom);
         adoption.refuseBelowAdoption(fresh, applied); // before anything is written
-        recovery.forgetRowsLoggedWithoutEntry(fresh);
-        TreeSet<Seq> batches = new TreeSet<>(fresh);
-        if (replayPoint != null) {
-            batches.addAll(applied.tailMap(replayPoint, true).keySet());
+        return new Decided(applied, source, fresh, late);
+    }
+
+    /**
+     * The plan of this run ({@link #planning}): what {@link #decide} decided, as {@link RunPlan} shows it, with what
+     * {@code lock} says. Writes nothing.
+     */
+    RunPlan plan(dev.itersnap.core.Inspection.Lock lock) {
+        Decided d = decide();
+        List<RunPlan.Batch> planned = new ArrayList<>();
+        for (Seq s : decision.batches()) {
+            RunPlan.ReadFrom from = d.source().sequences().contains(s) ? RunPlan.ReadFrom.SOURCE
+                    : pending.containsKey(s) ? RunPlan.ReadFrom.PENDING : RunPlan.ReadFrom.HISTORY;
+            planned.add(new RunPlan.Batch(s.shown(), d.applied().containsKey(s), from));
         }
+        boolean recoveryFirst = targetColumns != null && (transactional ? "running".equals(previousStatus)
+                : previousStatus != null && !"success".equals(previousStatus));
+        return new RunPlan(settings.name(), operation.label(), replayPoint == null ? null : replayPoint.shown(),
+                decision.reasons(), d.late(), shown(restated.keySet()), shown(uncomparable.keySet()),
+                shown(d.applied().values().stream().filter(MetadataStore.Entry::lost).map(MetadataStore.Entry::sequence)
+                        .toList()), shown(decision.rolledBack()), planned, recoveryFirst, lock);
+    }
+
+    private static List<Object> shown(java.util.Collection<Seq> seqs) {
+        return seqs.stream().map(Seq::shown).toList();
+    }
+
+    /** The steps of a run, rebuild or replay. */
+    RunResult applyNew() {
+        Decided d = decide();
+        TreeMap<Seq, MetadataStore.Entry> applied = d.applied();
+        Discovery source = d.source();
+        TreeSet<Seq> fresh = d.fresh();
+        boolean late = d.late();
+        recovery.forgetRowsLoggedWithoutEntry(fresh);
+        TreeSet<Seq> batches = new TreeSet<>(decision.batches());
         discovery.warnAboutGrownBatches(applied, source, batches);
         Map<Seq, String> unrecorded = discovery.unrecordedFingerprints(applied, source, batches);
         if (batches.isEmpty()) {

@@ -2,7 +2,7 @@ package dev.itersnap.internal;
 
 import dev.itersnap.internal.ReplayDecision.Decision;
 import dev.itersnap.internal.ReplayDecision.Found;
-import dev.itersnap.internal.ReplayDecision.Reason;
+import dev.itersnap.core.RunPlan.Reason;
 import dev.itersnap.spi.ValueType;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
@@ -84,9 +84,9 @@ class ReplayDecisionTest {
                         l(4), l(1, 2, 3, 4), l(), l(2, 3), null, 2, Set.of(Reason.UNCOMPARABLE), false, l(2, 3),
                         l(2, 3, 4)),
                 new Case("a lost ledger entry: from it", false, null, l(1, 2, 3), l(), l(1, 2, 3), l(), l(), 2, 2,
-                        Set.of(Reason.LOST_ENTRY), false, l(2, 3), l(2, 3)),
+                        Set.of(Reason.LOST_LEDGER_ENTRY), false, l(2, 3), l(2, 3)),
                 new Case("a lost entry, a late batch and a request at one point: every cause named", false, 2,
-                        l(1, 2, 4), l(3), l(1, 2, 3, 4), l(), l(), 2, 2, Set.of(Reason.LOST_ENTRY, Reason.REQUESTED),
+                        l(1, 2, 4), l(3), l(1, 2, 3, 4), l(), l(), 2, 2, Set.of(Reason.LOST_LEDGER_ENTRY, Reason.REQUESTED),
                         true, l(2, 4), l(2, 3, 4))
         ).map(Arguments::of);
     }
