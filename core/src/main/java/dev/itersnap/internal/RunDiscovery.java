@@ -80,8 +80,7 @@ final class RunDiscovery {
         boolean columnsChanged = run.prints != null && held.stream().map(applied::get)
                 .anyMatch(e -> !e.reproduced() && !run.prints.comparable(e.fingerprint()));
         // a deliberate rebuild (replay, full refresh) compares every applied batch too, as its dry run shows
-        boolean all = run.operation == SnapshotRun.Operation.FULL_CHECK || run.operation == SnapshotRun.Operation.REPLAY
-                || run.operation == SnapshotRun.Operation.FULL_REFRESH || columnsChanged;
+        boolean all = run.operation.comparesAll() || columnsChanged;
         TreeSet<Seq> checked = new TreeSet<>();
         if (!all) {
             int newest = Math.max(0, held.size() - run.settings.restatementLookback());
@@ -351,7 +350,7 @@ final class RunDiscovery {
     boolean detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source,
                            Seq lostFrom) {
         Seq requested = null;
-        if (run.operation == SnapshotRun.Operation.REPLAY) {
+        if (run.operation.requestsPoint()) {
             try {
                 requested = Seq.coerce(run.m, run.replayFrom);
             } catch (IllegalArgumentException e) {
@@ -361,7 +360,7 @@ final class RunDiscovery {
             }
         }
         ReplayDecision.Decision d = ReplayDecision.decide(new ReplayDecision.Found(
-                run.operation == SnapshotRun.Operation.FULL_REFRESH, requested, applied.navigableKeySet(), fresh,
+                run.operation.rebuildsFromSource(), requested, applied.navigableKeySet(), fresh,
                 source.sequences(), run.restated.navigableKeySet(), run.uncomparable.navigableKeySet(), lostFrom));
         if (d.late()) {
             List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::shown).toList();

@@ -64,7 +64,7 @@ final class RunOwnership {
         boolean hasRows = exists && !run.jdbc.queryFirst(run.tables.anyHistoryRow(), rs -> 1).isEmpty();
         MetadataStore.LedgerSize ledger = run.store.ledgerSize();
         if (mine != null && !mine.equals(key)) {
-            if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !hasRows) {
+            if (run.operation.rebuildsFromSource() && !hasRows) {
                 startOver(key, exists);
                 return;
             }
@@ -73,7 +73,7 @@ final class RunOwnership {
                     + " from the batches the source holds with full-refresh --yes (" + mine + " is left as it is)");
         }
         if (!hasRows && ledger.inserted() > 0) {
-            if (run.operation == SnapshotRun.Operation.FULL_REFRESH) {
+            if (run.operation.rebuildsFromSource()) {
                 startOver(key, exists);
                 return;
             }

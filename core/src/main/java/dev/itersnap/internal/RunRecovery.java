@@ -37,7 +37,7 @@ final class RunRecovery {
             return null;
         }
         Seq requested = null;
-        if (run.operation == SnapshotRun.Operation.REPLAY) {
+        if (run.operation.requestsPoint()) {
             try {
                 requested = Seq.coerce(run.m, run.replayFrom);
             } catch (IllegalArgumentException e) {
@@ -47,7 +47,7 @@ final class RunRecovery {
         // the lowest point this run's replay can start at (a full refresh probes every applied batch)
         Seq from = ReplayDecision.lowest(new ReplayDecision.Found(false, requested, applied.navigableKeySet(), fresh,
                 new TreeSet<>(), run.restated.navigableKeySet(), run.uncomparable.navigableKeySet(), null));
-        if (run.operation == SnapshotRun.Operation.FULL_REFRESH && !applied.isEmpty()) {
+        if (run.operation.rebuildsFromSource() && !applied.isEmpty()) {
             from = applied.firstKey();
         }
         List<Object> probed = new ArrayList<>();
@@ -62,7 +62,7 @@ final class RunRecovery {
             probed.clear();
         }
         TreeSet<Seq> lost = new TreeSet<>();
-        if (run.operation == SnapshotRun.Operation.FULL_CHECK) {
+        if (run.operation == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
             run.jdbc.query(run.tables.historySequences(), rs -> lost.add(Seq.read(run.m, rs, 1)));
         } else if (from != null || !probed.isEmpty()) {
             run.jdbc.query(run.sql.historySequences(run.m, probed, from == null ? null : from.value()),

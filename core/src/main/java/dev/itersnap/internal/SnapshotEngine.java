@@ -77,13 +77,10 @@ public final class SnapshotEngine {
      * would refuse ({@code logicChange}) is refused here too.
      */
     public RunPlan plan(String operation, Object replayFrom, LogicChange logicChange) {
-        SnapshotRun.Operation op = switch (operation) {
-            case "run" -> SnapshotRun.Operation.RUN;
-            case "full_check" -> SnapshotRun.Operation.FULL_CHECK;
-            case "replay" -> SnapshotRun.Operation.REPLAY;
-            case "full_refresh" -> SnapshotRun.Operation.FULL_REFRESH;
-            default -> throw new IllegalArgumentException("no plan for operation " + operation);
-        };
+        SnapshotRun.Operation op = SnapshotRun.Operation.of(operation);
+        if (op == SnapshotRun.Operation.ADOPT) {
+            throw new IllegalArgumentException("no plan for an adoption");
+        }
         try (Connection c = dataSource.getConnection()) {
             c.setAutoCommit(true);
             Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
@@ -96,8 +93,7 @@ public final class SnapshotEngine {
             } else {
                 store.readNothing(); // no run got as far as the metadata: the first run starts from nothing
             }
-            if (logicChange == LogicChange.REFUSE && (op == SnapshotRun.Operation.RUN
-                    || op == SnapshotRun.Operation.FULL_CHECK)) {
+            if (logicChange == LogicChange.REFUSE && op.keepsLogic()) {
                 refuseLogicChange(before.lastLogic());
             }
             SnapshotRun run = new SnapshotRun(jdbc, dialect, event -> { }, settings, "plan", op, replayFrom,

@@ -37,17 +37,73 @@ import java.util.TreeSet;
  * Single use.
  */
 final class SnapshotRun {
+    /**
+     * What a run was asked to do, with its policy as data: whether it compares every applied batch the source holds
+     * with its fingerprint, replays from a requested point, rebuilds from the source's first batch (a full refresh:
+     * also starts over in a new or empty table, and probes every applied batch for lost ledger entries), may replay a
+     * late batch key by key, and is held to the model's recorded logic.
+     */
     enum Operation {
-        RUN("run"), FULL_CHECK("full_check"), FULL_REFRESH("full_refresh"), REPLAY("replay"), ADOPT("adopt");
+        RUN("run", false, false, false, true, true),
+        FULL_CHECK("full_check", true, false, false, true, true),
+        FULL_REFRESH("full_refresh", true, false, true, false, false),
+        REPLAY("replay", true, true, false, false, false),
+        ADOPT("adopt", false, false, false, false, false);
 
         private final String label;
+        private final boolean comparesAll;
+        private final boolean requestsPoint;
+        private final boolean rebuildsFromSource;
+        private final boolean keyScoping;
+        private final boolean keepsLogic;
 
-        Operation(String label) {
+        Operation(String label, boolean comparesAll, boolean requestsPoint, boolean rebuildsFromSource,
+                  boolean keyScoping, boolean keepsLogic) {
             this.label = label;
+            this.comparesAll = comparesAll;
+            this.requestsPoint = requestsPoint;
+            this.rebuildsFromSource = rebuildsFromSource;
+            this.keyScoping = keyScoping;
+            this.keepsLogic = keepsLogic;
         }
 
         String label() {
             return label;
+        }
+
+        /** Compares every applied batch the source holds (a full check, and the deliberate rebuilds, as their plans). */
+        boolean comparesAll() {
+            return comparesAll;
+        }
+
+        /** Replays from a point the caller names. */
+        boolean requestsPoint() {
+            return requestsPoint;
+        }
+
+        /** Rebuilds from the first batch the source holds (a full refresh). */
+        boolean rebuildsFromSource() {
+            return rebuildsFromSource;
+        }
+
+        /** May replay a late batch for the keys it changes only (a deliberate rebuild recomputes every key). */
+        boolean keyScoping() {
+            return keyScoping;
+        }
+
+        /** Refuses, unless told to accept, a logic other than the last successful run's. */
+        boolean keepsLogic() {
+            return keepsLogic;
+        }
+
+        /** The operation of a label ({@link #label}). */
+        static Operation of(String label) {
+            for (Operation o : values()) {
+                if (o.label.equals(label)) {
+                    return o;
+                }
+            }
+            throw new IllegalArgumentException("no operation " + label);
         }
     }
 
@@ -523,7 +579,7 @@ final class SnapshotRun {
      */
     boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
                               TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        if (!late || (operation != Operation.RUN && operation != Operation.FULL_CHECK) || replayPoint == null
+        if (!late || !operation.keyScoping() || replayPoint == null
                 || !reproduced.isEmpty() || !pending.isEmpty()
                 || !restated.isEmpty() || !uncomparable.isEmpty() || !sourceColumnsStable
                 || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
