@@ -125,7 +125,7 @@ class DatabricksDialectSqlTest {
         StringBuilder text = new StringBuilder();
         steps().forEach((step, sql) -> {
             text.append("-- ").append(step).append('\n');
-            sql.forEach(statement -> text.append(statement).append(";\n"));
+            sql.forEach(statement -> text.append(SqlLayout.clauses(statement)).append(";\n"));
         });
         if (Boolean.getBoolean("itersnap.sql.update")) {
             Files.writeString(GOLDEN, text, StandardCharsets.UTF_8);
