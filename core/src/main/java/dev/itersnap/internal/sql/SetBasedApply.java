@@ -98,8 +98,8 @@ final class SetBasedApply {
         Statement resetRegressions = null;
         if (run.keyScoped()) {
             before = derivation(true, values, clear);
-            resetRegressions = Statement.of("put regressions back", "UPDATE " + t(m.stage()) + " SET " + i(REJECT)
-                    + " = NULL WHERE " + i(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal());
+            resetRegressions = Statement.of("put regressions back", "UPDATE " + table(m.stage()) + " SET " + internal(REJECT)
+                    + " = NULL WHERE " + internal(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal());
         }
         return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
                 statement("close current versions", closeCurrent(), values),
@@ -119,27 +119,27 @@ final class SetBasedApply {
 
     // ---------------------------------------------------------------- names
 
-    private String q(String identifier) {
+    private String quoted(String identifier) {
         return p.quote(identifier);
     }
 
     /** An internal column, folded and quoted. */
-    private String i(String internal) {
+    private String internal(String internal) {
         return p.quote(m.id(internal));
     }
 
-    private String c(String alias, String column) {
+    private String col(String alias, String column) {
         return p.col(alias, column);
     }
 
     /** A working alias of a derived table's column (internal prefix: no source column can be called so). */
-    private String a(String name) {
+    private String working(String name) {
         return p.quote(m.id("itersnap_w_" + name));
     }
 
-    /** {@code alias.}{@link #a}. */
-    private String ca(String alias, String name) {
-        return alias + "." + a(name);
+    /** {@code alias.}{@link #working}. */
+    private String workingOf(String alias, String name) {
+        return alias + "." + working(name);
     }
 
     /**
@@ -157,7 +157,7 @@ final class SetBasedApply {
 
     /** The name of level {@code k} of {@link #with}. */
     private String cte(int k) {
-        return q(m.id("itersnap_q" + k));
+        return quoted(m.id("itersnap_q" + k));
     }
 
     private String nullText(int length) {
@@ -165,11 +165,11 @@ final class SetBasedApply {
     }
 
     /** An internal column of an alias. */
-    private String ci(String alias, String internal) {
+    private String internalOf(String alias, String internal) {
         return p.col(alias, m.id(internal));
     }
 
-    private String t(TableName table) {
+    private String table(TableName table) {
         return p.table(table);
     }
 
@@ -178,7 +178,7 @@ final class SetBasedApply {
     }
 
     private String partition(String alias) {
-        return "PARTITION BY " + keys(alias) + " ORDER BY " + ci(alias, IDX);
+        return "PARTITION BY " + keys(alias) + " ORDER BY " + internalOf(alias, IDX);
     }
 
     private String nullOf(SourceColumn column) {
@@ -195,7 +195,7 @@ final class SetBasedApply {
 
     /** The data columns of the history (source, then history-only), with {@code expr} giving each one's value. */
     private String data(java.util.function.Function<SourceColumn, String> expr) {
-        return m.historyDataSourceColumns().stream().map(col -> expr.apply(col) + " AS " + q(col.name()))
+        return m.historyDataSourceColumns().stream().map(col -> expr.apply(col) + " AS " + quoted(col.name()))
                 .collect(Collectors.joining(", "));
     }
 
@@ -215,7 +215,7 @@ final class SetBasedApply {
 
     /** A condition true when {@code column} differs between {@code a} and {@code b}, compared at {@code idxExpr}. */
     private String differs(String column, String a, String b, String idxExpr) {
-        return valuesDiffer(column, c(a, column), c(b, column), idxExpr);
+        return valuesDiffer(column, col(a, column), col(b, column), idxExpr);
     }
 
     /** {@link #differs} of two expressions of {@code column}'s values. */
@@ -231,7 +231,7 @@ final class SetBasedApply {
     /** Whether row {@code b} changes the version {@code a} under the model's strategy, compared at {@code idxExpr}. */
     private String changed(String a, String b, String idxExpr, String versionUpdatedAt) {
         if (m.settings().strategy() == Strategy.TIMESTAMP) {
-            return "(" + c(b, m.updatedAt()) + " > " + versionUpdatedAt + ")";
+            return "(" + col(b, m.updatedAt()) + " > " + versionUpdatedAt + ")";
         }
         List<String> parts = new ArrayList<>();
         for (String column : m.tracked()) {
@@ -266,9 +266,9 @@ final class SetBasedApply {
         String seqType = p.columnType(m.sequenceColumn());
         String updType = p.columnType(m.updatedAtColumn());
         for (int from = 0; from < batches.size(); from += 60) {
-            Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + t(m.batches()) + " ("
-                    + q(m.sequenceBy()) + ", " + i(IDX) + ", " + i(ModelTables.SEQTEXT) + ", " + i(DELTIME) + ", "
-                    + i(RECORDED) + ", " + i(REPLAYED) + ") VALUES ");
+            Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + table(m.batches()) + " ("
+                    + quoted(m.sequenceBy()) + ", " + internal(IDX) + ", " + internal(ModelTables.SEQTEXT) + ", " + internal(DELTIME) + ", "
+                    + internal(RECORDED) + ", " + internal(REPLAYED) + ") VALUES ");
             for (int k = from; k < Math.min(batches.size(), from + 60); k++) {
                 BatchRun.BatchInfo info = batches.get(k);
                 b.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), " + (k + 1)
@@ -288,22 +288,22 @@ final class SetBasedApply {
             // and the first batch from each one on that deletes absent keys (among the replayed ones only, too)
             String bb = "b";
             String y = "y";
-            String dt = "CASE WHEN " + ci(bb, RECORDED) + " OR " + ci(bb, DELTIME) + " IS NOT NULL THEN "
-                    + ci(bb, DELTIME) + " ELSE " + ca("x", "mu") + " END";
-            String times = "SELECT " + ci(bb, IDX) + ", " + ci(bb, REPLAYED) + ", " + dt + " AS " + a("dt") + " FROM "
-                    + t(m.batches()) + " b LEFT JOIN (SELECT " + c("s", m.sequenceBy()) + ", MAX("
-                    + c("s", m.updatedAt()) + ") AS " + a("mu") + " FROM " + t(m.stage()) + " s WHERE "
-                    + c("s", m.sequenceBy()) + " IS NOT NULL GROUP BY " + c("s", m.sequenceBy()) + ") x ON "
-                    + c("x", m.sequenceBy()) + " = " + c(bb, m.sequenceBy());
-            String following = " OVER (ORDER BY " + ci(y, IDX) + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)";
-            String next = "SELECT " + ci(y, IDX) + ", " + ca(y, "dt") + ", MIN(CASE WHEN " + ca(y, "dt")
-                    + " IS NOT NULL THEN " + ci(y, IDX) + " END)" + following + " AS " + a("nd") + ", MIN(CASE WHEN "
-                    + ca(y, "dt") + " IS NOT NULL AND " + ci(y, REPLAYED) + " THEN " + ci(y, IDX) + " END)" + following
-                    + " AS " + a("ndr") + " FROM (" + times + ") y";
-            out.add(Statement.of("list batches", "MERGE INTO " + t(m.batches()) + " b USING (" + next + ") z ON "
-                    + ci(bb, IDX) + " = " + ci("z", IDX) + " WHEN MATCHED THEN UPDATE SET " + i(DELTIME) + " = "
-                    + ca("z", "dt") + ", " + i(ModelTables.ND) + " = " + ca("z", "nd") + ", " + i(ND_REPLAYED)
-                    + " = " + ca("z", "ndr")));
+            String dt = "CASE WHEN " + internalOf(bb, RECORDED) + " OR " + internalOf(bb, DELTIME) + " IS NOT NULL THEN "
+                    + internalOf(bb, DELTIME) + " ELSE " + workingOf("x", "mu") + " END";
+            String times = "SELECT " + internalOf(bb, IDX) + ", " + internalOf(bb, REPLAYED) + ", " + dt + " AS " + working("dt") + " FROM "
+                    + table(m.batches()) + " b LEFT JOIN (SELECT " + col("s", m.sequenceBy()) + ", MAX("
+                    + col("s", m.updatedAt()) + ") AS " + working("mu") + " FROM " + table(m.stage()) + " s WHERE "
+                    + col("s", m.sequenceBy()) + " IS NOT NULL GROUP BY " + col("s", m.sequenceBy()) + ") x ON "
+                    + col("x", m.sequenceBy()) + " = " + col(bb, m.sequenceBy());
+            String following = " OVER (ORDER BY " + internalOf(y, IDX) + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)";
+            String next = "SELECT " + internalOf(y, IDX) + ", " + workingOf(y, "dt") + ", MIN(CASE WHEN " + workingOf(y, "dt")
+                    + " IS NOT NULL THEN " + internalOf(y, IDX) + " END)" + following + " AS " + working("nd") + ", MIN(CASE WHEN "
+                    + workingOf(y, "dt") + " IS NOT NULL AND " + internalOf(y, REPLAYED) + " THEN " + internalOf(y, IDX) + " END)" + following
+                    + " AS " + working("ndr") + " FROM (" + times + ") y";
+            out.add(Statement.of("list batches", "MERGE INTO " + table(m.batches()) + " b USING (" + next + ") z ON "
+                    + internalOf(bb, IDX) + " = " + internalOf("z", IDX) + " WHEN MATCHED THEN UPDATE SET " + internal(DELTIME) + " = "
+                    + workingOf("z", "dt") + ", " + internal(ModelTables.ND) + " = " + workingOf("z", "nd") + ", " + internal(ND_REPLAYED)
+                    + " = " + workingOf("z", "ndr")));
         }
         for (String column : run.introducedAtFirst()) {
             out.add(statement("fill new column", fillIntroduced(column),
@@ -323,8 +323,8 @@ final class SetBasedApply {
         List<String> parts = new ArrayList<>();
         for (String column : m.sourceNames()) {
             if ((sequenceTracked || !m.isSequenceColumn(column)) && !m.keys().contains(column)) {
-                parts.add("NOT " + p.isDistinct(steps.comparable(m, column, c(h, column)),
-                        steps.comparable(m, column, c(s, column))));
+                parts.add("NOT " + p.isDistinct(steps.comparable(m, column, col(h, column)),
+                        steps.comparable(m, column, col(s, column))));
             }
         }
         return parts.isEmpty() ? "1 = 1" : String.join(" AND ", parts);
@@ -332,15 +332,15 @@ final class SetBasedApply {
 
     /** Version {@code h} is live (not a deletion record); {@code h} may be an outer join's missing row. */
     private String live(String h) {
-        return h + "." + q(m.keys().get(0)) + " IS NOT NULL" + (m.deletionRecords()
-                ? " AND COALESCE(" + c(h, n.isDeleted()) + ", FALSE) = FALSE" : "");
+        return h + "." + quoted(m.keys().get(0)) + " IS NOT NULL" + (m.deletionRecords()
+                ? " AND COALESCE(" + col(h, n.isDeleted()) + ", FALSE) = FALSE" : "");
     }
 
     /** Version {@code h} was current just before batch {@code b} (whose sequence no version holds yet). */
     private String currentAt(String h, String b) {
-        String at = p.ordered(m, c(b, m.sequenceBy()));
-        return p.ordered(m, c(h, n.openedSeq())) + " < " + at + " AND (" + c(h, n.closedSeq()) + " IS NULL OR "
-                + p.ordered(m, c(h, n.closedSeq())) + " > " + at + ")";
+        String at = p.ordered(m, col(b, m.sequenceBy()));
+        return p.ordered(m, col(h, n.openedSeq())) + " < " + at + " AND (" + col(h, n.closedSeq()) + " IS NULL OR "
+                + p.ordered(m, col(h, n.closedSeq())) + " > " + at + ")";
     }
 
     /**
@@ -364,53 +364,53 @@ final class SetBasedApply {
         String h = "c";
         int after = run.firstAfterReplayed();
         int count = run.batches().size() - after + 1;
-        String present = "NOT (" + m.keys().stream().map(k -> c(s, k) + " IS NULL").collect(Collectors.joining(" OR "))
+        String present = "NOT (" + m.keys().stream().map(k -> col(s, k) + " IS NULL").collect(Collectors.joining(" OR "))
                 + ")";
         List<String> parts = new ArrayList<>();
         if (count > 0) {
             String changed = run.introducedAtFirst().isEmpty()
-                    ? " HAVING SUM(CASE WHEN " + ci(s, REJECT) + " = " + RejectReason.DUPLICATE_COPY.literal()
+                    ? " HAVING SUM(CASE WHEN " + internalOf(s, REJECT) + " = " + RejectReason.DUPLICATE_COPY.literal()
                     + " THEN 0 ELSE 1 END) <> " + count
-                            + " OR SUM(CASE WHEN " + live(h) + " AND " + ci(s, REJECT)
-                            + " IS NULL AND NOT " + ci(s, DEL) + " AND " + sameAsVersion(h, s)
+                            + " OR SUM(CASE WHEN " + live(h) + " AND " + internalOf(s, REJECT)
+                            + " IS NULL AND NOT " + internalOf(s, DEL) + " AND " + sameAsVersion(h, s)
                             + " THEN 1 ELSE 0 END) <> " + count
                     : "";
-            String inRun = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
-                    + " AND " + ci("b", IDX) + " >= " + after;
-            parts.add("SELECT " + keys(s) + ", " + after + " AS " + i(FROM_IDX) + " FROM " + t(m.stage())
-                    + " s" + inRun + " LEFT JOIN " + t(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND "
-                    + steps.isOpen(m, c(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
+            String inRun = " JOIN " + table(m.batches()) + " b ON " + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy())
+                    + " AND " + internalOf("b", IDX) + " >= " + after;
+            parts.add("SELECT " + keys(s) + ", " + after + " AS " + internal(FROM_IDX) + " FROM " + table(m.stage())
+                    + " s" + inRun + " LEFT JOIN " + table(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND "
+                    + steps.isOpen(m, col(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
             if (full) {
                 String hh = "h";
-                parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + t(m.target()) + " h WHERE "
-                        + steps.isOpen(m, c(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
-                        + c(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
-                        + t(m.stage()) + " s" + inRun + " WHERE " + p.keyJoin(m, s, hh) + ")");
+                parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + table(m.target()) + " h WHERE "
+                        + steps.isOpen(m, col(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
+                        + col(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
+                        + table(m.stage()) + " s" + inRun + " WHERE " + p.keyJoin(m, s, hh) + ")");
             }
         }
         if (run.keyScoped()) {
-            String late = ci("b", IDX) + " < " + after + " AND NOT " + ci("b", REPLAYED);
-            parts.add("SELECT " + keys(s) + ", 1 AS " + i(FROM_IDX) + " FROM " + t(m.stage()) + " s JOIN "
-                    + t(m.batches()) + " b ON "
-                    + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
-                    + t(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
-                    + " AND " + ci(s, REJECT) + " IS NULL AND (" + ci(s, DEL) + " OR NOT (" + live(h) + " AND "
+            String late = internalOf("b", IDX) + " < " + after + " AND NOT " + internalOf("b", REPLAYED);
+            parts.add("SELECT " + keys(s) + ", 1 AS " + internal(FROM_IDX) + " FROM " + table(m.stage()) + " s JOIN "
+                    + table(m.batches()) + " b ON "
+                    + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
+                    + table(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
+                    + " AND " + internalOf(s, REJECT) + " IS NULL AND (" + internalOf(s, DEL) + " OR NOT (" + live(h) + " AND "
                     + sameAsVersion(h, s) + "))");
             if (full) {
                 String hh = "h";
-                parts.add("SELECT " + keys(hh) + ", 1 FROM " + t(m.target()) + " h JOIN " + t(m.batches()) + " b ON "
-                        + late + " AND " + ci("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
-                        + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.stage()) + " s WHERE "
-                        + p.keyJoin(m, s, hh) + " AND " + c(s, m.sequenceBy()) + " = " + c("b", m.sequenceBy()) + ")");
+                parts.add("SELECT " + keys(hh) + ", 1 FROM " + table(m.target()) + " h JOIN " + table(m.batches()) + " b ON "
+                        + late + " AND " + internalOf("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
+                        + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + table(m.stage()) + " s WHERE "
+                        + p.keyJoin(m, s, hh) + " AND " + col(s, m.sequenceBy()) + " = " + col("b", m.sequenceBy()) + ")");
             }
         }
         String k = "k";
         String union = String.join(" UNION ALL ", parts);
         // without a replay the parts are disjoint (a key with rows in the run, a live key without)
         String select = !run.keyScoped() ? union
-                : "SELECT " + keys(k) + ", MIN(" + ci(k, FROM_IDX) + ") FROM (" + union + ") k GROUP BY "
+                : "SELECT " + keys(k) + ", MIN(" + internalOf(k, FROM_IDX) + ") FROM (" + union + ") k GROUP BY "
                         + keys(k);
-        return "INSERT INTO " + t(m.keysTable()) + " (" + p.list(m.keys(), null) + ", " + i(FROM_IDX) + ") "
+        return "INSERT INTO " + table(m.keysTable()) + " (" + p.list(m.keys(), null) + ", " + internal(FROM_IDX) + ") "
                 + select;
     }
 
@@ -421,15 +421,15 @@ final class SetBasedApply {
     private String fillIntroduced(String column) {
         String s = "s";
         String h = "t";
-        String live = m.deletionRecords() ? "COALESCE(" + c(h, n.isDeleted()) + ", FALSE) = FALSE" : "1 = 1";
-        String regression = "(" + live + " AND (" + changed(h, s, "1", c(h, n.updatedAt())) + " OR " + ci(s, DEL)
-                + ") AND " + c(s, m.updatedAt()) + " < " + c(h, n.validFrom()) + ")";
-        return "MERGE INTO " + t(m.target()) + " t USING (SELECT * FROM " + t(m.stage()) + " x WHERE "
-                + c("x", m.sequenceBy()) + " = " + p.param(m.sequenceColumn(), SqlSteps.SEQ) + " AND "
-                + ci("x", REJECT) + " IS NULL) s ON " + p.keyJoin(m, h, s) + " AND " + steps.isOpen(m, c(h,
+        String live = m.deletionRecords() ? "COALESCE(" + col(h, n.isDeleted()) + ", FALSE) = FALSE" : "1 = 1";
+        String regression = "(" + live + " AND (" + changed(h, s, "1", col(h, n.updatedAt())) + " OR " + internalOf(s, DEL)
+                + ") AND " + col(s, m.updatedAt()) + " < " + col(h, n.validFrom()) + ")";
+        return "MERGE INTO " + table(m.target()) + " t USING (SELECT * FROM " + table(m.stage()) + " x WHERE "
+                + col("x", m.sequenceBy()) + " = " + p.param(m.sequenceColumn(), SqlSteps.SEQ) + " AND "
+                + internalOf("x", REJECT) + " IS NULL) s ON " + p.keyJoin(m, h, s) + " AND " + steps.isOpen(m, col(h,
                 n.validTo()))
-                + " AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + q(column) + " = "
-                + c(s, column);
+                + " AND NOT " + regression + " WHEN MATCHED THEN UPDATE SET " + quoted(column) + " = "
+                + col(s, column);
     }
 
     // ---------------------------------------------------------------- events
@@ -443,49 +443,49 @@ final class SetBasedApply {
         String s = "s";
         String h = "h";
         String nd = beforeLate ? ND_REPLAYED : ModelTables.ND;
-        String next = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = " + ci("b", IDX) + " + 1"
+        String next = full ? " LEFT JOIN " + table(m.batches()) + " bn ON " + internalOf("bn", IDX) + " = " + internalOf("b", IDX) + " + 1"
                 : "";
-        String ndAfter = (full ? ci("bn", nd) : "CAST(NULL AS INT)") + " AS " + a("nd_after");
+        String ndAfter = (full ? internalOf("bn", nd) : "CAST(NULL AS INT)") + " AS " + working("nd_after");
         // the keys whose events these are: before the late batches, those computed again from the first batch
-        String keysOf = " JOIN " + t(m.keysTable()) + " k ON " + p.keyJoin(m, "k", s) + (beforeLate
-                ? " AND " + ci("k", FROM_IDX) + " = 1" : "");
-        String seqJoin = keysOf + " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = "
-                + c(s, m.sequenceBy()) + " AND " + (beforeLate ? ci("b", REPLAYED) : ci("b", IDX) + " >= "
-                + ci("k", FROM_IDX)) + next;
-        String accepted = "SELECT " + data(col -> m.sourceColumn(col.name()) != null ? c(s, col.name()) : nullOf(col))
-                + ", " + ci("b", IDX) + " AS " + i(IDX) + ", CASE WHEN " + ci(s, DEL) + " THEN 'D' ELSE 'U' END AS "
-                + i(KIND) + ", " + nullText(8) + " AS " + i(ISTATE) + ", " + nullUpd() + " AS " + i(IVF) + ", "
-                + nullUpd() + " AS " + i(IUPD) + ", " + nullUpd() + " AS " + i(IEND) + ", " + ndAfter + " FROM "
-                + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT) + " IS NULL";
+        String keysOf = " JOIN " + table(m.keysTable()) + " k ON " + p.keyJoin(m, "k", s) + (beforeLate
+                ? " AND " + internalOf("k", FROM_IDX) + " = 1" : "");
+        String seqJoin = keysOf + " JOIN " + table(m.batches()) + " b ON " + col("b", m.sequenceBy()) + " = "
+                + col(s, m.sequenceBy()) + " AND " + (beforeLate ? internalOf("b", REPLAYED) : internalOf("b", IDX) + " >= "
+                + internalOf("k", FROM_IDX)) + next;
+        String accepted = "SELECT " + data(col -> m.sourceColumn(col.name()) != null ? col(s, col.name()) : nullOf(col))
+                + ", " + internalOf("b", IDX) + " AS " + internal(IDX) + ", CASE WHEN " + internalOf(s, DEL) + " THEN 'D' ELSE 'U' END AS "
+                + internal(KIND) + ", " + nullText(8) + " AS " + internal(ISTATE) + ", " + nullUpd() + " AS " + internal(IVF) + ", "
+                + nullUpd() + " AS " + internal(IUPD) + ", " + nullUpd() + " AS " + internal(IEND) + ", " + ndAfter + " FROM "
+                + table(m.stage()) + " s" + seqJoin + " WHERE " + internalOf(s, REJECT) + " IS NULL";
         // one event per key and batch with rows set aside: DISTINCT over the key, batch and kind only (the data
         // columns are NULL there, and some types have no equality, e.g. PostgreSQL's json)
         String sa = "sa";
-        String setAside = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(sa, col.name()) : nullOf(col))
-                + ", " + ca(sa, "ix") + ", " + ca(sa, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
-                + ", " + nullUpd() + ", " + ca(sa, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
-                + ci("b", IDX) + " AS " + a("ix") + ", CASE WHEN " + ci(s, REJECT)
-                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN 'G' ELSE 'R' END AS " + a("kd") + ", "
+        String setAside = "SELECT " + data(col -> m.keys().contains(col.name()) ? col(sa, col.name()) : nullOf(col))
+                + ", " + workingOf(sa, "ix") + ", " + workingOf(sa, "kd") + ", " + nullText(8) + ", " + nullUpd() + ", " + nullUpd()
+                + ", " + nullUpd() + ", " + workingOf(sa, "nd_after") + " FROM (SELECT DISTINCT " + keys(s) + ", "
+                + internalOf("b", IDX) + " AS " + working("ix") + ", CASE WHEN " + internalOf(s, REJECT)
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN 'G' ELSE 'R' END AS " + working("kd") + ", "
                 + ndAfter + " FROM "
-                + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT)
+                + table(m.stage()) + " s" + seqJoin + " WHERE " + internalOf(s, REJECT)
                 + " IN (" + RejectReason.DUPLICATE_KEY.literal() + ", " + RejectReason.NULL_UPDATED_AT.literal()
                 + ", " + RejectReason.UPDATED_AT_REGRESSION.literal() + ")) " + sa;
         // the state before the run, at position 0: the first batch that deletes absent keys is the one from the
         // key's first batch on
-        String first = full ? " LEFT JOIN " + t(m.batches()) + " bn ON " + ci("bn", IDX) + " = "
-                + (beforeLate ? "1" : ci("k", FROM_IDX)) : "";
-        String keysOnly = beforeLate ? " WHERE " + ci("k", FROM_IDX) + " = 1" : "";
-        String drec = m.deletionRecords() ? "COALESCE(" + c(h, n.isDeleted()) + ", FALSE)" : "FALSE";
-        String current = "SELECT " + data(col -> c(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
-                + " THEN 'drec' ELSE 'live' END, " + c(h, n.validFrom()) + ", " + c(h, n.updatedAt()) + ", "
-                + nullUpd() + ", " + ndAfter + " FROM " + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON "
-                + p.keyJoin(m, "k", h) + " AND " + steps.isOpen(m, c(h, n.validTo())) + first + keysOnly;
-        String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? c(h, col.name()) : nullOf(col))
-                + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + c(h, n.validTo()) + "), "
-                + (full ? "MAX(" + ci("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
-                + t(m.keysTable()) + " k JOIN " + t(m.target()) + " h ON " + p.keyJoin(m, "k", h) + first
-                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + t(m.target())
+        String first = full ? " LEFT JOIN " + table(m.batches()) + " bn ON " + internalOf("bn", IDX) + " = "
+                + (beforeLate ? "1" : internalOf("k", FROM_IDX)) : "";
+        String keysOnly = beforeLate ? " WHERE " + internalOf("k", FROM_IDX) + " = 1" : "";
+        String drec = m.deletionRecords() ? "COALESCE(" + col(h, n.isDeleted()) + ", FALSE)" : "FALSE";
+        String current = "SELECT " + data(col -> col(h, col.name())) + ", 0, 'I', CASE WHEN " + drec
+                + " THEN 'drec' ELSE 'live' END, " + col(h, n.validFrom()) + ", " + col(h, n.updatedAt()) + ", "
+                + nullUpd() + ", " + ndAfter + " FROM " + table(m.keysTable()) + " k JOIN " + table(m.target()) + " h ON "
+                + p.keyJoin(m, "k", h) + " AND " + steps.isOpen(m, col(h, n.validTo())) + first + keysOnly;
+        String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? col(h, col.name()) : nullOf(col))
+                + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + col(h, n.validTo()) + "), "
+                + (full ? "MAX(" + internalOf("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
+                + table(m.keysTable()) + " k JOIN " + table(m.target()) + " h ON " + p.keyJoin(m, "k", h) + first
+                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + table(m.target())
                 + " o WHERE " + p.keyJoin(m, "o", h) + " AND "
-                + steps.isOpen(m, c("o", n.validTo())) + ") GROUP BY " + keys(h);
+                + steps.isOpen(m, col("o", n.validTo())) + ") GROUP BY " + keys(h);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
         List<String> repeats = repeatsLeftOut(1 + fill.size());
@@ -494,35 +494,35 @@ final class SetBasedApply {
         // the previous event's first deleting batch after it, and the next event; the position up to which (not
         // included) the event's row repeats: where rows left out repeat it, the next event's
         String r = "r";
-        String nextIdx = "LEAD(" + ci(r, IDX) + ") OVER (" + partition(r) + ")";
-        String upTo = repeats.isEmpty() ? ci(r, IDX) + " + 1"
-                : "CASE WHEN " + ca(r, "rn") + " = 1 THEN " + nextIdx + " ELSE " + ci(r, IDX) + " + 1 END";
-        String l1 = "SELECT r.*, LAG(" + ca(r, "nd_after") + ") OVER (" + partition(r) + ") AS " + a("prev_nd")
-                + ", " + nextIdx + " AS " + a("next_idx") + ", " + upTo + " AS " + a("upto") + " FROM " + cte(o + 0)
+        String nextIdx = "LEAD(" + internalOf(r, IDX) + ") OVER (" + partition(r) + ")";
+        String upTo = repeats.isEmpty() ? internalOf(r, IDX) + " + 1"
+                : "CASE WHEN " + workingOf(r, "rn") + " = 1 THEN " + nextIdx + " ELSE " + internalOf(r, IDX) + " + 1 END";
+        String l1 = "SELECT r.*, LAG(" + workingOf(r, "nd_after") + ") OVER (" + partition(r) + ") AS " + working("prev_nd")
+                + ", " + nextIdx + " AS " + working("next_idx") + ", " + upTo + " AS " + working("upto") + " FROM " + cte(o + 0)
                 + " r";
         // g: how many batches before or at this event deleted the key by its absence (if it was live then)
         String y = "y";
-        String l2 = "SELECT y.*, SUM(CASE WHEN " + ca(y, "prev_nd") + " < " + ci(y, IDX) + " THEN 1 ELSE 0 END) OVER ("
-                + partition(y) + " ROWS UNBOUNDED PRECEDING) AS " + a("g") + " FROM " + cte(o + 1) + " y";
+        String l2 = "SELECT y.*, SUM(CASE WHEN " + workingOf(y, "prev_nd") + " < " + internalOf(y, IDX) + " THEN 1 ELSE 0 END) OVER ("
+                + partition(y) + " ROWS UNBOUNDED PRECEDING) AS " + working("g") + " FROM " + cte(o + 1) + " y";
         // the last upsert, delete or state before this event (position * 4 + what), the absences up to it, and the
         // last upsert or state (the version an upsert is compared with)
         String z = "z";
-        String l3 = "SELECT z.*, MAX(CASE " + ci(z, KIND) + " WHEN 'U' THEN " + ci(z, IDX) + " * 4 + 1 WHEN 'D' THEN "
-                + ci(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + ci(z, ISTATE)
+        String l3 = "SELECT z.*, MAX(CASE " + internalOf(z, KIND) + " WHEN 'U' THEN " + internalOf(z, IDX) + " * 4 + 1 WHEN 'D' THEN "
+                + internalOf(z, IDX) + " * 4 + 2 WHEN 'I' THEN (CASE WHEN " + internalOf(z, ISTATE)
                 + " = 'live' THEN 3 ELSE 0 END) END)"
-                + " OVER (" + partition(z) + before + ") AS " + a("pud") + ", MAX(CASE WHEN " + ci(z, KIND)
-                + " IN ('U', 'D', 'I') THEN " + ca(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + a("gud")
+                + " OVER (" + partition(z) + before + ") AS " + working("pud") + ", MAX(CASE WHEN " + internalOf(z, KIND)
+                + " IN ('U', 'D', 'I') THEN " + workingOf(z, "g") + " END) OVER (" + partition(z) + before + ") AS " + working("gud")
                 + " FROM " + cte(o + 2) + " z";
         // live before: the last of those was an upsert or a live state, and no absence deleted the key since
         String v = "v";
-        String lb = "CASE WHEN " + ca(v, "pud") + " IS NULL THEN FALSE WHEN " + ca(v, "g") + " > " + ca(v, "gud")
-                + " THEN FALSE ELSE MOD(" + ca(v, "pud") + ", 4) IN (1, 3) END";
-        String la = "CASE " + ci(v, KIND) + " WHEN 'U' THEN TRUE WHEN 'D' THEN FALSE WHEN 'I' THEN " + ci(v, ISTATE)
+        String lb = "CASE WHEN " + workingOf(v, "pud") + " IS NULL THEN FALSE WHEN " + workingOf(v, "g") + " > " + workingOf(v, "gud")
+                + " THEN FALSE ELSE MOD(" + workingOf(v, "pud") + ", 4) IN (1, 3) END";
+        String la = "CASE " + internalOf(v, KIND) + " WHEN 'U' THEN TRUE WHEN 'D' THEN FALSE WHEN 'I' THEN " + internalOf(v, ISTATE)
                 + " = 'live' ELSE " + lb + " END";
-        String l4 = "SELECT v.*, " + lb + " AS " + a("lb") + ", " + la + " AS " + a("la") + ", SUM(CASE WHEN "
-                + ci(v, KIND) + " = 'U' AND NOT (" + lb + ") THEN 1 ELSE 0 END) OVER (" + partition(v)
-                + " ROWS UNBOUNDED PRECEDING) AS " + a("streak") + ", COUNT(CASE WHEN " + ci(v, KIND)
-                + " IN ('U', 'I') THEN 1 END) OVER (" + partition(v) + " ROWS UNBOUNDED PRECEDING) AS " + a("ug")
+        String l4 = "SELECT v.*, " + lb + " AS " + working("lb") + ", " + la + " AS " + working("la") + ", SUM(CASE WHEN "
+                + internalOf(v, KIND) + " = 'U' AND NOT (" + lb + ") THEN 1 ELSE 0 END) OVER (" + partition(v)
+                + " ROWS UNBOUNDED PRECEDING) AS " + working("streak") + ", COUNT(CASE WHEN " + internalOf(v, KIND)
+                + " IN ('U', 'I') THEN 1 END) OVER (" + partition(v) + " ROWS UNBOUNDED PRECEDING) AS " + working("ug")
                 + " FROM " + cte(o + 3) + " v";
         List<String> out = new ArrayList<>();
         out.add(rows);
@@ -549,10 +549,10 @@ final class SetBasedApply {
         }
         String r = "r";
         String w = partition(r);
-        List<String> prev = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LAG(" + ci(r, KIND) + ") OVER (" + w
-                + ") = 'U'", "LAG(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " - 1"));
-        List<String> nextOne = new ArrayList<>(List.of(ci(r, KIND) + " = 'U'", "LEAD(" + ci(r, KIND) + ") OVER (" + w
-                + ") = 'U'", "LEAD(" + ci(r, IDX) + ") OVER (" + w + ") = " + ci(r, IDX) + " + 1"));
+        List<String> prev = new ArrayList<>(List.of(internalOf(r, KIND) + " = 'U'", "LAG(" + internalOf(r, KIND) + ") OVER (" + w
+                + ") = 'U'", "LAG(" + internalOf(r, IDX) + ") OVER (" + w + ") = " + internalOf(r, IDX) + " - 1"));
+        List<String> nextOne = new ArrayList<>(List.of(internalOf(r, KIND) + " = 'U'", "LEAD(" + internalOf(r, KIND) + ") OVER (" + w
+                + ") = 'U'", "LEAD(" + internalOf(r, IDX) + ") OVER (" + w + ") = " + internalOf(r, IDX) + " + 1"));
         for (String col : m.historyDataColumns()) {
             if (m.keys().contains(col) || m.sourceColumn(col) == null
                     || (m.isSequenceColumn(col) && !col.equals(m.updatedAt()))) {
@@ -561,22 +561,22 @@ final class SetBasedApply {
                 // sequence: under strategy timestamp a newer one is a change)
                 continue;
             }
-            String here = steps.comparable(m, col, c(r, col));
-            prev.add("NOT " + p.isDistinct(steps.comparable(m, col, "LAG(" + c(r, col) + ") OVER (" + w + ")"), here));
-            nextOne.add("NOT " + p.isDistinct(steps.comparable(m, col, "LEAD(" + c(r, col) + ") OVER (" + w + ")"),
+            String here = steps.comparable(m, col, col(r, col));
+            prev.add("NOT " + p.isDistinct(steps.comparable(m, col, "LAG(" + col(r, col) + ") OVER (" + w + ")"), here));
+            nextOne.add("NOT " + p.isDistinct(steps.comparable(m, col, "LEAD(" + col(r, col) + ") OVER (" + w + ")"),
                     here));
         }
-        String marked = "SELECT r.*, CASE WHEN " + String.join(" AND ", prev) + " THEN 1 ELSE 0 END AS " + a("rp")
-                + ", CASE WHEN " + String.join(" AND ", nextOne) + " THEN 1 ELSE 0 END AS " + a("rn") + " FROM "
+        String marked = "SELECT r.*, CASE WHEN " + String.join(" AND ", prev) + " THEN 1 ELSE 0 END AS " + working("rp")
+                + ", CASE WHEN " + String.join(" AND ", nextOne) + " THEN 1 ELSE 0 END AS " + working("rn") + " FROM "
                 + cte(from - 1) + " r";
         String k = "k";
         List<String> cols = new ArrayList<>();
-        m.historyDataColumns().forEach(col -> cols.add(c(k, col)));
-        List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).forEach(x -> cols.add(ci(k, x)));
-        cols.add("CASE WHEN " + ca(k, "rn") + " = 1 THEN NULL ELSE " + ca(k, "nd_after") + " END AS " + a("nd_after"));
-        cols.add(ca(k, "rn"));
-        String kept = "SELECT " + String.join(", ", cols) + " FROM " + cte(from) + " k WHERE NOT (" + ca(k, "rp")
-                + " = 1 AND " + ca(k, "rn") + " = 1)";
+        m.historyDataColumns().forEach(col -> cols.add(col(k, col)));
+        List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).forEach(x -> cols.add(internalOf(k, x)));
+        cols.add("CASE WHEN " + workingOf(k, "rn") + " = 1 THEN NULL ELSE " + workingOf(k, "nd_after") + " END AS " + working("nd_after"));
+        cols.add(workingOf(k, "rn"));
+        String kept = "SELECT " + String.join(", ", cols) + " FROM " + cte(from) + " k WHERE NOT (" + workingOf(k, "rp")
+                + " = 1 AND " + workingOf(k, "rn") + " = 1)";
         return List.of(marked, kept);
     }
 
@@ -588,7 +588,7 @@ final class SetBasedApply {
      * reuses one sort.
      */
     private String group() {
-        return a(m.settings().strategy() == Strategy.TIMESTAMP ? "streak" : "ug");
+        return working(m.settings().strategy() == Strategy.TIMESTAMP ? "streak" : "ug");
     }
 
     /**
@@ -617,27 +617,27 @@ final class SetBasedApply {
             return List.of();
         }
         String r = "r";
-        StringBuilder counts = new StringBuilder("SELECT r.*, COALESCE(SUM(CASE WHEN " + ci(r, KIND)
+        StringBuilder counts = new StringBuilder("SELECT r.*, COALESCE(SUM(CASE WHEN " + internalOf(r, KIND)
                 + " = 'D' THEN 1 ELSE 0 END) OVER (" + partition(r) + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 "
-                + "PRECEDING), 0) AS " + a("life"));
+                + "PRECEDING), 0) AS " + working("life"));
         for (int j = 0; j < filled.size(); j++) {
-            counts.append(", COUNT(CASE WHEN ").append(ci(r, KIND)).append(" IN ('U', 'I') THEN ")
-                    .append(c(r, filled.get(j).name())).append(" END) OVER (").append(partition(r))
-                    .append(" ROWS UNBOUNDED PRECEDING) AS ").append(a("nn" + j));
+            counts.append(", COUNT(CASE WHEN ").append(internalOf(r, KIND)).append(" IN ('U', 'I') THEN ")
+                    .append(col(r, filled.get(j).name())).append(" END) OVER (").append(partition(r))
+                    .append(" ROWS UNBOUNDED PRECEDING) AS ").append(working("nn" + j));
         }
         counts.append(" FROM ").append(cte(0)).append(" r");
         String f = "f";
         String values = data(col -> {
             int j = filled.indexOf(col);
             if (j < 0) {
-                return c(f, col.name());
+                return col(f, col.name());
             }
-            return "CASE WHEN " + ci(f, KIND) + " = 'U' AND " + c(f, col.name()) + " IS NULL THEN FIRST_VALUE("
-                    + c(f, col.name()) + ") OVER (PARTITION BY " + keys(f) + ", " + ca(f, "life") + ", "
-                    + ca(f, "nn" + j) + " ORDER BY " + ci(f, IDX) + ") ELSE " + c(f, col.name()) + " END";
+            return "CASE WHEN " + internalOf(f, KIND) + " = 'U' AND " + col(f, col.name()) + " IS NULL THEN FIRST_VALUE("
+                    + col(f, col.name()) + ") OVER (PARTITION BY " + keys(f) + ", " + workingOf(f, "life") + ", "
+                    + workingOf(f, "nn" + j) + " ORDER BY " + internalOf(f, IDX) + ") ELSE " + col(f, col.name()) + " END";
         });
         String rest = String.join(", ", List.of(IDX, KIND, ISTATE, IVF, IUPD, IEND).stream()
-                .map(x -> ci(f, x) + " AS " + i(x)).toList()) + ", " + ca(f, "nd_after") + " AS " + a("nd_after");
+                .map(x -> internalOf(f, x) + " AS " + internal(x)).toList()) + ", " + workingOf(f, "nd_after") + " AS " + working("nd_after");
         return List.of(counts.toString(), "SELECT " + values + ", " + rest + " FROM " + cte(1) + " f");
     }
 
@@ -683,63 +683,63 @@ final class SetBasedApply {
         String g = group();
         // the group's level: the deletion by absence after each event, and what an upsert is compared with
         String x = "x";
-        String adel = "CASE WHEN " + ca(x, "la") + " AND " + ca(x, "nd_after") + " IS NOT NULL AND ("
-                + ca(x, "next_idx") + " IS NULL OR " + ca(x, "nd_after") + " < " + ca(x, "next_idx") + ") THEN "
-                + ca(x, "nd_after") + " END";
-        String inGroup = "PARTITION BY " + keys(x) + ", " + x + "." + g + " ORDER BY " + ci(x, IDX);
+        String adel = "CASE WHEN " + workingOf(x, "la") + " AND " + workingOf(x, "nd_after") + " IS NOT NULL AND ("
+                + workingOf(x, "next_idx") + " IS NULL OR " + workingOf(x, "nd_after") + " < " + workingOf(x, "next_idx") + ") THEN "
+                + workingOf(x, "nd_after") + " END";
+        String inGroup = "PARTITION BY " + keys(x) + ", " + x + "." + g + " ORDER BY " + internalOf(x, IDX);
         // Every level below computes a window function: a database may merge a level without one into the level
         // above it, and then compute each of its expressions again wherever that level refers to it.
-        StringBuilder grouped = new StringBuilder("SELECT x.*, " + adel + " AS " + a("adel"));
+        StringBuilder grouped = new StringBuilder("SELECT x.*, " + adel + " AS " + working("adel"));
         if (timestamp) {
             // an upsert changes the version when its updated_at is greater than the greatest of the streak's upserts
             // and state before it
-            String cupd = "MAX(CASE " + ci(x, KIND) + " WHEN 'U' THEN " + c(x, m.updatedAt()) + " WHEN 'I' THEN "
-                    + ci(x, IUPD) + " END) OVER (" + inGroup + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)";
-            grouped.append(", ").append(classified(x, "(" + c(x, m.updatedAt()) + " > " + cupd + ")", adel))
+            String cupd = "MAX(CASE " + internalOf(x, KIND) + " WHEN 'U' THEN " + col(x, m.updatedAt()) + " WHEN 'I' THEN "
+                    + internalOf(x, IUPD) + " END) OVER (" + inGroup + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)";
+            grouped.append(", ").append(classified(x, "(" + col(x, m.updatedAt()) + " > " + cupd + ")", adel))
                     .append(" FROM ").append(cte(levels.size() - 1)).append(" x");
             levels.add(grouped.toString());
         } else {
             // each event carries the compared columns of the last U or I up to it (the first of its group), and an
             // upsert's version is that of the event before it
             for (int j = 0; j < compared.size(); j++) {
-                grouped.append(", FIRST_VALUE(").append(c(x, compared.get(j))).append(") OVER (").append(inGroup)
-                        .append(") AS ").append(a("pv" + j));
+                grouped.append(", FIRST_VALUE(").append(col(x, compared.get(j))).append(") OVER (").append(inGroup)
+                        .append(") AS ").append(working("pv" + j));
             }
             levels.add(grouped.append(" FROM ").append(cte(levels.size() - 1)).append(" x").toString());
-            String inOrder = "PARTITION BY " + keys(x) + " ORDER BY " + x + "." + g + ", " + ci(x, IDX);
+            String inOrder = "PARTITION BY " + keys(x) + " ORDER BY " + x + "." + g + ", " + internalOf(x, IDX);
             List<String> parts = new ArrayList<>();
             for (int j = 0; j < compared.size(); j++) {
-                parts.add(valuesDiffer(compared.get(j), "LAG(" + ca(x, "pv" + j) + ") OVER (" + inOrder + ")",
-                        c(x, compared.get(j)), ci(x, IDX)));
+                parts.add(valuesDiffer(compared.get(j), "LAG(" + workingOf(x, "pv" + j) + ") OVER (" + inOrder + ")",
+                        col(x, compared.get(j)), internalOf(x, IDX)));
             }
             String changed = parts.isEmpty() ? "FALSE" : "(" + String.join(" OR ", parts) + ")";
-            levels.add("SELECT x.*, " + classified(x, changed, ca(x, "adel")) + " FROM " + cte(levels.size() - 1)
+            levels.add("SELECT x.*, " + classified(x, changed, workingOf(x, "adel")) + " FROM " + cte(levels.size() - 1)
                     + " x");
         }
         // the state changes in order: an event's deletion by absence, if any, right after it
         String s = "s";
-        String order = "PARTITION BY " + keys(s) + " ORDER BY " + s + "." + g + ", " + ci(s, IDX);
-        String sc = ca(s, "act") + " IN " + STATE_CHANGES;
-        String deleting = ca(s, "act") + " IN ('delete', 'idrec')";
+        String order = "PARTITION BY " + keys(s) + " ORDER BY " + s + "." + g + ", " + internalOf(s, IDX);
+        String sc = workingOf(s, "act") + " IN " + STATE_CHANGES;
+        String deleting = workingOf(s, "act") + " IN ('delete', 'idrec')";
         String upTo = " ROWS UNBOUNDED PRECEDING";
         String before = " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING";
         // the times of the state changes up to the event (tsc) and before it (tpc), and of the absences before it
-        levels.add("SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + upTo + ") AS "
-                + a("tsc") + ", MAX(CASE WHEN " + sc + " THEN " + ca(s, "t") + " END) OVER (" + order + before + ") AS "
-                + a("tpc") + ", MAX(" + ca(s, "ta") + ") OVER (" + order + before + ") AS " + a("tab")
+        levels.add("SELECT s.*, MAX(CASE WHEN " + sc + " THEN " + workingOf(s, "t") + " END) OVER (" + order + upTo + ") AS "
+                + working("tsc") + ", MAX(CASE WHEN " + sc + " THEN " + workingOf(s, "t") + " END) OVER (" + order + before + ") AS "
+                + working("tpc") + ", MAX(" + workingOf(s, "ta") + ") OVER (" + order + before + ") AS " + working("tab")
                 + ", COUNT(CASE WHEN "
-                + sc + " THEN 1 END) OVER (" + order + upTo + ") + COUNT(" + ca(s, "adel") + ") OVER (" + order
-                + before + ") AS " + a("scc") + ", MAX(CASE WHEN " + ca(s, "adel") + " IS NOT NULL THEN "
-                + ca(s, "adel") + " * 2 + 1 WHEN " + sc + " THEN " + ci(s, IDX) + " * 2 + (CASE WHEN " + deleting
-                + " THEN 1 ELSE 0 END) END) OVER (" + order + before + ") AS " + a("pdel") + ", MAX(CASE WHEN "
-                + ca(s, "act") + " IN ('open', 'change', 'ilive') THEN " + ci(s, IDX) + " END) OVER (" + order + upTo
-                + ") AS " + a("oidx") + " FROM " + cte(levels.size() - 1) + " s");
+                + sc + " THEN 1 END) OVER (" + order + upTo + ") + COUNT(" + workingOf(s, "adel") + ") OVER (" + order
+                + before + ") AS " + working("scc") + ", MAX(CASE WHEN " + workingOf(s, "adel") + " IS NOT NULL THEN "
+                + workingOf(s, "adel") + " * 2 + 1 WHEN " + sc + " THEN " + internalOf(s, IDX) + " * 2 + (CASE WHEN " + deleting
+                + " THEN 1 ELSE 0 END) END) OVER (" + order + before + ") AS " + working("pdel") + ", MAX(CASE WHEN "
+                + workingOf(s, "act") + " IN ('open', 'change', 'ilive') THEN " + internalOf(s, IDX) + " END) OVER (" + order + upTo
+                + ") AS " + working("oidx") + " FROM " + cte(levels.size() - 1) + " s");
         String y = "y";
-        String action = "CASE WHEN " + ca(y, "act") + " = 'open' THEN (CASE WHEN " + (m.deletionRecords()
-                ? "MOD(" + ca(y, "pdel") + ", 2) = 1" : "1 = 0") + " THEN 'return' ELSE 'insert' END) ELSE "
-                + ca(y, "act") + " END";
-        String reg = "CASE WHEN " + ca(y, "act") + " IN ('change', 'delete') AND " + ca(y, "t") + " < "
-                + greatest(ca(y, "tpc"), ca(y, "tab")) + " THEN TRUE ELSE FALSE END";
+        String action = "CASE WHEN " + workingOf(y, "act") + " = 'open' THEN (CASE WHEN " + (m.deletionRecords()
+                ? "MOD(" + workingOf(y, "pdel") + ", 2) = 1" : "1 = 0") + " THEN 'return' ELSE 'insert' END) ELSE "
+                + workingOf(y, "act") + " END";
+        String reg = "CASE WHEN " + workingOf(y, "act") + " IN ('change', 'delete') AND " + workingOf(y, "t") + " < "
+                + greatest(workingOf(y, "tpc"), workingOf(y, "tab")) + " THEN TRUE ELSE FALSE END";
         // Which noops the work table keeps: under untracked_columns: overwrite all (a noop may overwrite its version);
         // under full batches those that differ from the row that opened their version in a compared column (they
         // are archived: the history cannot reproduce them), compared with the opener's values carried through the
@@ -757,48 +757,48 @@ final class SetBasedApply {
             String o = "o";
             StringBuilder openers = new StringBuilder("SELECT o.*");
             for (int j = 0; j < sameAs.size(); j++) {
-                openers.append(", FIRST_VALUE(").append(c(o, sameAs.get(j))).append(") OVER (PARTITION BY ")
-                        .append(keys(o)).append(", ").append(ca(o, "oidx")).append(" ORDER BY ").append(o).append(".")
-                        .append(g).append(", ").append(ci(o, IDX)).append(") AS ").append(a("ov" + j));
+                openers.append(", FIRST_VALUE(").append(col(o, sameAs.get(j))).append(") OVER (PARTITION BY ")
+                        .append(keys(o)).append(", ").append(workingOf(o, "oidx")).append(" ORDER BY ").append(o).append(".")
+                        .append(g).append(", ").append(internalOf(o, IDX)).append(") AS ").append(working("ov" + j));
             }
             levels.add(openers.append(" FROM ").append(cte(levels.size() - 1)).append(" o").toString());
             List<String> parts = new ArrayList<>();
             for (int j = 0; j < sameAs.size(); j++) {
-                parts.add(valuesDiffer(sameAs.get(j), ca(y, "ov" + j), c(y, sameAs.get(j)), ci(y, IDX)));
+                parts.add(valuesDiffer(sameAs.get(j), workingOf(y, "ov" + j), col(y, sameAs.get(j)), internalOf(y, IDX)));
             }
             keptNoop = "(" + String.join(" OR ", parts) + ")";
         }
-        levels.add("SELECT " + versionData(y) + ", " + ci(y, IDX) + ", " + action + " AS " + a("action") + ", "
-                + ca(y, "t") + ", " + greatest(ca(y, "tsc"), ca(y, "tab")) + " AS " + a("tt") + ", " + reg + " AS "
-                + a("reg") + ", " + ca(y, "scc") + ", "
-                + ca(y, "oidx") + ", " + ca(y, "adel") + ", " + ca(y, "ta") + ", " + ca(y, "upto") + ", CASE WHEN "
-                + ca(y, "act")
-                + " IN ('present', 'regr') OR (" + ca(y, "act") + " = 'noop' AND NOT " + keptNoop
-                + ") THEN FALSE ELSE TRUE END AS " + a("kept") + " FROM " + cte(levels.size() - 1) + " y");
+        levels.add("SELECT " + versionData(y) + ", " + internalOf(y, IDX) + ", " + action + " AS " + working("action") + ", "
+                + workingOf(y, "t") + ", " + greatest(workingOf(y, "tsc"), workingOf(y, "tab")) + " AS " + working("tt") + ", " + reg + " AS "
+                + working("reg") + ", " + workingOf(y, "scc") + ", "
+                + workingOf(y, "oidx") + ", " + workingOf(y, "adel") + ", " + workingOf(y, "ta") + ", " + workingOf(y, "upto") + ", CASE WHEN "
+                + workingOf(y, "act")
+                + " IN ('present', 'regr') OR (" + workingOf(y, "act") + " = 'noop' AND NOT " + keptNoop
+                + ") THEN FALSE ELSE TRUE END AS " + working("kept") + " FROM " + cte(levels.size() - 1) + " y");
         // each event (n = 0) and, where the key is deleted by absence after it, that deletion (n = 1)
         String v = "v";
-        String absence = ca("n", "n") + " = 1";
+        String absence = workingOf("n", "n") + " = 1";
         List<String> out = new ArrayList<>();
         for (String col : m.historyDataColumns()) {
-            out.add(m.keys().contains(col) ? c(v, col) : "CASE WHEN " + absence + " THEN NULL ELSE " + c(v, col)
+            out.add(m.keys().contains(col) ? col(v, col) : "CASE WHEN " + absence + " THEN NULL ELSE " + col(v, col)
                     + " END");
         }
-        out.add("CASE WHEN " + absence + " THEN " + ca(v, "adel") + " ELSE " + ci(v, IDX) + " END");
-        out.add("CASE WHEN " + absence + " THEN 'absent' ELSE " + ca(v, "action") + " END");
-        out.add("CASE WHEN " + absence + " THEN " + ca(v, "ta") + " ELSE " + ca(v, "t") + " END");
-        out.add("CASE WHEN " + absence + " THEN " + greatest(ca(v, "tt"), ca(v, "ta")) + " ELSE " + ca(v, "tt")
+        out.add("CASE WHEN " + absence + " THEN " + workingOf(v, "adel") + " ELSE " + internalOf(v, IDX) + " END");
+        out.add("CASE WHEN " + absence + " THEN 'absent' ELSE " + workingOf(v, "action") + " END");
+        out.add("CASE WHEN " + absence + " THEN " + workingOf(v, "ta") + " ELSE " + workingOf(v, "t") + " END");
+        out.add("CASE WHEN " + absence + " THEN " + greatest(workingOf(v, "tt"), workingOf(v, "ta")) + " ELSE " + workingOf(v, "tt")
                 + " END");
-        out.add("CASE WHEN " + absence + " THEN FALSE ELSE " + ca(v, "reg") + " END");
-        out.add("CAST(" + ca(v, "scc") + " + " + ca("n", "n") + " AS " + p.typeName(TableSpec.ColumnType.integer())
+        out.add("CASE WHEN " + absence + " THEN FALSE ELSE " + workingOf(v, "reg") + " END");
+        out.add("CAST(" + workingOf(v, "scc") + " + " + workingOf("n", "n") + " AS " + p.typeName(TableSpec.ColumnType.integer())
                 + ")");
-        out.add(ca(v, "oidx"));
-        out.add(ca(v, "upto"));
-        return "INSERT INTO " + t(m.work()) + " (" + dataNames() + ", " + i(IDX) + ", " + i(ACTION) + ", " + i(T) + ", "
-                + i(TT) + ", " + i(REG) + ", " + i(SCC) + ", " + i(OIDX) + ", " + i(UPTO) + ") "
+        out.add(workingOf(v, "oidx"));
+        out.add(workingOf(v, "upto"));
+        return "INSERT INTO " + table(m.work()) + " (" + dataNames() + ", " + internal(IDX) + ", " + internal(ACTION) + ", " + internal(T) + ", "
+                + internal(TT) + ", " + internal(REG) + ", " + internal(SCC) + ", " + internal(OIDX) + ", " + internal(UPTO) + ") "
                 + with(levels.toArray(String[]::new))
                 + " SELECT " + String.join(", ", out) + " FROM " + cte(levels.size() - 1) + " v JOIN (SELECT 0 AS "
-                + a("n") + " UNION ALL SELECT 1 AS " + a("n") + ") n ON (" + ca("n", "n") + " = 0 AND "
-                + ca(v, "kept") + ") OR (" + absence + " AND " + ca(v, "adel") + " IS NOT NULL)";
+                + working("n") + " UNION ALL SELECT 1 AS " + working("n") + ") n ON (" + workingOf("n", "n") + " = 0 AND "
+                + workingOf(v, "kept") + ") OR (" + absence + " AND " + workingOf(v, "adel") + " IS NOT NULL)";
     }
 
     /**
@@ -817,17 +817,17 @@ final class SetBasedApply {
      * have one: a subquery for each, an aggregate so that Spark knows it has one row).
      */
     private String classified(String e, String changed, String adel) {
-        String lb = ca(e, "lb");
-        String cls = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN " + p.concat(List.of("'i'", ci(e, ISTATE)))
-                + " WHEN " + ci(e, KIND) + " = 'U' AND NOT " + lb + " THEN 'open' WHEN " + ci(e, KIND)
-                + " = 'U' AND " + changed + " THEN 'change' WHEN " + ci(e, KIND)
-                + " = 'U' THEN 'noop' WHEN " + ci(e, KIND) + " = 'D' AND " + lb + " THEN 'delete' WHEN "
-                + ci(e, KIND) + " = 'D' THEN 'delnoop' WHEN " + ci(e, KIND) + " = 'G' THEN 'regr' ELSE 'present' END";
-        String time = "CASE WHEN " + ci(e, KIND) + " = 'I' THEN (CASE WHEN " + ci(e, ISTATE) + " = 'closed' THEN "
-                + ci(e, IEND) + " ELSE " + ci(e, IVF) + " END) ELSE " + c(e, m.updatedAt()) + " END";
-        String absentAt = "CASE WHEN " + adel + " IS NOT NULL THEN (SELECT MAX(" + ci("ba", DELTIME) + ") FROM "
-                + t(m.batches()) + " ba WHERE " + ci("ba", IDX) + " = " + adel + ") END";
-        return cls + " AS " + a("act") + ", " + time + " AS " + a("t") + ", " + absentAt + " AS " + a("ta");
+        String lb = workingOf(e, "lb");
+        String cls = "CASE WHEN " + internalOf(e, KIND) + " = 'I' THEN " + p.concat(List.of("'i'", internalOf(e, ISTATE)))
+                + " WHEN " + internalOf(e, KIND) + " = 'U' AND NOT " + lb + " THEN 'open' WHEN " + internalOf(e, KIND)
+                + " = 'U' AND " + changed + " THEN 'change' WHEN " + internalOf(e, KIND)
+                + " = 'U' THEN 'noop' WHEN " + internalOf(e, KIND) + " = 'D' AND " + lb + " THEN 'delete' WHEN "
+                + internalOf(e, KIND) + " = 'D' THEN 'delnoop' WHEN " + internalOf(e, KIND) + " = 'G' THEN 'regr' ELSE 'present' END";
+        String time = "CASE WHEN " + internalOf(e, KIND) + " = 'I' THEN (CASE WHEN " + internalOf(e, ISTATE) + " = 'closed' THEN "
+                + internalOf(e, IEND) + " ELSE " + internalOf(e, IVF) + " END) ELSE " + col(e, m.updatedAt()) + " END";
+        String absentAt = "CASE WHEN " + adel + " IS NOT NULL THEN (SELECT MAX(" + internalOf("ba", DELTIME) + ") FROM "
+                + table(m.batches()) + " ba WHERE " + internalOf("ba", IDX) + " = " + adel + ") END";
+        return cls + " AS " + working("act") + ", " + time + " AS " + working("t") + ", " + absentAt + " AS " + working("ta");
     }
 
     /** The greater of two expressions of one type, either NULL (GREATEST treats NULL differently per database). */
@@ -848,12 +848,12 @@ final class SetBasedApply {
         if (over.isEmpty()) {
             return p.list(m.historyDataColumns(), y);
         }
-        String opener = ca(y, "act") + " IN ('open', 'change', 'ilive')";
-        String inVersion = "CASE WHEN " + ca(y, "act") + " IN ('open', 'change', 'ilive', 'noop') THEN 1 ELSE 0 END";
-        return m.historyDataColumns().stream().map(col -> !over.contains(col) ? c(y, col)
-                : "CASE WHEN " + opener + " THEN FIRST_VALUE(" + c(y, col) + ") OVER (PARTITION BY " + keys(y) + ", "
-                        + ca(y, "oidx") + ", " + inVersion + " ORDER BY " + ci(y, IDX) + " DESC) ELSE " + c(y, col)
-                        + " END AS " + q(col)).collect(Collectors.joining(", "));
+        String opener = workingOf(y, "act") + " IN ('open', 'change', 'ilive')";
+        String inVersion = "CASE WHEN " + workingOf(y, "act") + " IN ('open', 'change', 'ilive', 'noop') THEN 1 ELSE 0 END";
+        return m.historyDataColumns().stream().map(col -> !over.contains(col) ? col(y, col)
+                : "CASE WHEN " + opener + " THEN FIRST_VALUE(" + col(y, col) + ") OVER (PARTITION BY " + keys(y) + ", "
+                        + workingOf(y, "oidx") + ", " + inVersion + " ORDER BY " + internalOf(y, IDX) + " DESC) ELSE " + col(y, col)
+                        + " END AS " + quoted(col)).collect(Collectors.joining(", "));
     }
 
     // ---------------------------------------------------------------- counts
@@ -861,33 +861,33 @@ final class SetBasedApply {
     private String counts() {
         String s = "s";
         String w = "w";
-        String seqJoin = " JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy());
+        String seqJoin = " JOIN " + table(m.batches()) + " b ON " + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy());
         String dt = nullUpd();
-        return "SELECT " + ci("b", IDX) + ", " + text(ApplyStatements.SOURCE_ROWS) + ", COUNT(*), " + dt + " FROM "
-                + t(m.stage()) + " s" + seqJoin + " GROUP BY " + ci("b", IDX)
-                + " UNION ALL SELECT " + ci("b", IDX) + ", " + ci(s, REJECT) + ", COUNT(*), " + dt + " FROM "
-                + t(m.stage()) + " s" + seqJoin + " WHERE " + ci(s, REJECT) + " IS NOT NULL GROUP BY " + ci("b", IDX)
-                + ", " + ci(s, REJECT)
-                + " UNION ALL SELECT " + ci(w, IDX) + ", " + ci(w, ACTION) + ", COUNT(*), " + dt + " FROM "
-                + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('insert', 'return', 'change', 'delete', 'absent', "
-                + "'noop', 'delnoop') GROUP BY " + ci(w, IDX) + ", " + ci(w, ACTION)
+        return "SELECT " + internalOf("b", IDX) + ", " + text(ApplyStatements.SOURCE_ROWS) + ", COUNT(*), " + dt + " FROM "
+                + table(m.stage()) + " s" + seqJoin + " GROUP BY " + internalOf("b", IDX)
+                + " UNION ALL SELECT " + internalOf("b", IDX) + ", " + internalOf(s, REJECT) + ", COUNT(*), " + dt + " FROM "
+                + table(m.stage()) + " s" + seqJoin + " WHERE " + internalOf(s, REJECT) + " IS NOT NULL GROUP BY " + internalOf("b", IDX)
+                + ", " + internalOf(s, REJECT)
+                + " UNION ALL SELECT " + internalOf(w, IDX) + ", " + internalOf(w, ACTION) + ", COUNT(*), " + dt + " FROM "
+                + table(m.work()) + " w WHERE " + internalOf(w, ACTION) + " IN ('insert', 'return', 'change', 'delete', 'absent', "
+                + "'noop', 'delnoop') GROUP BY " + internalOf(w, IDX) + ", " + internalOf(w, ACTION)
                 + " UNION ALL SELECT 0, " + text(ApplyStatements.REGRESSIONS) + ", COUNT(*), " + dt + " FROM "
-                + t(m.work()) + " w WHERE " + ci(w, REG)
-                + " UNION ALL SELECT " + ci("b", IDX) + ", " + text(ApplyStatements.DELETION_TIME) + ", 0, "
-                + ci("b", DELTIME) + " FROM " + t(m.batches()) + " b";
+                + table(m.work()) + " w WHERE " + internalOf(w, REG)
+                + " UNION ALL SELECT " + internalOf("b", IDX) + ", " + text(ApplyStatements.DELETION_TIME) + ", 0, "
+                + internalOf("b", DELTIME) + " FROM " + table(m.batches()) + " b";
     }
 
     /** Sets aside, in the stage, each key's earliest regression (everything before it was derived exactly). */
     private String markRegressions() {
         String w = "w";
-        String first = "(SELECT " + keys(w) + ", MIN(" + ci(w, IDX) + ") AS " + a("ix") + " FROM " + t(m.work())
+        String first = "(SELECT " + keys(w) + ", MIN(" + internalOf(w, IDX) + ") AS " + working("ix") + " FROM " + table(m.work())
                 + " w WHERE "
-                + ci(w, REG) + " GROUP BY " + keys(w) + ")";
-        return "MERGE INTO " + t(m.stage()) + " s USING (SELECT " + keys("r") + ", " + c("b", m.sequenceBy()) + " FROM "
-                + first + " r JOIN " + t(m.batches()) + " b ON " + ci("b", IDX) + " = " + ca("r", "ix") + ") g ON "
+                + internalOf(w, REG) + " GROUP BY " + keys(w) + ")";
+        return "MERGE INTO " + table(m.stage()) + " s USING (SELECT " + keys("r") + ", " + col("b", m.sequenceBy()) + " FROM "
+                + first + " r JOIN " + table(m.batches()) + " b ON " + internalOf("b", IDX) + " = " + workingOf("r", "ix") + ") g ON "
                 + p.keyJoin(m, "s", "g")
-                + " AND " + c("s", m.sequenceBy()) + " = " + c("g", m.sequenceBy()) + " AND " + ci("s", REJECT)
-                + " IS NULL WHEN MATCHED THEN UPDATE SET " + i(REJECT) + " = "
+                + " AND " + col("s", m.sequenceBy()) + " = " + col("g", m.sequenceBy()) + " AND " + internalOf("s", REJECT)
+                + " IS NULL WHEN MATCHED THEN UPDATE SET " + internal(REJECT) + " = "
                 + RejectReason.UPDATED_AT_REGRESSION.literal();
     }
 
@@ -904,14 +904,14 @@ final class SetBasedApply {
         }
         String w = "w";
         String nx = "nx";
-        String source = "SELECT " + closing(w, nx) + " FROM " + t(m.work()) + " w JOIN " + t(m.work()) + " nx ON "
-                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + t(m.batches()) + " b ON "
-                + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " IN ('ilive', 'idrec')";
-        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
-                + steps.isOpen(m, c("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + q(n.validTo()) + " = "
-                + ca("c", "vt") + ", "
-                + q(n.changeType()) + " = " + ca("c", "ct") + ", " + q(n.changedAttributes()) + " = " + ca("c", "ca")
-                + ", " + q(n.closedSeq()) + " = " + ca("c", "cs");
+        String source = "SELECT " + closing(w, nx) + " FROM " + table(m.work()) + " w JOIN " + table(m.work()) + " nx ON "
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + table(m.batches()) + " b ON "
+                + internalOf("b", IDX) + " = " + internalOf(nx, IDX) + " WHERE " + internalOf(w, ACTION) + " IN ('ilive', 'idrec')";
+        return "MERGE INTO " + table(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, col("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + quoted(n.validTo()) + " = "
+                + workingOf("c", "vt") + ", "
+                + quoted(n.changeType()) + " = " + workingOf("c", "ct") + ", " + quoted(n.changedAttributes()) + " = " + workingOf("c", "ca")
+                + ", " + quoted(n.closedSeq()) + " = " + workingOf("c", "cs");
     }
 
     /** {@link #closeCurrent} under {@code untracked_columns: overwrite}: a version may be overwritten, not closed. */
@@ -919,26 +919,26 @@ final class SetBasedApply {
         List<String> over = overwrittenColumns();
         String w = "w";
         String nx = "nx";
-        String source = "SELECT " + closing(w, nx) + ", " + p.list(over, w) + " FROM " + t(m.work()) + " w LEFT JOIN "
-                + t(m.work()) + " nx ON "
-                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + t(m.batches())
-                + " b ON " + ci("b", IDX) + " = " + ci(nx, IDX) + " WHERE " + ci(w, ACTION) + " = 'ilive' OR ("
-                + ci(w, ACTION) + " = 'idrec' AND " + ci(nx, IDX) + " IS NOT NULL)";
-        String closes = ca("c", "cs") + " IS NOT NULL";
+        String source = "SELECT " + closing(w, nx) + ", " + p.list(over, w) + " FROM " + table(m.work()) + " w LEFT JOIN "
+                + table(m.work()) + " nx ON "
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " LEFT JOIN " + table(m.batches())
+                + " b ON " + internalOf("b", IDX) + " = " + internalOf(nx, IDX) + " WHERE " + internalOf(w, ACTION) + " = 'ilive' OR ("
+                + internalOf(w, ACTION) + " = 'idrec' AND " + internalOf(nx, IDX) + " IS NOT NULL)";
+        String closes = workingOf("c", "cs") + " IS NOT NULL";
         List<String> changed = new ArrayList<>(List.of(closes));
-        over.forEach(col -> changed.add(p.isDistinct(c("t", col), c("c", col))));
+        over.forEach(col -> changed.add(p.isDistinct(col("t", col), col("c", col))));
         List<String> set = new ArrayList<>();
-        set.add(q(n.validTo()) + " = CASE WHEN " + closes + " THEN " + ca("c", "vt") + " ELSE " + c("t", n.validTo())
+        set.add(quoted(n.validTo()) + " = CASE WHEN " + closes + " THEN " + workingOf("c", "vt") + " ELSE " + col("t", n.validTo())
                 + " END");
-        set.add(q(n.changeType()) + " = CASE WHEN " + closes + " THEN " + ca("c", "ct") + " ELSE "
-                + c("t", n.changeType()) + " END");
-        set.add(q(n.changedAttributes()) + " = CASE WHEN " + closes + " THEN " + ca("c", "ca") + " ELSE "
-                + c("t", n.changedAttributes()) + " END");
-        set.add(q(n.closedSeq()) + " = CASE WHEN " + closes + " THEN " + ca("c", "cs") + " ELSE "
-                + c("t", n.closedSeq()) + " END");
-        over.forEach(col -> set.add(q(col) + " = " + c("c", col)));
-        return "MERGE INTO " + t(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
-                + steps.isOpen(m, c("t", n.validTo())) + " AND (" + String.join(" OR ", changed)
+        set.add(quoted(n.changeType()) + " = CASE WHEN " + closes + " THEN " + workingOf("c", "ct") + " ELSE "
+                + col("t", n.changeType()) + " END");
+        set.add(quoted(n.changedAttributes()) + " = CASE WHEN " + closes + " THEN " + workingOf("c", "ca") + " ELSE "
+                + col("t", n.changedAttributes()) + " END");
+        set.add(quoted(n.closedSeq()) + " = CASE WHEN " + closes + " THEN " + workingOf("c", "cs") + " ELSE "
+                + col("t", n.closedSeq()) + " END");
+        over.forEach(col -> set.add(quoted(col) + " = " + col("c", col)));
+        return "MERGE INTO " + table(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, col("t", n.validTo())) + " AND (" + String.join(" OR ", changed)
                 + ") WHEN MATCHED THEN "
                 + "UPDATE SET " + String.join(", ", set);
     }
@@ -949,11 +949,11 @@ final class SetBasedApply {
      * closing sequence.
      */
     private String closing(String w, String nx) {
-        String ct = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
-        String ca = "CASE WHEN " + ci(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
-                ci(nx, IDX)) + " END";
-        return keys(w) + ", " + ci(nx, TT) + " AS " + a("vt") + ", " + ct + " AS " + a("ct") + ", " + ca + " AS "
-                + a("ca") + ", " + c("b", m.sequenceBy()) + " AS " + a("cs");
+        String ct = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
+        String ca = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
+                internalOf(nx, IDX)) + " END";
+        return keys(w) + ", " + internalOf(nx, TT) + " AS " + working("vt") + ", " + ct + " AS " + working("ct") + ", " + ca + " AS "
+                + working("ca") + ", " + col("b", m.sequenceBy()) + " AS " + working("cs");
     }
 
     /**
@@ -961,7 +961,7 @@ final class SetBasedApply {
      * the state change that makes their count one more.
      */
     private String nextChange(String w, String nx) {
-        return ci(nx, SCC) + " = " + ci(w, SCC) + " + 1 AND " + ci(nx, ACTION) + " IN " + STATE_CHANGE_ACTIONS;
+        return internalOf(nx, SCC) + " = " + internalOf(w, SCC) + " + 1 AND " + internalOf(nx, ACTION) + " IN " + STATE_CHANGE_ACTIONS;
     }
 
     /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
@@ -980,43 +980,43 @@ final class SetBasedApply {
         cols.add(n.closedSeq());
         String w = "w";
         String nx = "nx";
-        String closing = " LEFT JOIN " + t(m.work()) + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
-                + " JOIN " + t(m.batches()) + " bo ON " + ci("bo", IDX) + " = " + ci(w, IDX)
-                + " LEFT JOIN " + t(m.batches()) + " bc ON " + ci("bc", IDX) + " = " + ci(nx, IDX);
-        List<String> opened = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(w, col)).toList());
-        opened.add(steps.scdId(m, w, c(w, m.updatedAt()), ci("bo", SEQTEXT), null));
-        opened.add(c(w, m.updatedAt()));
-        opened.add(ci(w, TT));
-        opened.add(steps.orOpen(m, ci(nx, TT)));
-        opened.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + ci(nx, ACTION)
+        String closing = " LEFT JOIN " + table(m.work()) + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
+                + " JOIN " + table(m.batches()) + " bo ON " + internalOf("bo", IDX) + " = " + internalOf(w, IDX)
+                + " LEFT JOIN " + table(m.batches()) + " bc ON " + internalOf("bc", IDX) + " = " + internalOf(nx, IDX);
+        List<String> opened = new ArrayList<>(m.historyDataColumns().stream().map(col -> col(w, col)).toList());
+        opened.add(steps.scdId(m, w, col(w, m.updatedAt()), internalOf("bo", SEQTEXT), null));
+        opened.add(col(w, m.updatedAt()));
+        opened.add(internalOf(w, TT));
+        opened.add(steps.orOpen(m, internalOf(nx, TT)));
+        opened.add("CASE WHEN " + internalOf(nx, ACTION) + " IS NULL THEN 'insert' WHEN " + internalOf(nx, ACTION)
                 + " = 'change' THEN 'update' ELSE 'delete' END");
-        opened.add("CASE WHEN " + ci(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, ci(nx, IDX))
+        opened.add("CASE WHEN " + internalOf(nx, ACTION) + " = 'change' THEN " + changedAttributes(w, nx, internalOf(nx, IDX))
                 + " END");
         if (m.deletionRecords()) {
             opened.add("FALSE");
         }
-        opened.add(c("bo", m.sequenceBy()));
-        opened.add(c("bc", m.sequenceBy()));
-        String sql = "INSERT INTO " + t(m.target()) + " (" + p.list(cols, null) + ") SELECT " + String.join(", ",
+        opened.add(col("bo", m.sequenceBy()));
+        opened.add(col("bc", m.sequenceBy()));
+        String sql = "INSERT INTO " + table(m.target()) + " (" + p.list(cols, null) + ") SELECT " + String.join(", ",
                 opened)
-                + " FROM " + t(m.work()) + " w" + closing + " WHERE " + ci(w, ACTION) + " IN ('insert', 'return', "
+                + " FROM " + table(m.work()) + " w" + closing + " WHERE " + internalOf(w, ACTION) + " IN ('insert', 'return', "
                 + "'change')";
         if (m.deletionRecords()) {
             String o = "o";
-            List<String> record = new ArrayList<>(m.historyDataColumns().stream().map(col -> c(o, col)).toList());
-            record.add(steps.scdId(m, w, ci(w, TT), ci("bo", SEQTEXT), "deleted"));
-            record.add(ci(w, TT));
-            record.add(ci(w, TT));
-            record.add(steps.orOpen(m, ci(nx, TT)));
-            record.add("CASE WHEN " + ci(nx, ACTION) + " IS NULL THEN 'insert' ELSE 'update' END");
-            record.add("CASE WHEN " + ci(nx, ACTION) + " IS NOT NULL THEN " + changedAttributes(o, nx, ci(nx, IDX))
+            List<String> record = new ArrayList<>(m.historyDataColumns().stream().map(col -> col(o, col)).toList());
+            record.add(steps.scdId(m, w, internalOf(w, TT), internalOf("bo", SEQTEXT), "deleted"));
+            record.add(internalOf(w, TT));
+            record.add(internalOf(w, TT));
+            record.add(steps.orOpen(m, internalOf(nx, TT)));
+            record.add("CASE WHEN " + internalOf(nx, ACTION) + " IS NULL THEN 'insert' ELSE 'update' END");
+            record.add("CASE WHEN " + internalOf(nx, ACTION) + " IS NOT NULL THEN " + changedAttributes(o, nx, internalOf(nx, IDX))
                     + " END");
             record.add("TRUE");
-            record.add(c("bo", m.sequenceBy()));
-            record.add(c("bc", m.sequenceBy()));
-            sql += " UNION ALL SELECT " + String.join(", ", record) + " FROM " + t(m.work()) + " w JOIN " + t(m.work())
-                    + " o ON " + p.keyJoin(m, o, w) + " AND " + ci(o, IDX) + " = " + ci(w, OIDX) + closing + " WHERE "
-                    + ci(w, ACTION) + " IN ('delete', 'absent')";
+            record.add(col("bo", m.sequenceBy()));
+            record.add(col("bc", m.sequenceBy()));
+            sql += " UNION ALL SELECT " + String.join(", ", record) + " FROM " + table(m.work()) + " w JOIN " + table(m.work())
+                    + " o ON " + p.keyJoin(m, o, w) + " AND " + internalOf(o, IDX) + " = " + internalOf(w, OIDX) + closing + " WHERE "
+                    + internalOf(w, ACTION) + " IN ('delete', 'absent')";
         }
         return sql;
     }
@@ -1025,14 +1025,14 @@ final class SetBasedApply {
     private String logRejected() {
         MetadataSchema.Errors e = m.metadata().errors();
         String s = "s";
-        List<String> exprs = m.recordNames().stream().map(col -> c(s, col)).toList();
-        return "INSERT INTO " + t(e.spec().name()) + " (" + p.list(List.of(e.model(), e.runId(), e.sequence(),
+        List<String> exprs = m.recordNames().stream().map(col -> col(s, col)).toList();
+        return "INSERT INTO " + table(e.spec().name()) + " (" + p.list(List.of(e.model(), e.runId(), e.sequence(),
                 e.reason(), e.record(), e.loggedAt()), null) + ") SELECT " + slot(SqlSteps.MODEL)
-                + ", " + slot(SqlSteps.RUN_ID) + ", " + ci("b", SEQTEXT) + ", "
-                + ci(s, REJECT) + ", " + p.jsonObject(m.recordNames(), exprs) + ", "
-                + slot(SqlSteps.LOGGED_AT) + " FROM " + t(m.stage()) + " s JOIN "
-                + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE "
-                + ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal();
+                + ", " + slot(SqlSteps.RUN_ID) + ", " + internalOf("b", SEQTEXT) + ", "
+                + internalOf(s, REJECT) + ", " + p.jsonObject(m.recordNames(), exprs) + ", "
+                + slot(SqlSteps.LOGGED_AT) + " FROM " + table(m.stage()) + " s JOIN "
+                + table(m.batches()) + " b ON " + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " WHERE "
+                + internalOf(s, REJECT) + " IS NOT NULL AND " + internalOf(s, REJECT) + " <> " + RejectReason.DUPLICATE_COPY.literal();
     }
 
     /**
@@ -1045,41 +1045,41 @@ final class SetBasedApply {
     private String archive() {
         String s = "s";
         String sources = p.list(m.sourceNames(), null);
-        String into = "INSERT INTO " + t(m.archive()) + " (" + sources + ", " + i(DEL) + ", " + i(REJECT) + ") ";
+        String into = "INSERT INTO " + table(m.archive()) + " (" + sources + ", " + internal(DEL) + ", " + internal(REJECT) + ") ";
         if (m.overwritesUntracked()) {
             // untracked_columns: overwrite: every row the stage holds but the extra exact copies (a version's values
             // are those of its last row, which a roll back restores from here)
-            return into + stagedRows(ci(s, REJECT) + " IS NULL OR " + ci(s, REJECT) + " <> "
+            return into + stagedRows(internalOf(s, REJECT) + " IS NULL OR " + internalOf(s, REJECT) + " <> "
                     + RejectReason.DUPLICATE_COPY.literal());
         }
         String w = "w";
-        String setAside = stagedRows(ci(s, REJECT) + " IS NOT NULL AND " + ci(s, REJECT) + " <> "
+        String setAside = stagedRows(internalOf(s, REJECT) + " IS NOT NULL AND " + internalOf(s, REJECT) + " <> "
                 + RejectReason.DUPLICATE_COPY.literal());
         String deletes = " UNION ALL SELECT " + p.list(m.sourceNames(), w) + ", TRUE, " + nullText(32) + " FROM "
-                + t(m.work()) + " w WHERE " + ci(w, ACTION) + " IN ('delete', 'delnoop')";
+                + table(m.work()) + " w WHERE " + internalOf(w, ACTION) + " IN ('delete', 'delnoop')";
         if (full) {
             // the noops the derivation kept, those that differ from the row that opened their version, each with the
             // rows that repeat it in the batches up to its upto (left out of the derivation), as the stage holds them
             return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
-                    + nullText(32) + " FROM " + t(m.work()) + " w JOIN " + t(m.stage()) + " s ON "
-                    + p.keyJoin(m, s, w) + " AND " + ci(s, REJECT) + " IS NULL JOIN " + t(m.batches()) + " b ON "
-                    + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " AND " + ci("b", IDX) + " >= "
-                    + ci(w, IDX) + " AND " + ci("b", IDX) + " < " + ci(w, UPTO) + " WHERE " + ci(w, ACTION)
+                    + nullText(32) + " FROM " + table(m.work()) + " w JOIN " + table(m.stage()) + " s ON "
+                    + p.keyJoin(m, s, w) + " AND " + internalOf(s, REJECT) + " IS NULL JOIN " + table(m.batches()) + " b ON "
+                    + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " AND " + internalOf("b", IDX) + " >= "
+                    + internalOf(w, IDX) + " AND " + internalOf("b", IDX) + " < " + internalOf(w, UPTO) + " WHERE " + internalOf(w, ACTION)
                     + " = 'noop'";
         }
         // every accepted row that opened or changed no version, as it came: the noops, and the rows of the keys the
         // run leaves alone; under ignore_null_updates also a change whose NULLs were filled (the values they stood
         // for may change with a late batch before it, so a reproduction needs the row as it came)
-        List<String> filledNulls = filledColumns().stream().map(col -> c(s, col.name()) + " IS NULL AND "
-                + c(w, col.name()) + " IS NOT NULL").toList();
-        String versioned = ci(w, ACTION) + " IN ('insert', 'return', 'change')" + (filledNulls.isEmpty() ? ""
-                : " AND NOT (" + ci(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
+        List<String> filledNulls = filledColumns().stream().map(col -> col(s, col.name()) + " IS NULL AND "
+                + col(w, col.name()) + " IS NOT NULL").toList();
+        String versioned = internalOf(w, ACTION) + " IN ('insert', 'return', 'change')" + (filledNulls.isEmpty() ? ""
+                : " AND NOT (" + internalOf(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
         return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
-                + nullText(32) + " FROM " + t(m.stage()) + " s JOIN " + t(m.batches()) + " b ON "
-                + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy()) + " WHERE " + ci(s, REJECT)
+                + nullText(32) + " FROM " + table(m.stage()) + " s JOIN " + table(m.batches()) + " b ON "
+                + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " WHERE " + internalOf(s, REJECT)
                 + " IS NULL AND NOT "
-                + ci(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + t(m.work()) + " w WHERE " + p.keyJoin(m, w, s)
-                + " AND " + ci(w, IDX) + " = " + ci("b", IDX) + " AND " + versioned + ")";
+                + internalOf(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + table(m.work()) + " w WHERE " + p.keyJoin(m, w, s)
+                + " AND " + internalOf(w, IDX) + " = " + internalOf("b", IDX) + " AND " + versioned + ")";
     }
 
     /**
@@ -1088,10 +1088,10 @@ final class SetBasedApply {
      */
     private String stagedRows(String where) {
         String s = "s";
-        return "SELECT " + p.list(m.sourceNames(), s) + ", " + ci(s, DEL) + ", CASE WHEN " + ci(s, REJECT)
-                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + ci(s, REJECT)
-                + " END FROM " + t(m.stage())
-                + " s JOIN " + t(m.batches()) + " b ON " + c("b", m.sequenceBy()) + " = " + c(s, m.sequenceBy())
+        return "SELECT " + p.list(m.sourceNames(), s) + ", " + internalOf(s, DEL) + ", CASE WHEN " + internalOf(s, REJECT)
+                + " = " + RejectReason.UPDATED_AT_REGRESSION.literal() + " THEN NULL ELSE " + internalOf(s, REJECT)
+                + " END FROM " + table(m.stage())
+                + " s JOIN " + table(m.batches()) + " b ON " + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy())
                 + " WHERE " + where;
     }
 }
