@@ -114,7 +114,7 @@ public abstract class CrashTests {
         }
 
         @Override
-        default void close() throws Exception {
+        default void close() throws java.sql.SQLException {
         }
     }
 

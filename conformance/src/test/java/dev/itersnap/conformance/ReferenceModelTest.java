@@ -9,7 +9,6 @@ import org.junit.jupiter.api.Test;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -156,11 +155,14 @@ class ReferenceModelTest {
                 hardDeletes, deleteWhen ? r -> "D".equals(r.get("op")) : null, temporalSequence, false, false);
     }
 
+    @SafeVarargs
     private static ReferenceModel.Batch batch(Comparable<?> sequence, Map<String, Object>... rows) {
+        List<Map<String, Object>> list = new ArrayList<>();
         for (Map<String, Object> row : rows) {
             row.put("batch_seq", sequence);
+            list.add(row);
         }
-        return new ReferenceModel.Batch(sequence, Arrays.asList(rows));
+        return new ReferenceModel.Batch(sequence, list);
     }
 
     private static Map<String, Object> row(Object... namesAndValues) {

@@ -8,6 +8,7 @@ import java.sql.SQLException;
  * a driver quoted) are masked ({@link Secrets}).
  */
 public class ItersnapException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
     private final ErrorCode code;
     private final String step;
     private final String sql;

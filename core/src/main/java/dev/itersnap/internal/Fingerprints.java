@@ -229,7 +229,7 @@ final class Fingerprints {
                 continue;
             }
             List<Object> bound = seqs.size() > SnapshotRun.MAX_BOUND_SEQUENCES ? null
-                    : seqs.stream().map(Seq::value).map(v -> (Object) v).toList();
+                    : seqs.stream().<Object>map(Seq::value).toList();
             Map<Seq, String> found = older.read(jdbc, dialect, m, bound);
             for (Seq s : seqs) {
                 String f = found.get(s);

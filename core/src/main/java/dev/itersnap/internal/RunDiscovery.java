@@ -124,7 +124,7 @@ final class RunDiscovery {
         }
         // a replay thousands of batches deep compares them all in one pass rather than binding each sequence
         boolean every = all || checked.size() > SnapshotRun.MAX_BOUND_SEQUENCES;
-        readFingerprints(source, every ? null : checked.stream().map(Seq::value).map(v -> (Object) v).toList());
+        readFingerprints(source, every ? null : checked.stream().<Object>map(Seq::value).toList());
         if (run.prints != null) {
             run.restated.putAll(run.prints.restated(applied, source.fingerprints()));
             if (columnsChanged) {
@@ -243,7 +243,7 @@ final class RunDiscovery {
             return;
         }
         List<Object> bound = replayed.size() > SnapshotRun.MAX_BOUND_SEQUENCES ? null
-                : replayed.stream().map(Seq::value).map(v -> (Object) v).toList();
+                : replayed.stream().<Object>map(Seq::value).toList();
         dev.itersnap.spi.Statement check = run.sql.fingerprintReplayedKeys(run.m, run.prints.columns(), bound);
         if (check == null) {
             return;

@@ -76,6 +76,7 @@ class SparkLeaseHeartbeatTest {
      */
     @Test
     @Timeout(180)
+    @SuppressWarnings("try") // the lease is held, not used
     void aStatementLongerThanTheLeaseDoesNotStopItsHeartbeat() throws Exception {
         long t0 = System.nanoTime();
         SparkSession root = SparkTestSession.get();

@@ -50,6 +50,7 @@ class DuckDbModelLockTest {
     }
 
     @Test
+    @SuppressWarnings("try") // the resources are held, not used
     void oneRunAtATimeAndOtherModelsDoNotWait() throws Exception {
         DataSource ds = DriverDataSource.of("jdbc:duckdb:" + dir.resolve("w.duckdb"));
         assertThat(observe(ds, "customers").held()).as("no lock table yet").isEqualTo(LockState.Held.FREE);
@@ -101,6 +102,7 @@ class DuckDbModelLockTest {
 
     /** A process killed while it holds the lock (SIGKILL: nothing closed) leaves the model free for the next one. */
     @Test
+    @SuppressWarnings("try") // the resources are held, not used
     void aProcessKilledHoldingTheLockLeavesItFree() throws Exception {
         Path file = dir.resolve("killed.duckdb");
         try (ChildJvm child = ChildJvm.start(HoldingProcess.class, "256m", List.of(), file.toString())) {
