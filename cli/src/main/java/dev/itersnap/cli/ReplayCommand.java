@@ -2,6 +2,7 @@ package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.core.RunPlan;
 import dev.itersnap.core.RunResult;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -55,15 +56,13 @@ public final class ReplayCommand implements Callable<Integer> {
             PrintWriter out = spec.commandLine().getOut();
             try (HikariDataSource dataSource = dryRun ? connection.openReadOnly() : connection.open()) {
                 if (dryRun) {
-                    RebuildPlan plan;
-                    try (Connection c = dataSource.getConnection()) {
-                        plan = RebuildPlan.of(ModelInspection.of(settings, new Sql(c)),
-                                connection.snapshots(dataSource, e -> { }).inspect(settings), operation, from);
-                    }
+                    var snapshots = connection.snapshots(dataSource, e -> { });
+                    RunPlan plan = from == null ? snapshots.planFullRefresh(settings)
+                            : snapshots.planReplayFrom(settings, from);
                     if (json) {
-                        out.println(plan.json());
+                        out.println(PlanPrinter.json(plan, operation));
                     } else {
-                        plan.print(out);
+                        PlanPrinter.print(out, plan, operation);
                     }
                 } else {
                     ConsoleListener progress = new ConsoleListener(spec.commandLine().getErr(), "");
