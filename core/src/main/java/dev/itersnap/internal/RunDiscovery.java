@@ -49,7 +49,7 @@ final class RunDiscovery {
     }
 
     /**
-     * Step 3a: compares applied batches with the source, a bounded number per run: the {@code restatement_lookback}
+     * Step 3: compares applied batches with the source, a bounded number per run: the {@code restatement_lookback}
      * newest applied batches the source holds, the batches a late batch makes this run replay (their rows and
      * fingerprints decide whether the replay can be key-scoped), and {@code restatement_sweep} older ones, taking up
      * after the batch where the last sweep stopped and starting over at the oldest (so every retained batch is compared

@@ -21,7 +21,7 @@ final class RunRecovery {
     }
 
     /**
-     * Step 3b: a sequence the history records (opened or closed a version) must be in the ledger. One that is not was
+     * Step 3: a sequence the history records (opened or closed a version) must be in the ledger. One that is not was
      * applied and its ledger entry lost (a row deleted by hand): applying it again from the source would apply it
      * twice, so it joins the applied batches as a lost one and the history is replayed from the first lost batch (a
      * lost batch the source no longer holds is reproduced from the history). Returns that batch, or null.

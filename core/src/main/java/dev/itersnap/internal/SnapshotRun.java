@@ -30,10 +30,21 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * One run of one model under its lock, step by step: resolve, own ({@link RunOwnership}), recover
- * ({@link RunRecovery}), discover and detect ({@link RunDiscovery}), adopt ({@link RunAdoption}), prepare the tables
- * ({@link RunSchema}), then, here, stage, roll back, apply and check. Holds the run's state, which those parts read
- * and set. Every statement comes from the engine's SQL ({@code SqlSteps}), the model's tables or the metadata store.
+ * One run of one model under its lock, step by step ({@link #decide}, then {@link #applyNew}):
+ * <ol>
+ *   <li>resolve the model and own its history ({@link RunOwnership});</li>
+ *   <li>recover what a run that did not finish left ({@link RunRecovery#recover});</li>
+ *   <li>discover the source's batches ({@link RunDiscovery#discover}), compare applied ones with their fingerprints
+ *       ({@link RunDiscovery#compare}), check the ledger against the history ({@link RunRecovery#checkLedger});</li>
+ *   <li>decide the replay point and the batches ({@link RunDiscovery#detect}, {@link ReplayDecision}); a plan stops
+ *       here ({@link #plan});</li>
+ *   <li>prepare the tables ({@link RunSchema#prepare}) and stage the source ({@link #stage});</li>
+ *   <li>roll back ({@link #rollBack}), or for a late batch only the keys it changes ({@link #replayByKey});</li>
+ *   <li>apply ({@link #apply});</li>
+ *   <li>check the timeline ({@link #check}).</li>
+ * </ol>
+ * An adoption ({@link RunAdoption}) comes first when asked for. Holds the run's state, which those parts read and
+ * set. Every statement comes from the engine's SQL ({@code SqlSteps}), the model's tables or the metadata store.
  * Single use.
  */
 final class SnapshotRun {
@@ -401,39 +412,6 @@ final class SnapshotRun {
 
 
 
-    // ---------------------------------------------------------------- adoption
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
     /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
@@ -510,7 +488,7 @@ final class SnapshotRun {
     }
 
     /**
-     * Step 4 (continued): roll the history back to the replay point. On a transactional database this is not
+     * Step 6: roll the history back to the replay point. On a transactional database this is not
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
     void rollBack(TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
@@ -534,7 +512,7 @@ final class SnapshotRun {
     }
 
     /**
-     * Step 6: apply the batches together, in business order, each recorded in the ledger with its counts; committed
+     * Step 7: apply the batches together, in business order, each recorded in the ledger with its counts; committed
      * once, with the ledger entries, where the database has transactions.
      */
     List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced,
@@ -647,7 +625,7 @@ final class SnapshotRun {
         return results;
     }
 
-    /** Step 7: check the timeline of the keys touched by this run. */
+    /** Step 8: check the timeline of the keys touched by this run. */
     long check(Seq first) {
         List<String> keys = jdbc.query(sql.timelineCheck(m, first.value()), rs -> {
             StringBuilder k = new StringBuilder();
