@@ -410,9 +410,6 @@ final class SnapshotRun {
         tables = new ModelTables(dialect, m);
     }
 
-
-
-
     /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
      * out of the source from the history (before it is rolled back).
