@@ -39,6 +39,12 @@ import java.util.stream.Collectors;
  * slot's value wherever it occurs, so a statement may use a value several times and in any order.
  */
 public abstract class AbstractSqlDialect implements Dialect {
+    /** This dialect: its own primitives. */
+    @Override
+    public final AbstractSqlDialect primitives() {
+        return this;
+    }
+
 
     /**
      * Delimits a slot in composed text. The random part differs in every JVM, so no source query or predicate from

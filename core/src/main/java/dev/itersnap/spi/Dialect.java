@@ -22,8 +22,9 @@ import java.util.function.Supplier;
  *   <li>optional <b>plan hints</b> ({@link #planHints}) and <b>diagnostics</b> for {@code doctor}
  *       ({@link #environmentChecks}, {@link #tableChecks}).</li>
  * </ul>
- * and, by extending {@link AbstractSqlDialect}, the <b>SQL primitives</b> the engine's statements are written in
- * (functions without a standard spelling, type names, DDL spellings: listed there). Implementations are stateless and
+ * and the <b>SQL primitives</b> the engine's statements are written in ({@link #primitives}: an
+ * {@link AbstractSqlDialect}, which a dialect usually extends: functions without a standard spelling, type names, DDL
+ * spellings, listed there). Implementations are stateless and
  * thread-safe, found through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.itersnap.spi.Dialect}).
  * Every statement is a {@link Statement} that carries its bound values: values from data are never spliced into SQL,
  * identifiers go through {@link #quote(String)}.
@@ -158,4 +159,15 @@ public interface Dialect {
     default PlanHints planHints() {
         return PlanHints.NONE;
     }
+
+    // ---------------------------------------------------------------- SQL primitives
+
+    /**
+     * The SQL primitives the engine writes its statements in ({@link AbstractSqlDialect}: names, types, functions
+     * without a standard spelling, DDL spellings). A dialect that extends {@link AbstractSqlDialect} returns itself
+     * (its default there); one that does not returns an {@link AbstractSqlDialect} it delegates to. The two types
+     * together are the contract: this interface is what the engine calls, {@link AbstractSqlDialect} what its
+     * statements are written in; the engine never casts one to the other.
+     */
+    AbstractSqlDialect primitives();
 }

@@ -59,17 +59,9 @@ public final class SqlSteps {
         this.hints = d.planHints() == null ? PlanHints.NONE : d.planHints();
     }
 
-    /**
-     * The steps' SQL on {@code dialect}, which must build on {@link AbstractSqlDialect} (the primitives the steps are
-     * written in).
-     */
+    /** The steps' SQL on {@code dialect}, written in its primitives ({@link Dialect#primitives}). */
     public static SqlSteps of(Dialect dialect) {
-        if (dialect instanceof AbstractSqlDialect a) {
-            return new SqlSteps(a);
-        }
-        throw new IllegalArgumentException("dialect '" + dialect.name() + "' (" + dialect.getClass().getName()
-                + ") does not extend " + AbstractSqlDialect.class.getName() + ", whose SQL primitives itersnap builds "
-                + "its statements from");
+        return new SqlSteps(dialect.primitives());
     }
 
     /** The dialect's primitives (DDL, names, functions). */
