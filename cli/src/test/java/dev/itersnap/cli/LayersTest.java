@@ -26,10 +26,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * command-line tool, the test kit, a dialect module or the Micrometer module refers to an engine class, and neither
  * does the SPI ({@code dev.itersnap.spi}: the engine depends on the SPI, not the other way round) or the public model
  * ({@code dev.itersnap.core}). A reference is any class name in a class file's constant pool (imports, fully
- * qualified names, field and method types, generic signatures), so an import cannot hide.
+ * qualified names, field and method types, generic signatures), so an import cannot hide. The public model refers to
+ * no SPI class either: it is the bottom layer.
  */
 class LayersTest {
     private static final String ENGINE = "dev/itersnap/internal/";
+    private static final String SPI = "dev/itersnap/spi/";
 
     @Test
     void noModuleButTheEngineItselfRefersToTheEngine() {
@@ -52,6 +54,18 @@ class LayersTest {
                 ENGINE.replace('/', '.')).isEmpty();
     }
 
+    /**
+     * The public model ({@code dev.itersnap.core}: settings, results, events, plans) is the bottom layer: the SPI and
+     * the engine build on it, it refers to neither. What a user of the library sees needs no dialect's type.
+     */
+    @Test
+    void thePublicModelRefersToNoSpiClass() {
+        Map<String, List<String>> offenders = new TreeMap<>();
+        check(offenders, "public model", dev.itersnap.core.ModelSettings.class, "dev/itersnap/core/", SPI);
+        assertThat(offenders).as("public model classes that refer to the SPI (%s); move what they need into "
+                + "dev.itersnap.core", SPI.replace('/', '.')).isEmpty();
+    }
+
     @Test
     void theCheckSeesTheClassesItChecks() {
         // a check that reads no class would pass for ever: each module must yield its classes, and the engine's own
@@ -66,10 +80,16 @@ class LayersTest {
 
     /** Adds each class under {@code prefix} of {@code anchor}'s module that refers to the engine. */
     private static void check(Map<String, List<String>> offenders, String module, Class<?> anchor, String prefix) {
+        check(offenders, module, anchor, prefix, ENGINE);
+    }
+
+    /** Adds each class under {@code prefix} of {@code anchor}'s module that refers to a class under {@code forbidden}. */
+    private static void check(Map<String, List<String>> offenders, String module, Class<?> anchor, String prefix,
+                              String forbidden) {
         for (Map.Entry<String, byte[]> c : classes(anchor, prefix).entrySet()) {
             TreeSet<String> refs = new TreeSet<>();
             for (String utf8 : utf8Constants(c.getValue())) {
-                int at = utf8.indexOf(ENGINE);
+                int at = utf8.indexOf(forbidden);
                 while (at >= 0) {
                     int end = at;
                     while (end < utf8.length() && (Character.isJavaIdentifierPart(utf8.charAt(end))
@@ -77,7 +97,7 @@ class LayersTest {
                         end++;
                     }
                     refs.add(utf8.substring(at, end).replace('/', '.'));
-                    at = utf8.indexOf(ENGINE, end);
+                    at = utf8.indexOf(forbidden, end);
                 }
             }
             if (!refs.isEmpty()) {

@@ -88,22 +88,7 @@ public enum ValueType {
 
     /** Canonical text of any sequence or time value (the form the ledger stores), whatever its type. */
     public static String text(Object v) {
-        if (v == null) {
-            return null;
-        }
-        if (v instanceof BigDecimal b) {
-            return b.toPlainString();
-        }
-        if (v instanceof java.util.List<?> tuple) {
-            // a sequence_by list's values: as SequenceKey#text writes them
-            StringBuilder s = new StringBuilder("(");
-            for (Object part : tuple) {
-                s.append(s.length() > 1 ? ", " : "").append(part instanceof String str
-                        ? "'" + str.replace("'", "''") + "'" : part == null ? "NULL" : text(part));
-            }
-            return s.append(')').toString();
-        }
-        return v.toString();
+        return dev.itersnap.core.SequenceText.of(v);
     }
 
     /**
