@@ -3,7 +3,7 @@ package dev.itersnap.internal;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.ResolvedModel;
 

@@ -15,7 +15,7 @@ import java.util.function.Supplier;
  *   <li><b>names and types</b>: {@link #quote}, {@link #identifierFolding}, {@link #columnType}, {@link #widens},
  *       {@link #valueBinder};</li>
  *   <li><b>the model lock</b>: {@link #lock}, {@link #lockState} (a row lock, an advisory lock, or the lease of
- *       {@link LeaseLock} where the database has no lock);</li>
+ *       {@link dev.itersnap.spi.lease.LeaseLock} where the database has no lock);</li>
  *   <li><b>the session and failures</b>: {@link #prepareRunConnection}, {@link #isWriteConflict},
  *       {@link #errorSummary};</li>
  *   <li><b>DDL</b> of the tables the lock and the engine own: {@link #createTable};</li>
@@ -77,7 +77,7 @@ public interface Dialect {
     /**
      * Whether a failure is a write conflict of the database's concurrency control: the statement (or its transaction)
      * lost a race and committed nothing, so running it again later may succeed. The run retries such a statement in
-     * auto-commit, and the lease ({@link LeaseLock}) takes it for a lost race. Default:
+     * auto-commit, and the lease ({@link dev.itersnap.spi.lease.LeaseLock}) takes it for a lost race. Default:
      * {@link WriteConflicts#standard} (Delta Lake's conflicts, a serialization failure, SQLState 40001).
      */
     default boolean isWriteConflict(Throwable failure) {

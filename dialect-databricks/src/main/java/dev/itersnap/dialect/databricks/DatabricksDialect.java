@@ -3,7 +3,7 @@ package dev.itersnap.dialect.databricks;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.Capabilities;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;

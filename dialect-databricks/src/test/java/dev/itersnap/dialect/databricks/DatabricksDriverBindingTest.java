@@ -4,7 +4,7 @@ import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.internal.sql.ApplyStatements;
 import dev.itersnap.internal.sql.BatchRun;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.internal.sql.Rollback;

@@ -2,7 +2,7 @@ package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

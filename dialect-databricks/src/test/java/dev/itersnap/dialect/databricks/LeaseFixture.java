@@ -1,7 +1,7 @@
 package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.conformance.LeaseModels;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 
 import java.util.Locale;
 import java.util.function.UnaryOperator;

@@ -9,7 +9,7 @@ import org.junit.jupiter.api.Test;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.conformance.SwitchableDataSource;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.NamedMarkers;
 import dev.itersnap.spi.Statement;
 

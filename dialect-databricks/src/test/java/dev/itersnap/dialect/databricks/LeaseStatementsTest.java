@@ -2,7 +2,7 @@ package dev.itersnap.dialect.databricks;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
-import dev.itersnap.spi.LeaseLock;
+import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.Statement;
 import org.junit.jupiter.api.Test;
 

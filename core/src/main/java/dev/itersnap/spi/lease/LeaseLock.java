@@ -1,7 +1,15 @@
-package dev.itersnap.spi;
+package dev.itersnap.spi.lease;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.LockState;
+import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.spi.ModelLock;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.WriteConflicts;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
