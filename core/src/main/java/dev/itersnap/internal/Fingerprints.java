@@ -17,11 +17,12 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * A batch's fingerprint as the ledger records it, {@code <columns>:<rows>:<hash>}: the signature of the source
- * columns it covers (their names and types), the batch's rows and its content hash over its distinct rows (computed
- * by the database, see {@link dev.itersnap.internal.sql.SqlSteps#fingerprintSequences}). Two fingerprints differ when their hashes do. Two fingerprints of one batch compare only when they cover the same columns:
- * after a column was added, dropped or changed type the content text of every row changes without the batch being
- * restated, so such an entry is recorded again, not compared.
+ * The fingerprints of a model's batches over a set of source columns ({@link Fingerprint}: the signature of the
+ * columns covered, their names and types, the batch's rows and its content hash over its distinct rows, computed by the
+ * database, see {@link dev.itersnap.internal.sql.SqlSteps#fingerprintSequences}). Two fingerprints differ when their
+ * hashes do; two of one batch compare only when they cover the same columns: after a column was added, dropped or
+ * changed type the text of every row changes without the batch being restated, so such an entry is compared over the
+ * columns it covers ({@link #compareOlderFormats}).
  */
 final class Fingerprints {
     private final List<SourceColumn> columns;
@@ -91,11 +92,6 @@ final class Fingerprints {
         return definition;
     }
 
-    /** The signature of a recorded fingerprint. */
-    static String signatureOf(String fingerprint) {
-        return fingerprint.substring(0, fingerprint.indexOf(':'));
-    }
-
     /**
      * The fingerprints of an earlier format ({@code definition}, recorded under {@code signature}) computed over the
      * source as it is now: when the format is this dialect's and every column it covers is in the source with the
@@ -147,8 +143,8 @@ final class Fingerprints {
     }
 
     /** The fingerprint of a batch with {@code rows} rows and content hash {@code hash}. */
-    String of(long rows, BigDecimal hash) {
-        return signature + ":" + rows + ":" + hash.toPlainString();
+    Fingerprint of(long rows, BigDecimal hash) {
+        return new Fingerprint(signature, rows, hash, false);
     }
 
     /**
@@ -156,16 +152,16 @@ final class Fingerprints {
      * it records the columns the batch was applied under, which a key-scoped replay needs, and is never compared for
      * a restatement.
      */
-    String withoutHash(long rows) {
-        return signature + ":" + rows + ":";
+    Fingerprint withoutHash(long rows) {
+        return new Fingerprint(signature, rows, null, false);
     }
 
     /**
      * True when {@code recorded} (a ledger entry's fingerprint, or null) covers the columns these do and has a content
      * hash to compare.
      */
-    boolean comparable(String recorded) {
-        return recorded != null && recorded.startsWith(signature + ":") && !unflagged(recorded).endsWith(":");
+    boolean comparable(Fingerprint recorded) {
+        return recorded != null && recorded.signature().equals(signature) && recorded.hash() != null;
     }
 
     /**
@@ -174,11 +170,11 @@ final class Fingerprints {
      * fingerprint (reproduced) or with one over other columns is not restated.
      */
     java.util.TreeMap<Seq, MetadataStore.Entry> restated(java.util.Map<Seq, MetadataStore.Entry> applied,
-                                                         java.util.Map<Seq, String> now) {
+                                                         java.util.Map<Seq, Fingerprint> now) {
         java.util.TreeMap<Seq, MetadataStore.Entry> out = new java.util.TreeMap<>();
         for (MetadataStore.Entry e : applied.values()) {
-            String found = now.get(e.sequence());
-            if (found != null && !e.lost() && comparable(e.fingerprint()) && !sameContent(found, e.fingerprint())) {
+            Fingerprint found = now.get(e.sequence());
+            if (found != null && !e.lost() && comparable(e.fingerprint()) && !found.sameContent(e.fingerprint())) {
                 out.put(e.sequence(), e);
             }
         }
@@ -209,11 +205,11 @@ final class Fingerprints {
         Map<String, List<Seq>> bySignature = new java.util.TreeMap<>();
         for (Seq s : held) {
             MetadataStore.Entry e = applied.get(s);
-            String fp = e == null ? null : e.fingerprint();
-            if (fp == null || e.lost() || e.reproduced() || hash(fp) == null || now.comparable(fp)) {
+            Fingerprint fp = e == null ? null : e.fingerprint();
+            if (fp == null || e.lost() || e.reproduced() || fp.hash() == null || now.comparable(fp)) {
                 continue; // none to compare (recorded without a hash), or comparable as it is
             }
-            bySignature.computeIfAbsent(signatureOf(fp), k -> new ArrayList<>()).add(s);
+            bySignature.computeIfAbsent(fp.signature(), k -> new ArrayList<>()).add(s);
         }
         if (bySignature.isEmpty()) {
             return new OlderFormats(restated, uncomparable, List.of());
@@ -230,10 +226,10 @@ final class Fingerprints {
             }
             List<Object> bound = seqs.size() > SnapshotRun.MAX_BOUND_SEQUENCES ? null
                     : seqs.stream().<Object>map(Seq::value).toList();
-            Map<Seq, String> found = older.read(jdbc, dialect, m, bound);
+            Map<Seq, Fingerprint> found = older.read(jdbc, dialect, m, bound);
             for (Seq s : seqs) {
-                String f = found.get(s);
-                if (f != null && !sameContent(f, applied.get(s).fingerprint())) {
+                Fingerprint f = found.get(s);
+                if (f != null && !f.sameContent(applied.get(s).fingerprint())) {
                     restated.put(s, applied.get(s));
                 }
             }
@@ -242,13 +238,13 @@ final class Fingerprints {
     }
 
     /** The fingerprint of each batch of the source, by one {@link dev.itersnap.internal.sql.SqlSteps#fingerprintSequences} statement. */
-    Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
+    Map<Seq, Fingerprint> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
         return read(jdbc, dialect, m, null);
     }
 
     /** The fingerprints of the source's batches {@code sequences} (null: every batch), by one statement. */
-    Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m, List<Object> sequences) {
-        Map<Seq, String> out = new java.util.HashMap<>();
+    Map<Seq, Fingerprint> read(Jdbc jdbc, Dialect dialect, ResolvedModel m, List<Object> sequences) {
+        Map<Seq, Fingerprint> out = new java.util.HashMap<>();
         jdbc.query(SqlSteps.of(dialect).fingerprintSequences(m, columns, sequences), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
@@ -260,52 +256,4 @@ final class Fingerprints {
         return out;
     }
 
-    /**
-     * Whether two fingerprints have the same content hash (over the same columns): the row count is reported, not
-     * compared, since exact copies of a row count but change nothing.
-     */
-    static boolean sameContent(String a, String b) {
-        String x = unflagged(a);
-        String y = unflagged(b);
-        return x.substring(0, x.indexOf(':')).equals(y.substring(0, y.indexOf(':')))
-                && x.substring(x.lastIndexOf(':')).equals(y.substring(y.lastIndexOf(':')));
-    }
-
-    /**
-     * The suffix of a fingerprint recorded for a batch that was applied earlier ({@link #recordedLater}), not when
-     * it was applied.
-     */
-    private static final String LATER = ":later";
-
-    /**
-     * {@code fingerprint} marked as recorded after the batch was applied (the batch's ledger entry had none, or one
-     * over other columns): the batch's rows as applied (its error log records, its archived rows) may have had other
-     * columns than the source has now, so a late batch before it is replayed for every key, which records it anew.
-     */
-    static String recordedLater(String fingerprint) {
-        return fingerprint.endsWith(LATER) ? fingerprint : fingerprint + LATER;
-    }
-
-    /** Whether {@code fingerprint} (a ledger entry's, or null) was recorded when its batch was applied. */
-    static boolean recordedWhenApplied(String fingerprint) {
-        return fingerprint != null && !fingerprint.endsWith(LATER);
-    }
-
-    private static String unflagged(String fingerprint) {
-        return fingerprint.endsWith(LATER) ? fingerprint.substring(0, fingerprint.length() - LATER.length())
-                : fingerprint;
-    }
-
-    /** The content hash in a fingerprint, or null when it has none. */
-    static BigDecimal hash(String fingerprint) {
-        String x = unflagged(fingerprint);
-        String h = x.substring(x.lastIndexOf(':') + 1);
-        return h.isEmpty() ? null : new BigDecimal(h);
-    }
-
-    /** The rows in a fingerprint. */
-    static long rows(String fingerprint) {
-        String[] parts = fingerprint.split(":");
-        return Long.parseLong(parts[1]);
-    }
 }

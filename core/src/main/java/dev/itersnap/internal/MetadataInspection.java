@@ -118,10 +118,11 @@ public final class MetadataInspection implements Inspection {
         if (reproduced) {
             return FingerprintState.REPRODUCED;
         }
-        if (fingerprint == null || Fingerprints.hash(fingerprint) == null) {
+        Fingerprint recorded = Fingerprint.parse(fingerprint);
+        if (recorded == null || recorded.hash() == null) {
             return FingerprintState.NONE;
         }
-        return now == null || now.comparable(fingerprint) ? FingerprintState.RECORDED : FingerprintState.OTHER_COLUMNS;
+        return now == null || now.comparable(recorded) ? FingerprintState.RECORDED : FingerprintState.OTHER_COLUMNS;
     }
 
     @Override

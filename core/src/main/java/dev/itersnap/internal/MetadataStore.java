@@ -35,7 +35,7 @@ public final class MetadataStore {
      * hash as applied ({@link Fingerprints}), null when not recorded.
      */
     record Entry(Seq sequence, String runId, String deletionTime, boolean reproduced, boolean lost, BatchResult counts,
-                 String fingerprint) {
+                 Fingerprint fingerprint) {
         /** The rows the source held for the batch when it was applied (0 for a lost entry). */
         long sourceRows() {
             return counts == null ? 0 : counts.sourceRows();
@@ -65,7 +65,7 @@ public final class MetadataStore {
     private final MetadataSchema schema;
     private final String model;
     /** The content hashes of the source's batches found by this run, recorded with the batches applied from it. */
-    private Map<Seq, String> fingerprints = Map.of();
+    private Map<Seq, Fingerprint> fingerprints = Map.of();
     private List<LedgerRead> ledgerRows;
     private long ledgerRowsAt;
     /** See {@link #readNothing}. */
@@ -151,7 +151,8 @@ public final class MetadataStore {
             Seq s = Seq.parse(m, r.sequence());
             BatchResult counts = new BatchResult(s.shown(), r.sourceRows(), r.inserted(), r.updated(), r.deleted(),
                     r.rejected(), r.reproduced(), r.duplicateRows());
-            out.put(s, new Entry(s, r.runId(), r.deletionTime(), r.reproduced(), false, counts, r.fingerprint()));
+            out.put(s, new Entry(s, r.runId(), r.deletionTime(), r.reproduced(), false, counts,
+                    Fingerprint.parse(r.fingerprint())));
         }
         return out;
     }
@@ -221,7 +222,7 @@ public final class MetadataStore {
         dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
         Fingerprints prints = Fingerprints.of(dialect, m);
         TreeMap<Seq, Entry> applied = ledger(m);
-        Map<Seq, String> now = prints.read(jdbc, dialect, m);
+        Map<Seq, Fingerprint> now = prints.read(jdbc, dialect, m);
         TreeMap<Seq, Entry> restated = prints.restated(applied, now);
         // entries fingerprinted before the source's columns changed, compared over the columns they cover
         restated.putAll(Fingerprints.compareOlderFormats(jdbc, dialect, m, prints, applied, now.keySet(),
@@ -233,7 +234,7 @@ public final class MetadataStore {
      * The content hashes of the source's batches that this run found ({@link Fingerprints}): a batch applied from
      * the source is recorded with its hash; one reproduced from the history, or not in the map, with none.
      */
-    void fingerprints(Map<Seq, String> found) {
+    void fingerprints(Map<Seq, Fingerprint> found) {
         this.fingerprints = found;
     }
 
@@ -255,7 +256,8 @@ public final class MetadataStore {
                 List<Object> row = java.util.Arrays.asList(model, sequences.get(k).text(), runId, now, r.sourceRows(),
                         r.duplicateCopies(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
                         deletionTimes.get(k), r.reproduced(),
-                        r.reproduced() ? null : fingerprints.get(sequences.get(k)));
+                        r.reproduced() || fingerprints.get(sequences.get(k)) == null ? null
+                                : fingerprints.get(sequences.get(k)).text());
                 b.sql(k == from ? "(" : ", (");
                 for (int v = 0; v < row.size(); v++) {
                     b.sql(v == 0 ? "" : ", ").bind(row.get(v));
@@ -270,7 +272,7 @@ public final class MetadataStore {
      * Records the content hashes of applied batches that this run does not apply again (entries without one, or
      * with one over other columns): one UPDATE per chunk, {@code CASE} on the sequence.
      */
-    void recordFingerprints(Map<Seq, String> hashes) {
+    void recordFingerprints(Map<Seq, Fingerprint> hashes) {
         MetadataSchema.Ledger l = schema.ledger();
         List<Seq> seqs = new ArrayList<>(hashes.keySet());
         for (int from = 0; from < seqs.size(); from += FORGET_CHUNK / 3) {
@@ -278,7 +280,7 @@ public final class MetadataStore {
             Statement.Builder b = Statement.builder("record fingerprints").sql("UPDATE " + name(l.spec().name())
                     + " SET " + q(l.contentHash()) + " = CASE " + q(l.sequence()));
             for (Seq s : chunk) {
-                b.sql(" WHEN ").bind(s.text()).sql(" THEN ").bind(hashes.get(s));
+                b.sql(" WHEN ").bind(s.text()).sql(" THEN ").bind(hashes.get(s).text());
             }
             b.sql(" END WHERE " + q(l.model()) + " = ").bind(model).sql(" AND " + q(l.sequence()));
             jdbc.update(inList(b, chunk));

@@ -218,7 +218,7 @@ final class RunAdoption {
         // the ledger: every batch of the source up to the adoption point, and the point itself
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
         declared.add(through);
-        Map<Seq, String> fingerprints = new java.util.HashMap<>(source.fingerprints());
+        Map<Seq, Fingerprint> fingerprints = new java.util.HashMap<>(source.fingerprints());
         if (!source.sequences().contains(through) && run.prints != null) {
             // the point is no batch of the source: recorded as an empty batch whose hash no content has, so that
             // rows arriving for it later are a restatement, refused below the adoption point, not taken as applied

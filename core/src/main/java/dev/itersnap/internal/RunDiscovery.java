@@ -62,7 +62,7 @@ final class RunDiscovery {
             // an entry that names this run's signature was recorded with its format (see recordFormat)
             String sig = run.prints.signature() + ":";
             run.formatRecorded = applied.values().stream().anyMatch(e -> e.fingerprint() != null
-                    && e.fingerprint().startsWith(sig));
+                    && e.fingerprint().signature().equals(run.prints.signature()));
         }
         List<Seq> held = new ArrayList<>();
         for (MetadataStore.Entry e : applied.values()) {
@@ -164,7 +164,7 @@ final class RunDiscovery {
             if (v != null) {
                 Seq s = Seq.of(run.m, v);
                 source.rows().put(s, rs.getLong(2));
-                String fingerprint = fingerprint(rs, columnsOnly);
+                Fingerprint fingerprint = fingerprint(rs, columnsOnly);
                 if (fingerprint != null) {
                     source.fingerprints().put(s, fingerprint);
                 }
@@ -177,7 +177,7 @@ final class RunDiscovery {
      * The fingerprint of the batch of a fingerprint statement's row (sequence, rows, hash): with {@code restatements:
      * ignore} the columns it covers and its rows without a hash; null where the dialect gave no hash.
      */
-    String fingerprint(java.sql.ResultSet rs, Fingerprints columnsOnly) throws SQLException {
+    Fingerprint fingerprint(java.sql.ResultSet rs, Fingerprints columnsOnly) throws SQLException {
         long rows = rs.getLong(2);
         java.math.BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
         if (run.prints == null) {
@@ -196,7 +196,7 @@ final class RunDiscovery {
      * content hash of 0.
      */
     List<Seq> fingerprintStaged(SnapshotRun.Discovery source, List<Seq> fromSource) {
-        Map<Seq, String> found = new java.util.HashMap<>(source.fingerprints());
+        Map<Seq, Fingerprint> found = new java.util.HashMap<>(source.fingerprints());
         run.recorded = found;
         Fingerprints columnsOnly = Fingerprints.of(run.dialect, run.m);
         java.util.Set<Seq> staged = new java.util.HashSet<>();
@@ -205,7 +205,7 @@ final class RunDiscovery {
             if (v != null) {
                 Seq s = Seq.of(run.m, v);
                 staged.add(s);
-                String fingerprint = fingerprint(rs, columnsOnly);
+                Fingerprint fingerprint = fingerprint(rs, columnsOnly);
                 if (fingerprint != null) {
                     found.put(s, fingerprint);
                 } else {
@@ -266,13 +266,13 @@ final class RunDiscovery {
         });
         boolean changed = false;
         for (Seq s : replayed) {
-            String compared = source.fingerprints().get(s);
-            java.math.BigDecimal expected = compared == null ? null : Fingerprints.hash(compared);
+            Fingerprint compared = source.fingerprints().get(s);
+            java.math.BigDecimal expected = compared == null ? null : compared.hash();
             boolean asCompared = expected != null && whole.get(s) != null && expected.compareTo(whole.get(s)) == 0;
             java.math.BigDecimal k = keyed.get(s) == null ? java.math.BigDecimal.ZERO : keyed.get(s);
             java.math.BigDecimal st = staged.get(s) == null ? java.math.BigDecimal.ZERO : staged.get(s);
             if (!asCompared || k.compareTo(st) != 0) {
-                run.recorded.put(s, run.prints.of(compared == null ? 0 : Fingerprints.rows(compared),
+                run.recorded.put(s, run.prints.of(compared == null ? 0 : compared.rows(),
                         java.math.BigDecimal.ZERO));
                 changed = true;
             }
@@ -286,24 +286,24 @@ final class RunDiscovery {
      * The fingerprints to record for applied batches this run does not apply again: those the ledger has none for,
      * or one over other columns (a column added, dropped or widened since), found in the source now.
      */
-    Map<Seq, String> unrecordedFingerprints(TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source,
+    Map<Seq, Fingerprint> unrecordedFingerprints(TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source,
                                                     TreeSet<Seq> batches) {
-        Map<Seq, String> out = new TreeMap<>();
+        Map<Seq, Fingerprint> out = new TreeMap<>();
         if (run.prints == null) {
             return out;
         }
         for (MetadataStore.Entry e : applied.values()) {
-            String now = source.fingerprints().get(e.sequence());
+            Fingerprint now = source.fingerprints().get(e.sequence());
             if (now != null && !e.lost() && !e.reproduced() && !batches.contains(e.sequence())
                     && !run.prints.comparable(e.fingerprint())) {
-                out.put(e.sequence(), Fingerprints.recordedLater(now));
+                out.put(e.sequence(), now.later());
             }
         }
         return out;
     }
 
     /** Records the fingerprints {@link #unrecordedFingerprints} found, under the lock. */
-    void recordFingerprints(Map<Seq, String> unrecorded) {
+    void recordFingerprints(Map<Seq, Fingerprint> unrecorded) {
         if (unrecorded.isEmpty()) {
             return;
         }
@@ -371,7 +371,7 @@ final class RunDiscovery {
         for (MetadataStore.Entry e : run.restated.values()) {
             run.listener.onEvent(new SnapshotEvent.BatchRestated(run.settings.name(), run.runId,
                     e.sequence().shown(),
-                    Fingerprints.rows(e.fingerprint()), source.rows().getOrDefault(e.sequence(), 0L)));
+                    e.fingerprint().rows(), source.rows().getOrDefault(e.sequence(), 0L)));
         }
         run.replayPoint = d.point();
         run.decision = d;

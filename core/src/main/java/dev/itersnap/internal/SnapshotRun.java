@@ -124,7 +124,7 @@ final class SnapshotRun {
      * and no others: a run reads and hashes only what it applies or checks.
      */
     record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows,
-                             Map<Seq, String> fingerprints) {
+                             Map<Seq, Fingerprint> fingerprints) {
     }
 
     final Jdbc jdbc;
@@ -171,7 +171,7 @@ final class SnapshotRun {
     /** True once this run made sure its fingerprint format is recorded ({@link RunDiscovery#recordFormat}). */
     boolean formatRecorded;
     /** The fingerprints the run records for the batches it applies (set by {@link RunDiscovery#fingerprintStaged}). */
-    Map<Seq, String> recorded;
+    Map<Seq, Fingerprint> recorded;
     /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
     static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
@@ -320,7 +320,7 @@ final class SnapshotRun {
         recovery.forgetRowsLoggedWithoutEntry(fresh);
         TreeSet<Seq> batches = new TreeSet<>(decision.batches());
         discovery.warnAboutGrownBatches(applied, source, batches);
-        Map<Seq, String> unrecorded = discovery.unrecordedFingerprints(applied, source, batches);
+        Map<Seq, Fingerprint> unrecorded = discovery.unrecordedFingerprints(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
             if (!applied.isEmpty()) {
@@ -565,9 +565,9 @@ final class SnapshotRun {
             if (e.lost() || rows == null || rows != e.sourceRows()) { // a lost entry has no counts
                 return false;
             }
-            String now = source.fingerprints().get(e.sequence());
-            if (!Fingerprints.recordedWhenApplied(e.fingerprint()) || now == null
-                    || !Fingerprints.sameContent(now, e.fingerprint())) {
+            Fingerprint now = source.fingerprints().get(e.sequence());
+            if (e.fingerprint() == null || e.fingerprint().recordedLater() || now == null
+                    || !now.sameContent(e.fingerprint())) {
                 // content changed (over other columns too: cannot tell which keys), or the batch was applied under
                 // columns the fingerprint does not show: its error log records and archived rows may have other
                 // columns than the rows staged now, which a key-scoped roll back matches them by
