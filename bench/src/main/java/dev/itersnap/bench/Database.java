@@ -65,7 +65,7 @@ abstract class Database implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws java.io.IOException, SQLException {
         if (pool != null) {
             pool.close();
             pool = null;
@@ -98,7 +98,7 @@ abstract class Database implements AutoCloseable {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws java.io.IOException, SQLException {
             if (pool != null) {
                 try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
                     st.execute("SHUTDOWN");
@@ -141,7 +141,7 @@ abstract class Database implements AutoCloseable {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws java.io.IOException, SQLException {
             super.close();
             if (dir != null) {
                 try (Stream<Path> files = Files.walk(dir)) {
@@ -274,7 +274,7 @@ abstract class Database implements AutoCloseable {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws java.io.IOException, SQLException {
             super.close();
             if (database != null) {
                 try (Connection c = server().getPostgresDatabase().getConnection(); Statement st = c.createStatement()) {
