@@ -32,6 +32,8 @@ final class Jdbc {
     private final dev.itersnap.spi.ValueBinder binder;
     private final java.util.function.Predicate<Throwable> conflict;
     private final java.util.function.Function<SQLException, String> summary;
+    /** The dialect's sentence for a failure that says the database's storage is damaged, or null. */
+    private final java.util.function.BiFunction<SQLException, Connection, String> damage;
     /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
     private long writes;
     /** Checked immediately before every write and commit (the model lock's verifyHeld while a run holds it). */
@@ -48,6 +50,7 @@ final class Jdbc {
         this.binder = dialect == null ? dev.itersnap.spi.SqlValues::bind : dialect.valueBinder();
         this.conflict = dialect == null ? dev.itersnap.spi.WriteConflicts::standard : dialect::isWriteConflict;
         this.summary = dialect == null ? e -> firstLine(e.getMessage()) : dialect::errorSummary;
+        this.damage = dialect == null ? (e, c) -> null : dialect::damagedStorage;
     }
 
     Connection connection() {
@@ -222,6 +225,11 @@ final class Jdbc {
     }
 
     ItersnapException failure(String step, String sql, SQLException e) {
+        String damaged = damage.apply(e, connection);
+        if (damaged != null) { // not the statement's fault: the driver's SQLState (a lock timeout, say) would mislead
+            return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + model + "': step '" + step
+                    + "' failed: " + damaged, step, sql, e);
+        }
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + model + "': step '" + step
                 + "' failed: " + summary(e) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
     }

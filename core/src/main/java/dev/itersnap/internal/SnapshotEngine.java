@@ -112,8 +112,7 @@ public final class SnapshotEngine {
         try (Connection c = dataSource.getConnection()) {
             ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         } catch (SQLException e) {
-            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
+            throw cannotConnect(e);
         }
     }
 
@@ -174,9 +173,7 @@ public final class SnapshotEngine {
                 throw error;
             }
         } catch (SQLException e) {
-            ItersnapException error = new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name()
-                    + "': cannot connect: " + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]",
-                    "connect", null, e);
+            ItersnapException error = cannotConnect(e);
             listener.onEvent(new SnapshotEvent.RunFailed(settings.name(), runId, error,
                     Duration.ofNanos(System.nanoTime() - start)));
             throw error;
@@ -256,11 +253,24 @@ public final class SnapshotEngine {
             return ie;
         }
         if (e instanceof SQLException se) {
+            String damaged = dialect.damagedStorage(se, null);
+            if (damaged != null) {
+                return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': " + damaged,
+                        "lock", null, se);
+            }
             return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
                     + Jdbc.firstLine(se.getMessage()) + " [SQLState " + se.getSQLState() + "]", "lock", null, se);
         }
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': unexpected failure: "
                 + e, e);
+    }
+
+    /** A connection the database would not give: its damaged storage when the dialect says so (decision 0007). */
+    private ItersnapException cannotConnect(SQLException e) {
+        String damaged = dialect.damagedStorage(e, null);
+        return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
+                + (damaged != null ? damaged : Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]"),
+                "connect", null, e);
     }
 
     /** Shields the run from listeners that throw. */

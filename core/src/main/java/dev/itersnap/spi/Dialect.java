@@ -17,7 +17,7 @@ import java.util.function.Supplier;
  *   <li><b>the model lock</b>: {@link #lock}, {@link #lockState} (a row lock, an advisory lock, or the lease of
  *       {@link dev.itersnap.spi.lease.LeaseLock} where the database has no lock);</li>
  *   <li><b>the session and failures</b>: {@link #prepareRunConnection}, {@link #isWriteConflict},
- *       {@link #errorSummary};</li>
+ *       {@link #errorSummary}, {@link #damagedStorage};</li>
  *   <li><b>DDL</b> of the tables the lock and the engine own: {@link #createTable};</li>
  *   <li>optional <b>plan hints</b> ({@link #planHints}) and <b>diagnostics</b> for {@code doctor}
  *       ({@link #environmentChecks}, {@link #tableChecks}).</li>
@@ -91,6 +91,17 @@ public interface Dialect {
      */
     default String errorSummary(SQLException failure) {
         return DriverMessages.firstLine(failure.getMessage());
+    }
+
+    /**
+     * Whether a failure says the database's own storage is damaged (its file, not the statement or the data), and if
+     * so what a run reports instead of the driver's message: what is damaged, with the driver's words, and the
+     * database's way to recover it. Running again cannot help such a run, so the error says so rather than quote, say,
+     * a lock timeout the driver reported for it. Asked with the connection the failure came from (null when there is
+     * none, e.g. the database would not open), which can tell the file. Default: null, not damage.
+     */
+    default String damagedStorage(SQLException failure, java.sql.Connection connection) {
+        return null;
     }
 
     /**

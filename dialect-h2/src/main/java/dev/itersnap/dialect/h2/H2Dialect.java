@@ -243,6 +243,15 @@ public final class H2Dialect extends AbstractSqlDialect {
         return t == Types.VARCHAR || t == Types.NVARCHAR;
     }
 
+    /**
+     * A damaged file (H2's FILE_CORRUPTED_1, ROW_NOT_FOUND_IN_PRIMARY_INDEX, the MVStore's file errors), named, with
+     * H2's recovery tool: {@link H2Damage}, decision 0007.
+     */
+    @Override
+    public String damagedStorage(SQLException failure, Connection connection) {
+        return H2Damage.describe(failure, connection);
+    }
+
     /** Whether a commit is on disk when it returns ({@code WRITE_DELAY} 0), or a run can make it so. */
     @Override
     public List<dev.itersnap.core.Check> environmentChecks(java.sql.Connection connection) throws SQLException {

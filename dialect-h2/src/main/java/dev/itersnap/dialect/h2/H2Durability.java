@@ -45,6 +45,18 @@ final class H2Durability {
     }
 
     /**
+     * Whether the open database is a file that reuses the space of dead chunks ({@code REUSE_SPACE}, a setting of the
+     * URL, default true): after a kill, H2 2.2.220 to 2.5.252 may open an older state than the last commit (decision
+     * 0007).
+     */
+    static boolean reusesSpace(Connection c) throws SQLException {
+        try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT DATABASE_PATH(), (SELECT "
+                + "SETTING_VALUE FROM INFORMATION_SCHEMA.SETTINGS WHERE SETTING_NAME = 'REUSE_SPACE')")) {
+            return rs.next() && rs.getString(1) != null && !"false".equalsIgnoreCase(rs.getString(2));
+        }
+    }
+
+    /**
      * Sets {@code WRITE_DELAY} to 0 when it is not (on a connection in auto-commit: the command commits). Refuses with
      * {@link ErrorCode#DATABASE_ERROR} when the user may not set it, naming the setting and the ways to set it.
      */
@@ -70,11 +82,18 @@ final class H2Durability {
                 + "when it returns", model, delay);
     }
 
-    /** The {@code doctor} line: whether commits are durable, or a run will make them so, or cannot. */
+    /**
+     * The {@code doctor} line: whether commits are durable, or a run will make them so, or cannot; and, on a file
+     * that reuses space (H2's default), that H2 may still lose them to a kill (decision 0007).
+     */
     static Check check(Connection c) throws SQLException {
         long delay = writeDelay(c);
+        String reuse = reusesSpace(c) ? "; REUSE_SPACE TRUE: H2 (2.2.220 to 2.5.252 at least) can reopen a file whose "
+                + "process was killed right after a commit without that commit, and 2.5 with a large one half applied "
+                + "(;REUSE_SPACE=FALSE in the URL avoids it, and the file then only grows; see H2 in docs/dialects.md)"
+                : "";
         if (delay == 0) {
-            return Check.ok("write delay", "WRITE_DELAY 0: a commit is on disk when it returns");
+            return Check.ok("write delay", "WRITE_DELAY 0: a commit is on disk when it returns" + reuse);
         }
         boolean admin;
         try (Statement st = c.createStatement(); ResultSet rs = st.executeQuery("SELECT IS_ADMIN FROM "
@@ -83,7 +102,7 @@ final class H2Durability {
         }
         return admin
                 ? Check.ok("write delay", "WRITE_DELAY " + delay + " ms; each run sets it to 0 until the database "
-                        + "closes (a commit must be on disk when it returns)")
+                        + "closes (a commit must be on disk when it returns)" + reuse)
                 : Check.failed("write delay", "WRITE_DELAY " + delay + " ms, and this user may not set it to 0 "
                         + "(admin rights): a run would stop. Open the database with ;WRITE_DELAY=0 in the URL as an "
                         + "admin, or run as an admin user");

@@ -59,6 +59,31 @@ class H2DurabilityTest {
     }
 
     /**
+     * H2 2.5.252 can lose a commit to a kill when the file reuses space (docs/dev/h2-kill9-repro.md): {@code doctor}'s
+     * line says so on H2's default, and not with {@code ;REUSE_SPACE=FALSE} or in memory.
+     */
+    @Test
+    void doctorTellsWhetherTheFileReusesSpace() throws SQLException {
+        try (Connection c = java.sql.DriverManager.getConnection(url)) {
+            assertThat(H2Durability.reusesSpace(c)).isTrue();
+            assertThat(new H2Dialect().environmentChecks(c)).singleElement().satisfies(check -> {
+                assertThat(check.passed()).isTrue();
+                assertThat(check.detail()).contains("; REUSE_SPACE TRUE: H2 (2.2.220 to 2.5.252 at least) can reopen a "
+                        + "file whose process was killed right after a commit without that commit",
+                        ";REUSE_SPACE=FALSE in the URL");
+            });
+        }
+        try (Connection c = java.sql.DriverManager.getConnection(url + ";REUSE_SPACE=FALSE")) {
+            assertThat(H2Durability.reusesSpace(c)).isFalse();
+            assertThat(new H2Dialect().environmentChecks(c)).singleElement()
+                    .satisfies(check -> assertThat(check.detail()).doesNotContain("REUSE_SPACE"));
+        }
+        try (Connection c = java.sql.DriverManager.getConnection("jdbc:h2:mem:durability")) {
+            assertThat(H2Durability.reusesSpace(c)).isFalse();
+        }
+    }
+
+    /**
      * As a user without admin rights (a run on H2 needs them for its metadata DDL already, so this is the dialect's
      * own guard), the setting cannot be made: refused naming it and the ways out, and {@code doctor} says so.
      */
