@@ -18,7 +18,10 @@ import java.util.regex.Pattern;
  * (ROW_NOT_FOUND_IN_PRIMARY_INDEX: an index holds a row the table does not, which H2 retries as if a concurrent
  * update were in the way and then reports as "Timeout trying to lock table"), and the MVStore's own errors for a
  * damaged file ({@code [2.5.252/6]}: file corrupt, 9: chunk not found, 50: block not found, 100: transaction
- * corrupt). H2's retry of 90143 lasts the session's {@code LOCK_TIMEOUT} (2 s unless the URL sets another).
+ * corrupt). H2's retry of 90143 lasts the session's {@code LOCK_TIMEOUT} (2 s unless the URL sets another). And any
+ * error thrown while the MVStore reads its own header or a chunk's description when it opens the file (a chunk's
+ * hexadecimal fields overwritten: error 90004 from {@code Chunk.<init>} under {@code readStoreHeader}): what it parses
+ * there is the file's own structure, never data of a statement.
  */
 final class H2Damage {
     /** H2's error codes that mean a damaged file: FILE_CORRUPTED_1, ROW_NOT_FOUND_IN_PRIMARY_INDEX. */
@@ -67,6 +70,9 @@ final class H2Damage {
             if (t instanceof SQLException e && DAMAGE.contains(e.getErrorCode())) {
                 return t;
             }
+            if (readingTheStore(t)) {
+                return t;
+            }
             String message = t.getMessage();
             if (message == null) {
                 continue;
@@ -85,6 +91,18 @@ final class H2Damage {
             }
         }
         return null;
+    }
+
+    /** Whether {@code t} was thrown while the MVStore read its header or a chunk's description. */
+    private static boolean readingTheStore(Throwable t) {
+        for (StackTraceElement frame : t.getStackTrace()) {
+            String type = frame.getClassName();
+            if (type.startsWith("org.h2.mvstore.") && (frame.getMethodName().equals("readStoreHeader")
+                    || type.endsWith("Chunk") && frame.getMethodName().equals("<init>"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The database's path without {@code .mv.db} ({@code DATABASE_PATH()}), or null (in memory, no connection). */
