@@ -309,6 +309,43 @@ public abstract class BadInputTests extends ConformanceTestBase {
     }
 
     /**
+     * A source whose last line is a comment ({@code -- note}) is a query like any other (issue 36: the comment ate the
+     * parenthesis the engine wraps the source in, "syntax error at end of input"): validate, check, a run with a late
+     * batch, a full check, a replay, a {@code sequence_by} list and the audit against the raw batches all read it.
+     */
+    @Test
+    void aSourceEndingInALineCommentIsAQueryLikeAnyOther() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        ModelSettings m = model(raw).source(raw.selectAll() + "\n-- the raw batches, one file a day").build();
+        IterativeSnapshot snap = fixture.engine(null);
+
+        snap.validate(m);
+        assertThat(snap.check(m).checks()).filteredOn(c -> c.name().contains("source")).isNotEmpty()
+                .allSatisfy(c -> assertThat(c.passed()).as(c.toString()).isTrue());
+        snap.run(m);
+        raw.insert(1, "Silver", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        assertThat(snap.run(m).lateBatchFound()).isTrue();
+        assertThat(snap.runWithFullCheck(m).batchesApplied()).isZero();
+        assertThat(snap.replayFrom(m, date("2024-01-02")).batchesApplied()).isEqualTo(2);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo).containsExactly(tuple("Active", ts("2024-01-01 09:00"), ts("2024-01-02 09:00")),
+                tuple("Silver", ts("2024-01-02 09:00"), ts("2024-01-03 09:00")),
+                tuple("Gold", ts("2024-01-03 09:00"), null));
+        assertThat(snap.audit(dev.itersnap.core.AuditSettings.builder(TARGET).uniqueKey("id")
+                .source(raw.selectAll() + " -- the raw batches", "file_date").build()).clean()).isTrue();
+
+        // a sequence_by list wraps the source in a query of its own; a comment on the query's only line
+        ModelSettings list = ModelSettings.builder("customers_by_tier").target("snap_by_tier")
+                .source(raw.selectAll() + " -- one line").uniqueKey("id").updatedAt("updated_at")
+                .sequenceBy(List.of("file_date", "tier")).build();
+        snap.validate(list);
+        assertThat(snap.run(list).batchesApplied()).isEqualTo(3);
+        assertThat(fixture.versions("snap_by_tier", "id", 1)).hasSize(3);
+    }
+
+    /**
      * Keys and sequences containing quotes and SQL ({@code O'Brien}, {@code 2024'--}) are data: stored, compared,
      * ordered, replayed, deleted and logged like any value, with no SQL error and no side effect.
      */

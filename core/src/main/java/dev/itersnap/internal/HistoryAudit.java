@@ -7,6 +7,7 @@ import dev.itersnap.core.AuditSettings;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.Relation;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -159,7 +160,7 @@ public final class HistoryAudit {
         private Finding missing(String t, List<String> tableKeys, String u) throws SQLException {
             List<Column> sourceColumns;
             try {
-                sourceColumns = describe("SELECT * FROM (" + s.source() + ") s WHERE 1 = 0");
+                sourceColumns = describe("SELECT * FROM " + Relation.parenthesized(s.source()) + " s WHERE 1 = 0");
             } catch (SQLException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SOURCE, "setting 'source' cannot be run: "
                         + Jdbc.firstLine(e.getMessage()), e);
@@ -177,7 +178,8 @@ public final class HistoryAudit {
                 keyPresent.append(sk.get(i)).append(" IS NOT NULL AND ");
             }
             String keyList = String.join(", ", sk);
-            String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM (" + s.source() + ") s WHERE "
+            String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM " + Relation.parenthesized(s.source())
+                    + " s WHERE "
                     + keyPresent + seq + " IS NOT NULL AND " + su + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t
                     + " t WHERE " + String.join(" AND ", match) + " AND t." + u + " = " + su + ") GROUP BY "
                     + keyList + ", " + su;

@@ -96,8 +96,8 @@ final class ModelResolver {
             }
             // the engine's own column: the key of the list, computed by the database from each source row
             sequenceBy = fold.apply("itersnap_sequence");
-            String keyed = "SELECT s.*, " + SqlSteps.of(d).sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM ("
-                    + s.source() + ") s";
+            String keyed = "SELECT s.*, " + SqlSteps.of(d).sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM "
+                    + Relation.parenthesized(s.source()) + " s";
             List<SourceColumn> withKey = describe(jdbc, SqlSteps.of(d).describe(Relation.query(keyed)), "source", s);
             source.add(withKey.get(withKey.size() - 1));
         }
