@@ -309,6 +309,50 @@ public abstract class BadInputTests extends ConformanceTestBase {
     }
 
     /**
+     * A null argument of the engine's methods is an {@link ItersnapException} naming the method and the argument, not
+     * a NullPointerException (issue 36: {@code replayFrom(model, null)}); nothing is written.
+     */
+    @Test
+    void aNullArgumentIsAnErrorNamingIt() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        ModelSettings m = model(raw).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        snap.run(m);
+        List<Version> history = fixture.history(TARGET);
+        record Call(String method, String argument, ErrorCode code, Executable call) {
+        }
+        for (Call c : List.of(
+                new Call("replayFrom", "sequence", ErrorCode.INVALID_SEQUENCE, () -> snap.replayFrom(m, null)),
+                new Call("replayFrom", "model", ErrorCode.INVALID_SETTING, () -> snap.replayFrom(null, "2024-01-01")),
+                new Call("adopt", "through", ErrorCode.INVALID_SEQUENCE, () -> snap.adopt(m, null)),
+                new Call("adoptRebuildingFrom", "from", ErrorCode.INVALID_SEQUENCE,
+                        () -> snap.adoptRebuildingFrom(m, null)),
+                new Call("run", "model", ErrorCode.INVALID_SETTING, () -> snap.run(null)),
+                new Call("run", "logicChange", ErrorCode.INVALID_SETTING, () -> snap.run(m, null)),
+                new Call("runWithFullCheck", "logicChange", ErrorCode.INVALID_SETTING,
+                        () -> snap.runWithFullCheck(m, null)),
+                new Call("fullRefresh", "model", ErrorCode.INVALID_SETTING, () -> snap.fullRefresh(null)),
+                new Call("validate", "model", ErrorCode.INVALID_SETTING, () -> snap.validate(null)),
+                new Call("asOfSql", "asOf", ErrorCode.INVALID_SETTING, () -> snap.asOfSql(m, null)),
+                new Call("asOfSql", "model", ErrorCode.INVALID_SETTING,
+                        () -> snap.asOfSql(null, dev.itersnap.core.AsOf.sequence("2024-01-01"))),
+                new Call("check", "model", ErrorCode.INVALID_SETTING, () -> snap.check(null)),
+                new Call("inspect", "model", ErrorCode.INVALID_SETTING, () -> snap.inspect(null)),
+                new Call("audit", "model", ErrorCode.INVALID_SETTING, () -> snap.audit((ModelSettings) null)),
+                new Call("audit", "table", ErrorCode.INVALID_SETTING,
+                        () -> snap.audit((dev.itersnap.core.AuditSettings) null)))) {
+            assertThatThrownBy(c.call()::execute).as(c.method() + " " + c.argument())
+                    .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                        assertThat(e.code()).isEqualTo(c.code());
+                        assertThat(e.getMessage()).startsWith("IterativeSnapshot." + c.method() + ": argument '"
+                                + c.argument() + "' is null; give ");
+                    });
+        }
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+    }
+
+    /**
      * A source whose last line is a comment ({@code -- note}) is a query like any other (issue 36: the comment ate the
      * parenthesis the engine wraps the source in, "syntax error at end of input"): validate, check, a run with a late
      * batch, a full check, a replay, a {@code sequence_by} list and the audit against the raw batches all read it.
