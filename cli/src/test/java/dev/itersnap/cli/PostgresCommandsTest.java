@@ -167,6 +167,32 @@ class PostgresCommandsTest {
         assertThat(corrupted.get("checks").get("overlap").get("count").asLong()).isEqualTo(2);
     }
 
+    /**
+     * Issue 36: {@code audit --source} with a data-modifying CTE printed "Connection is closed", the real error lost.
+     * PostgreSQL refuses a data-modifying WITH inside the audit's query (SQLState 0A000, after which HikariCP closes
+     * the connection, and restoring the connection's read-only flag failed instead); the message now says what
+     * PostgreSQL said and names the option, and the raw batches are untouched.
+     */
+    @Test
+    void anAuditSourceThatWritesIsRefusedSayingWhy() throws Exception {
+        file("2024-01-01", "1, 'Active', 'basic', TIMESTAMP '2024-01-01 09:00'");
+        assertThat(cli("run", true).exitCode()).isZero();
+
+        for (String[] options : new String[][] {{}, {"--json"}}) {
+            List<String> args = new ArrayList<>(List.of("--table", "customers_history", "--key", "customer_id",
+                    "--source", "WITH gone AS (DELETE FROM raw_customers RETURNING *) SELECT * FROM gone",
+                    "--sequence-by", "file_date"));
+            args.addAll(List.of(options));
+            Execution audit = cli("audit", false, args.toArray(String[]::new));
+
+            assertThat(audit.exitCode()).as(audit.err()).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(audit.errLines()).singleElement().asString().contains("option --source")
+                    .contains("WITH clause containing a data-modifying statement must be at the top level")
+                    .doesNotContain("Connection is closed");
+        }
+        assertThat(rows("SELECT customer_id FROM raw_customers")).containsExactly("1|");
+    }
+
     @Test
     void auditFindsEachCorruptionOfADbtSnapshot() throws Exception {
         sql("CREATE SCHEMA snapshots", "CREATE TABLE snapshots.customers_snapshot (id INT, name TEXT,"

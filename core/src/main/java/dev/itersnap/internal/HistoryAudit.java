@@ -44,11 +44,24 @@ public final class HistoryAudit {
     public AuditReport audit(AuditSettings s) {
         try (Connection c = dataSource.getConnection()) {
             boolean readOnly = readOnly(c, true);
+            AuditReport report;
             try {
-                return new AuditReport(s, new Run(c, s).checks());
-            } finally {
-                readOnly(c, readOnly);
+                report = new AuditReport(s, new Run(c, s).checks());
+            } catch (SQLException | RuntimeException e) {
+                // the failure is what the caller needs: a pool may have closed the connection after it (HikariCP
+                // does after SQLState 0A000, PostgreSQL's "WITH clause containing a data-modifying statement must be
+                // at the top level"), and restoring the flag would then fail with "Connection is closed" instead
+                try {
+                    if (!c.isClosed()) {
+                        readOnly(c, readOnly);
+                    }
+                } catch (SQLException restore) {
+                    e.addSuppressed(restore);
+                }
+                throw e;
             }
+            readOnly(c, readOnly);
+            return report;
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "audit of table " + s.table() + ": "
                     + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
