@@ -309,6 +309,38 @@ public abstract class BadInputTests extends ConformanceTestBase {
     }
 
     /**
+     * A source with more columns than one statement may bind values ({@code SqlValues.MAX_PARAMETERS}, 256: four per
+     * column in the column registry) runs (issue 36: a first run of a source of more than 64 columns failed
+     * registering them).
+     */
+    @Test
+    void aSourceWithMoreColumnsThanAStatementBindsRuns() {
+        String[] columns = new String[103];
+        columns[0] = "id INT";
+        columns[1] = "updated_at TIMESTAMP";
+        columns[2] = "file_date DATE";
+        for (int i = 3; i < columns.length; i++) {
+            columns[i] = "c" + i + " INT";
+        }
+        RawTable raw = fixture.rawTable("raw_wide", columns);
+        Object[] row = new Object[columns.length];
+        row[0] = 1;
+        row[1] = ts("2024-01-01 09:00");
+        row[2] = date("2024-01-01");
+        raw.insert(row);
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("file_date").build();
+
+        assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
+        row[1] = ts("2024-01-02 09:00");
+        row[2] = date("2024-01-02");
+        row[5] = 5;
+        raw.insert(row);
+        assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(2);
+    }
+
+    /**
      * A null argument of the engine's methods is an {@link ItersnapException} naming the method and the argument, not
      * a NullPointerException (issue 36: {@code replayFrom(model, null)}); nothing is written.
      */
