@@ -53,7 +53,7 @@ public final class ReplayCommand implements Callable<Integer> {
         static int execute(CommandSpec spec, ConnectionOptions connection, ModelSettings settings, String operation,
                            String from, boolean dryRun, boolean json) throws SQLException {
             PrintWriter out = spec.commandLine().getOut();
-            try (HikariDataSource dataSource = dryRun ? connection.openReadOnly() : connection.open()) {
+            try (HikariDataSource dataSource = dryRun ? connection.openReadOnly(settings) : connection.open(settings)) {
                 if (dryRun) {
                     RebuildPlan plan;
                     try (Connection c = dataSource.getConnection()) {

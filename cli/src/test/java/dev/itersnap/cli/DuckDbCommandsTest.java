@@ -48,6 +48,65 @@ class DuckDbCommandsTest {
         return out;
     }
 
+    /**
+     * Issue 36: a DuckDB file another process has open failed at once with exit 4, where a run on the other databases
+     * waits for the model lock up to lock_timeout and exits 3. A command now waits for the file the same way: it says
+     * so, runs once the other process lets go, and exits 3 naming the file's holder when lock_timeout passes first.
+     */
+    @Test
+    void aDuckDbFileAnotherProcessHoldsIsWaitedForUpToLockTimeout() throws Exception {
+        Path file = dir.resolve("warehouse.duckdb");
+        String url = "jdbc:duckdb:" + file;
+        execute(url, "CREATE TABLE raw_customers (customer_id INT, status VARCHAR, updated_at TIMESTAMP, "
+                + "file_date DATE)", "INSERT INTO raw_customers VALUES (1, 'Active', '2024-01-01 09:00', '2024-01-01')");
+        String model = """
+                name: customers
+                target: customers_history
+                source: SELECT * FROM raw_customers
+                unique_key: customer_id
+                updated_at: updated_at
+                sequence_by: file_date
+                """;
+        Path patient = Files.writeString(dir.resolve("patient.yml"), model + "lock_timeout: 60s\n");
+        Path hasty = Files.writeString(dir.resolve("hasty.yml"), model + "lock_timeout: 2s\n");
+
+        try (dev.itersnap.conformance.ChildJvm holder = dev.itersnap.conformance.ChildJvm.start(HoldFile.class,
+                "64m", List.of(), url, "600000")) {
+            assertThat(holder.nextLine(60_000)).as(holder.output()).isEqualTo("holding");
+            long start = System.nanoTime();
+            Execution refused = Execution.of("run", "--jdbc-url", url, "--config", hasty.toString());
+            long waited = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCodes.LOCK_TIMEOUT);
+            assertThat(refused.errLines()).first().asString().startsWith("waiting for the DuckDB file: another "
+                    + "process holds it (held by ").contains("(PID ").endsWith("waiting up to lock_timeout 2s");
+            assertThat(refused.errLines()).last().asString().contains("another process holds the DuckDB file")
+                    .contains("not released within lock_timeout 2s");
+            assertThat(waited).as("ms").isBetween(1_900L, 30_000L);
+        }
+        try (dev.itersnap.conformance.ChildJvm holder = dev.itersnap.conformance.ChildJvm.start(HoldFile.class,
+                "64m", List.of(), url, "3000")) {
+            assertThat(holder.nextLine(60_000)).as(holder.output()).isEqualTo("holding");
+            Execution waited = Execution.of("run", "--jdbc-url", url, "--config", patient.toString());
+
+            assertThat(waited.exitCode()).as(waited.err()).isZero();
+            assertThat(waited.err()).contains("waiting for the DuckDB file");
+            assertThat(statuses(url)).containsExactly("1:Active");
+        }
+    }
+
+    /** A process that opens a DuckDB file, says "holding", and keeps it open for the given milliseconds. */
+    public static final class HoldFile {
+        public static void main(String[] args) throws Exception {
+            try (Connection c = DriverManager.getConnection(args[0]); Statement s = c.createStatement()) {
+                s.execute("SELECT 1");
+                System.out.println("holding");
+                System.out.flush();
+                Thread.sleep(Long.parseLong(args[1]));
+            }
+        }
+    }
+
     @Test
     void runsAModelOnATableOfADuckDbFile() throws Exception {
         String url = "jdbc:duckdb:" + dir.resolve("warehouse.duckdb");
