@@ -64,7 +64,7 @@ public final class HistoryAudit {
             return report;
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "audit of table " + s.table() + ": "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
+                    + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), e);
         }
     }
 

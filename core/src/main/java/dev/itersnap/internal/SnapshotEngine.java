@@ -76,7 +76,7 @@ public final class SnapshotEngine {
             ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "connect", null, e);
+                    + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), "connect", null, e);
         }
     }
 
@@ -138,7 +138,7 @@ public final class SnapshotEngine {
             }
         } catch (SQLException e) {
             ItersnapException error = new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name()
-                    + "': cannot connect: " + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]",
+                    + "': cannot connect: " + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e),
                     "connect", null, e);
             listener.onEvent(new SnapshotEvent.RunFailed(settings.name(), runId, error,
                     Duration.ofNanos(System.nanoTime() - start)));
@@ -226,7 +226,7 @@ public final class SnapshotEngine {
         }
         if (e instanceof SQLException se) {
             return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
-                    + Jdbc.firstLine(se.getMessage()) + " [SQLState " + se.getSQLState() + "]", "lock", null, se);
+                    + Jdbc.firstLine(se.getMessage()) + Jdbc.sqlState(se), "lock", null, se);
         }
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': unexpected failure: "
                 + e, e);
