@@ -164,6 +164,42 @@ class DuckDbCommandsTest {
         Execution status = Execution.of("status", "--jdbc-url", url, "--config", config.toString());
         assertThat(status.exitCode()).as(status.err()).isZero();
         assertThat(status.out()).contains("2024-03-04", "2024-03-05", "2024-03-06");
+
+        // issue 36: a file without its header was read with made-up columns (column0, ...) and applied as a schema
+        // change with exit 0, and a bad date in a file's name was reported without the file; each stops the run
+        // now with exit 4, naming the file, and nothing is written
+        List<String> history = values(url, "tier");
+        for (String[] malformed : new String[][] {
+                {"customers_2024-03-07.csv", "1,diamond,2024-03-07 09:00:00\n"}, // one line, no header: the README's
+                {"customers_2024-03-07.csv", "1,diamond,2024-03-07 09:00:00\n2,gold,2024-03-06 09:00:00\n"},
+                {"customers_2024-03-07.csv", "id,level,changed\n1,diamond,2024-03-07 09:00:00\n"},
+                {"customers_2024-03-07.csv", "customer_id,tier,updated_at\n1,diamond,2024-03-07 09:00:00\n2,gold\n"},
+                {"customers_2024-03-07.csv", "customer_id,tier,updated_at\none,diamond,2024-03-07 09:00:00\n"},
+                {"customers_2024-03-07.csv", "customer_id,tier,updated_at\n"},
+                {"customers_2024-02-30.csv", "customer_id,tier,updated_at\n1,diamond,2024-03-07 09:00:00\n"},
+                {"customers_latest.csv", "customer_id,tier,updated_at\n1,diamond,2024-03-07 09:00:00\n"}}) {
+            Path file = Files.writeString(copy.resolve("exports").resolve(malformed[0]), malformed[1]);
+            for (String[] options : new String[][] {{}, {"--json"}}) {
+                List<String> args = new ArrayList<>(List.of("run", "--jdbc-url", url, "--config", config.toString()));
+                args.addAll(List.of(options));
+                Execution refused = Execution.of(args.toArray(String[]::new));
+                assertThat(refused.exitCode()).as(malformed[1]).isEqualTo(ExitCodes.DATABASE);
+                assertThat(refused.errLines()).as(malformed[1]).last().asString().contains(malformed[0])
+                        .doesNotContain("column0").doesNotContain("SQLState null"); // DuckDB gives no SQLState
+            }
+            assertThat(values(url, "tier")).as("nothing written: " + malformed[1]).isEqualTo(history);
+            Files.delete(file);
+        }
+        Execution after = Execution.of("status", "--jdbc-url", url, "--config", config.toString());
+        assertThat(after.out().lines().filter(l -> l.startsWith(" 2024-"))).as("no batch recorded").hasSize(3);
+
+        // the columns are matched by name: a file with them in another order is read as it should be
+        Files.writeString(copy.resolve("exports/customers_2024-03-07.csv"),
+                "tier,updated_at,customer_id\ndiamond,2024-03-07 09:00:00,1\n");
+        Execution reordered = Execution.of("run", "--jdbc-url", url, "--config", config.toString());
+        assertThat(reordered.exitCode()).as(reordered.err()).isZero();
+        assertThat(values(url, "tier")).containsExactly("1:silver", "1:gold", "1:platinum", "1:diamond", "2:silver",
+                "2:gold");
     }
 
     @Test
