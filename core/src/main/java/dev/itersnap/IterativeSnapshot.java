@@ -21,7 +21,6 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Dialects;
 
 import javax.sql.DataSource;
-import java.util.Objects;
 
 /**
  * The entry point: keeps SCD Type 2 history tables correct when batches arrive late, twice or out of order.
@@ -73,8 +72,9 @@ public final class IterativeSnapshot {
      * the new logic from now on.
      */
     public RunResult run(ModelSettings model, LogicChange logicChange) {
-        Objects.requireNonNull(logicChange, "logicChange");
-        return engine(model).run(logicChange);
+        required(logicChange, "run", "logicChange", ErrorCode.INVALID_SETTING,
+                "LogicChange.REFUSE or LogicChange.ACCEPT");
+        return engine(model, "run").run(logicChange);
     }
 
     /**
@@ -90,8 +90,9 @@ public final class IterativeSnapshot {
 
     /** As {@link #runWithFullCheck(ModelSettings)}, with {@code logicChange} as in {@link #run(ModelSettings, LogicChange)}. */
     public RunResult runWithFullCheck(ModelSettings model, LogicChange logicChange) {
-        Objects.requireNonNull(logicChange, "logicChange");
-        return engine(model).runWithFullCheck(logicChange);
+        required(logicChange, "runWithFullCheck", "logicChange", ErrorCode.INVALID_SETTING,
+                "LogicChange.REFUSE or LogicChange.ACCEPT");
+        return engine(model, "runWithFullCheck").runWithFullCheck(logicChange);
     }
 
     /**
@@ -102,23 +103,24 @@ public final class IterativeSnapshot {
      * logic change the run would refuse is refused here ({@link ErrorCode#LOGIC_CHANGE}).
      */
     public RunPlan plan(ModelSettings model) {
-        return engine(model).plan("run", null, LogicChange.REFUSE);
+        return engine(model, "plan").plan("run", null, LogicChange.REFUSE);
     }
 
     /** What {@link #runWithFullCheck(ModelSettings)} would do now, as {@link #plan(ModelSettings)} says it. */
     public RunPlan planWithFullCheck(ModelSettings model) {
-        return engine(model).plan("full_check", null, LogicChange.REFUSE);
+        return engine(model, "planWithFullCheck").plan("full_check", null, LogicChange.REFUSE);
     }
 
     /** What {@link #replayFrom(ModelSettings, Object)} would do now, as {@link #plan(ModelSettings)} says it. */
     public RunPlan planReplayFrom(ModelSettings model, Object sequence) {
-        Objects.requireNonNull(sequence, "sequence");
-        return engine(model).plan("replay", sequence, LogicChange.ACCEPT);
+        required(sequence, "planReplayFrom", "sequence", ErrorCode.INVALID_SEQUENCE,
+                "the batch to replay from, " + SEQUENCE_HINT);
+        return engine(model, "planReplayFrom").plan("replay", sequence, LogicChange.ACCEPT);
     }
 
     /** What {@link #fullRefresh(ModelSettings)} would do now, as {@link #plan(ModelSettings)} says it. */
     public RunPlan planFullRefresh(ModelSettings model) {
-        return engine(model).plan("full_refresh", null, LogicChange.ACCEPT);
+        return engine(model, "planFullRefresh").plan("full_refresh", null, LogicChange.ACCEPT);
     }
 
     /**
@@ -129,7 +131,7 @@ public final class IterativeSnapshot {
      * @throws ItersnapException ({@code INVALID_SOURCE}, {@code INVALID_SETTING}) naming the problem
      */
     public void validate(ModelSettings model) {
-        engine(model).validate();
+        engine(model, "validate").validate();
     }
 
     /**
@@ -137,7 +139,7 @@ public final class IterativeSnapshot {
      * longer in the source. Never runs implicitly.
      */
     public RunResult fullRefresh(ModelSettings model) {
-        return engine(model).fullRefresh();
+        return engine(model, "fullRefresh").fullRefresh();
     }
 
     /**
@@ -146,8 +148,10 @@ public final class IterativeSnapshot {
      * or its text form ({@code 2024-03-01}, {@code 42}).
      */
     public RunResult replayFrom(ModelSettings model, Object sequence) {
-        Objects.requireNonNull(sequence, "sequence");
-        return engine(model).replayFrom(sequence);
+        SnapshotEngine engine = engine(model, "replayFrom");
+        required(sequence, "replayFrom", "sequence", ErrorCode.INVALID_SEQUENCE,
+                "the batch to replay from, " + SEQUENCE_HINT);
+        return engine.replayFrom(sequence);
     }
 
     /**
@@ -165,8 +169,10 @@ public final class IterativeSnapshot {
      *                           or validity columns, {@code INVALID_SEQUENCE} for an unreadable {@code through}
      */
     public RunResult adopt(ModelSettings model, Object through) {
-        Objects.requireNonNull(through, "through");
-        return engine(model).adopt(through);
+        SnapshotEngine engine = engine(model, "adopt");
+        required(through, "adopt", "through", ErrorCode.INVALID_SEQUENCE,
+                "the batch to adopt the history through, " + SEQUENCE_HINT);
+        return engine.adopt(through);
     }
 
     /**
@@ -179,8 +185,10 @@ public final class IterativeSnapshot {
      * versions' validity as that time (a date as its start of day). The result lists the batches applied.
      */
     public RunResult adoptRebuildingFrom(ModelSettings model, Object from) {
-        Objects.requireNonNull(from, "from");
-        return engine(model).adoptRebuildingFrom(from);
+        SnapshotEngine engine = engine(model, "adoptRebuildingFrom");
+        required(from, "adoptRebuildingFrom", "from", ErrorCode.INVALID_SEQUENCE,
+                "the batch to rebuild from (the oldest the source holds), " + SEQUENCE_HINT);
+        return engine.adoptRebuildingFrom(from);
     }
 
     /**
@@ -189,13 +197,16 @@ public final class IterativeSnapshot {
      * literal (read through the column's type first, so it cannot carry SQL), so the text can define a view.
      */
     public String asOfSql(ModelSettings model, AsOf asOf) {
-        Objects.requireNonNull(asOf, "asOf");
+        required(model, "asOfSql", "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
+        required(asOf, "asOfSql", "asOf", ErrorCode.INVALID_SETTING, "an AsOf: AsOf.time(...) or AsOf.sequence(...)");
         return new PointInTime(dataSource, dialect, model).sql(asOf);
     }
 
     /** Creates a view {@code view} ({@code name} or {@code schema.name}) of {@link #asOfSql}; returns its DDL. */
     public String createAsOfView(ModelSettings model, AsOf asOf, String view) {
-        Objects.requireNonNull(asOf, "asOf");
+        required(model, "createAsOfView", "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
+        required(asOf, "createAsOfView", "asOf", ErrorCode.INVALID_SETTING,
+                "an AsOf: AsOf.time(...) or AsOf.sequence(...)");
         return new PointInTime(dataSource, dialect, model).createView(asOf, view);
     }
 
@@ -208,7 +219,7 @@ public final class IterativeSnapshot {
      * for a failed check ({@link CheckReport#failures()}).
      */
     public CheckReport check(ModelSettings model) {
-        Objects.requireNonNull(model, "model");
+        required(model, "check", "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
         return new Doctor(dataSource, dialect, model).check();
     }
 
@@ -218,7 +229,7 @@ public final class IterativeSnapshot {
      * point ({@link Inspection}). Cheap to make: each of its methods reads when called.
      */
     public Inspection inspect(ModelSettings model) {
-        Objects.requireNonNull(model, "model");
+        required(model, "inspect", "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
         return new MetadataInspection(dataSource, dialect, model);
     }
 
@@ -239,7 +250,8 @@ public final class IterativeSnapshot {
      *                           a check's query fails
      */
     public AuditReport audit(AuditSettings table) {
-        Objects.requireNonNull(table, "table");
+        required(table, "audit", "table", ErrorCode.INVALID_SETTING,
+                "an AuditSettings: AuditSettings.builder(table)...build()");
         return new HistoryAudit(dataSource, dialect).audit(table);
     }
 
@@ -249,12 +261,28 @@ public final class IterativeSnapshot {
      * over, or after anything but itersnap wrote to a history.
      */
     public AuditReport audit(ModelSettings model) {
+        required(model, "audit", "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
         return audit(AuditSettings.of(model));
     }
 
-    private SnapshotEngine engine(ModelSettings model) {
-        Objects.requireNonNull(model, "model");
+    private SnapshotEngine engine(ModelSettings model, String method) {
+        required(model, method, "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
         return new SnapshotEngine(dataSource, dialect, listener, model);
+    }
+
+    private static final String SEQUENCE_HINT = "a value of the sequence column's Java type (LocalDate, LocalDateTime, "
+            + "Long, String...) or its text form (2024-03-01, 42)";
+
+    /**
+     * {@code value}; an {@link ItersnapException} with {@code code} naming the method and the argument when it is null
+     * (not a NullPointerException: every error a caller can cause is an ItersnapException), saying what to give.
+     */
+    private static <T> T required(T value, String method, String argument, ErrorCode code, String give) {
+        if (value == null) {
+            throw new ItersnapException(code, "IterativeSnapshot." + method + ": argument '" + argument + "' is null; "
+                    + "give " + give);
+        }
+        return value;
     }
 
     /** Builds an {@link IterativeSnapshot}; {@link #dataSource(DataSource)} is required. */
@@ -287,7 +315,8 @@ public final class IterativeSnapshot {
 
         /** Receives run events; default {@link SnapshotListener#logging()}. */
         public Builder listener(SnapshotListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
+            this.listener = required(listener, "Builder.listener", "listener", ErrorCode.INVALID_SETTING,
+                    "a SnapshotListener, or SnapshotListener.logging()");
             return this;
         }
 

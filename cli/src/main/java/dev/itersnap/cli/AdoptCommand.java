@@ -93,7 +93,7 @@ public final class AdoptCommand implements Callable<Integer> {
                     + "--dry-run to see the audit and the plan)");
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (HikariDataSource dataSource = connection.open()) {
+        try (HikariDataSource dataSource = connection.open(settings)) {
             AuditReport audit;
             List<String> declared = new ArrayList<>();
             try (Connection c = dataSource.getConnection()) {
@@ -167,7 +167,7 @@ public final class AdoptCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         ObjectNode o = JSON.createObjectNode().put("model", settings.name()).put("target", target)
                 .put("rebuild_from", rebuildFrom).put("dry_run", dryRun);
-        try (HikariDataSource dataSource = connection.open()) {
+        try (HikariDataSource dataSource = connection.open(settings)) {
             String backup;
             String table;
             List<String> rebuilt = new ArrayList<>();

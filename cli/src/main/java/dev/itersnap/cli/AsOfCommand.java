@@ -57,7 +57,7 @@ public final class AsOfCommand implements Callable<Integer> {
         ModelSettings settings = model.load();
         AsOf asOf = point.time != null ? AsOf.time(point.time) : AsOf.sequence(point.sequence);
         String sql;
-        try (HikariDataSource dataSource = connection.open()) {
+        try (HikariDataSource dataSource = connection.open(settings)) {
             IterativeSnapshot snapshots = connection.snapshots(dataSource, SnapshotListener.logging());
             sql = view == null ? snapshots.asOfSql(settings, asOf) : snapshots.createAsOfView(settings, asOf, view);
         }

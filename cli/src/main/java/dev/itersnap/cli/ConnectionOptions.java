@@ -5,9 +5,13 @@ import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Dialects;
+import dev.itersnap.core.ModelSettings;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 import javax.sql.DataSource;
+import java.time.Duration;
 
 /** The connection options every command that talks to a database shares (a picocli mixin). */
 final class ConnectionOptions {
@@ -26,14 +30,40 @@ final class ConnectionOptions {
             description = "dialect to use (h2, postgres, ...) instead of detecting it")
     String dialect;
 
-    /** Opens a pool; the caller closes it. */
+    @Spec(Spec.Target.MIXEE)
+    private CommandSpec command;
+
+    /**
+     * Opens a pool; the caller closes it. A DuckDB file another process holds is waited for up to the default
+     * lock_timeout ({@link ModelSettings#DEFAULT_LOCK_TIMEOUT}); the commands of a model wait its own.
+     */
     HikariDataSource open() {
-        return ConnectionPool.open(jdbcUrl, user, password, false);
+        return open(ModelSettings.DEFAULT_LOCK_TIMEOUT);
     }
 
-    /** Opens a pool of read-only connections (the reading commands: status, dry runs); the caller closes it. */
-    HikariDataSource openReadOnly() {
-        return ConnectionPool.open(jdbcUrl, user, password, true);
+    /** Opens a pool for {@code model}: a DuckDB file another process holds is waited for up to its lock_timeout. */
+    HikariDataSource open(ModelSettings model) {
+        return open(model.lockTimeout());
+    }
+
+    private HikariDataSource open(Duration lockWait) {
+        return ConnectionPool.open(jdbcUrl, user, password, false, lockWait, this::waiting);
+    }
+
+    /**
+     * Opens a pool of read-only connections (the reading commands: status, dry runs) for {@code model}; the caller
+     * closes it.
+     */
+    HikariDataSource openReadOnly(ModelSettings model) {
+        return ConnectionPool.open(jdbcUrl, user, password, true, model.lockTimeout(), this::waiting);
+    }
+
+    /** A line on the command's stderr (where the model lock's waiting notice goes too). */
+    private void waiting(String line) {
+        if (command != null) {
+            command.commandLine().getErr().println(line);
+            command.commandLine().getErr().flush();
+        }
     }
 
     /** The chosen dialect (refused when it does not match the database), or the one detected from {@code dataSource}. */

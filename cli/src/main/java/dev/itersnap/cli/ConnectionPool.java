@@ -8,6 +8,8 @@ import dev.itersnap.core.Secrets;
 
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.function.Consumer;
 
 /** Opens the HikariCP pool a command works through. */
 final class ConnectionPool {
@@ -22,7 +24,69 @@ final class ConnectionPool {
      * PostgreSQL or H2 URL carries a user and password before the host (those drivers take them for the host), and with
      * {@link ErrorCode#DATABASE_ERROR} when no connection can be made. {@code readOnly}: every connection is
      * read-only (the reading commands).
+     *
+     * <p>A DuckDB file that another process has open ("Could not set lock on file": DuckDB lets one process open a
+     * file for writing) is waited for as a model lock held by another run is, retrying (50 ms growing to 1 s) for
+     * {@code lockWait} (the model's {@code lock_timeout}), with one line to {@code waiting} when the wait begins; then
+     * {@link ErrorCode#LOCK_TIMEOUT} (exit 3) naming the file and the process DuckDB names.
      */
+    static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly, Duration lockWait,
+                                 Consumer<String> waiting) {
+        long deadline = System.nanoTime() + lockWait.toNanos();
+        long pause = 50;
+        boolean told = false;
+        while (true) {
+            try {
+                return open(jdbcUrl, user, password, readOnly);
+            } catch (ItersnapException e) {
+                String held = fileLockHolder(e);
+                if (held == null) {
+                    throw e;
+                }
+                if (System.nanoTime() - deadline >= 0) {
+                    throw new ItersnapException(ErrorCode.LOCK_TIMEOUT, "cannot open " + Secrets.mask(jdbcUrl)
+                            + ": another process holds the DuckDB file (" + held + "), and it was not released "
+                            + "within lock_timeout " + dev.itersnap.spi.ModelLock.describe(lockWait) + "; DuckDB "
+                            + "lets one process open a file at a time: run the commands on one file one after "
+                            + "another", e.getCause());
+                }
+                if (!told) {
+                    waiting.accept("waiting for the DuckDB file: another process holds it (" + held + "); waiting "
+                            + "up to lock_timeout " + dev.itersnap.spi.ModelLock.describe(lockWait));
+                    told = true;
+                }
+                try {
+                    Thread.sleep(Math.min(pause, Math.max(1, (deadline - System.nanoTime()) / 1_000_000)));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+                pause = Math.min(1000, pause * 2);
+            }
+        }
+    }
+
+    /**
+     * What DuckDB says of the process holding its file when {@code e} is its "Could not set lock on file" (the
+     * conflicting lock and its process id), or null for any other failure.
+     */
+    static String fileLockHolder(Throwable e) {
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            String m = t.getMessage();
+            if (t instanceof SQLException && m != null && m.contains("Could not set lock on file")) {
+                int held = m.indexOf("Conflicting lock is held in ");
+                if (held < 0) {
+                    return "DuckDB: " + m.strip().lines().findFirst().orElse(m);
+                }
+                String holder = m.substring(held + "Conflicting lock is held in ".length());
+                int end = holder.indexOf(". See also");
+                return "held by " + (end < 0 ? holder : holder.substring(0, end)).strip();
+            }
+        }
+        return null;
+    }
+
+    /** {@link #open(String, String, String, boolean, Duration, Consumer)} without waiting for a held DuckDB file. */
     static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly) {
         if (Secrets.userInfoPassword(jdbcUrl) != null
                 && (jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.startsWith("jdbc:h2:"))) {

@@ -36,7 +36,7 @@ public final class DoctorCommand implements Callable<Integer> {
         ModelSettings settings = model.load();
         PrintWriter out = spec.commandLine().getOut();
         CheckReport report;
-        try (HikariDataSource dataSource = connection.open()) {
+        try (HikariDataSource dataSource = connection.open(settings)) {
             report = connection.snapshots(dataSource, event -> { }).check(settings);
         } catch (RuntimeException e) {
             // no connection, or no dialect for it: that is the first check failing

@@ -34,7 +34,8 @@ final class ExitCodes {
         m.put(" " + CONFIGURATION, "usage or configuration error: bad arguments, unreadable model file, invalid "
                 + "setting, unusable source query, no JDBC driver or dialect for the database, a target the model "
                 + "does not own (TARGET_NOT_OWNED)");
-        m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout");
+        m.put(" " + LOCK_TIMEOUT, "lock timeout: another run of the model held the lock longer than lock_timeout (on "
+                + "DuckDB also: another process kept the database file open that long)");
         m.put(" " + DATABASE, "database error: cannot connect, or the database rejected a statement");
         m.put(" " + AUDIT_PROBLEMS, "audit, adopt: the audit ran and found at least one problem in the table (adopt: "
                 + "nothing was written; --accept-problems adopts it anyway)");

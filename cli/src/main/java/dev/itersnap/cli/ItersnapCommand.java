@@ -7,6 +7,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
+import java.io.PrintStream;
 import java.util.List;
 
 /** {@code itersnap}: the top-level command; the work is done by its subcommands. */
@@ -31,12 +32,24 @@ public final class ItersnapCommand implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new ItersnapCommand())
                 .setExecutionExceptionHandler(new ErrorReporter());
-        // every output of the command (stdout, stderr, the error line) masks the secrets its own arguments carry
+        // every output of the command (stdout, stderr, the error line, log lines and whatever else reaches
+        // System.out or System.err while it runs) masks the secrets its own arguments carry
         cl.setExecutionStrategy(parsed -> {
             List<String> secrets = MaskingWriter.secrets(parsed);
             cl.setOut(MaskingWriter.wrap(cl.getOut(), secrets));
             cl.setErr(MaskingWriter.wrap(cl.getErr(), secrets));
-            return new CommandLine.RunLast().execute(parsed);
+            PrintStream out = System.out;
+            PrintStream err = System.err;
+            System.setOut(MaskingWriter.stream(out, secrets));
+            System.setErr(MaskingWriter.stream(err, secrets));
+            try {
+                return new CommandLine.RunLast().execute(parsed);
+            } finally {
+                System.out.flush();
+                System.err.flush();
+                System.setOut(out);
+                System.setErr(err);
+            }
         });
         java.util.List<CommandLine> withExitCodes = new java.util.ArrayList<>(cl.getSubcommands().values());
         withExitCodes.add(cl);

@@ -3,17 +3,24 @@ package dev.itersnap.cli;
 import dev.itersnap.core.Secrets;
 import picocli.CommandLine;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
+import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.io.Writer;
+import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The writer every output of a command goes through (stdout and stderr: results, {@code --json}, progress, error
  * lines, {@code --verbose} traces): each line is masked ({@link Secrets#mask(String, java.util.Collection)}) with the
- * secrets of the command line itself ({@link #secrets}), before it is written. Lines are masked whole, so a secret never straddles two writes; what is left without a line end is masked
- * at {@link #flush()}.
+ * secrets of the command line itself ({@link #secrets}), before it is written. Lines are masked whole, so a secret
+ * never straddles two writes; what is left without a line end is masked at {@link #flush()}. {@link #stream} does the
+ * same for {@code System.out} and {@code System.err} while a command runs: the log lines (slf4j-simple writes to
+ * {@code System.err}) and whatever a driver prints there.
  */
 final class MaskingWriter extends Writer {
     private final Writer delegate;
@@ -36,22 +43,51 @@ final class MaskingWriter extends Writer {
     }
 
     /**
-     * The secrets of a parsed command line that drivers quote: the password of the URL's user information (a driver
-     * that does not read user information takes it for part of the host or port). {@code --password} is not among
-     * them: drivers never print it, and masking its text everywhere would mask ordinary words ({@code postgres}).
+     * The secrets of a parsed command line that drivers quote: the secrets of its {@code --jdbc-url} ({@link
+     * Secrets#of(String)}: the password of the URL's user information, which a driver that does not read user
+     * information takes for part of the host or port, and the values of its password and token properties, which a
+     * driver may quote alone). {@code --password} is not among them: drivers never print it, and masking its text
+     * everywhere would mask ordinary words ({@code postgres}).
      */
     static List<String> secrets(CommandLine.ParseResult parsed) {
         List<String> out = new ArrayList<>();
         for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
             CommandLine.Model.OptionSpec url = p.commandSpec().findOption("--jdbc-url");
             if (url != null && url.getValue() != null) {
-                String password = Secrets.userInfoPassword(url.getValue().toString());
-                if (password != null) {
-                    out.add(password);
-                }
+                out.addAll(Secrets.of(url.getValue().toString()));
             }
         }
         return out;
+    }
+
+    /**
+     * A print stream writing to {@code target} each line masked as {@link #wrap} does, in the platform's charset (what
+     * {@code System.err} writes): for {@code System.setErr} while a command runs.
+     */
+    static PrintStream stream(PrintStream target, List<String> secrets) {
+        Charset charset = Charset.defaultCharset();
+        PrintWriter lines = new PrintWriter(new MaskingWriter(new OutputStreamWriter(target, charset),
+                new ArrayList<>(secrets)), true);
+        return new PrintStream(new OutputStream() {
+            private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+            @Override
+            public synchronized void write(int b) {
+                line.write(b);
+                if (b == '\n') {
+                    flush();
+                }
+            }
+
+            @Override
+            public synchronized void flush() {
+                if (line.size() > 0) {
+                    lines.write(line.toString(charset));
+                    line.reset();
+                }
+                lines.flush();
+            }
+        }, true, charset);
     }
 
     @Override

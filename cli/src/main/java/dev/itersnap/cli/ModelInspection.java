@@ -2,6 +2,7 @@ package dev.itersnap.cli;
 
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Inspection;
+import dev.itersnap.spi.Relation;
 import dev.itersnap.spi.SequenceKey;
 import dev.itersnap.spi.ValueType;
 
@@ -61,7 +62,7 @@ final class ModelInspection {
         String model = "model '" + s.name() + "': ";
         List<Sql.Column> source;
         try {
-            source = sql.describe("SELECT * FROM (" + s.source() + ") s WHERE 1 = 0");
+            source = sql.describe("SELECT * FROM " + Relation.parenthesized(s.source()) + " s WHERE 1 = 0");
         } catch (SQLException e) {
             throw new ConfigException(model + "cannot read the source query: " + firstLine(e.getMessage()), e);
         }
@@ -103,7 +104,8 @@ final class ModelInspection {
         }
         if (s.deleteWhen() != null) {
             try {
-                sql.rows("SELECT 1 FROM (" + s.source() + ") s WHERE (" + s.deleteWhen() + ") AND 1 = 0");
+                sql.rows("SELECT 1 FROM " + Relation.parenthesized(s.source()) + " s WHERE (" + s.deleteWhen()
+                        + ") AND 1 = 0");
             } catch (SQLException e) {
                 throw new ConfigException(model + "setting 'delete_when' is not a valid predicate over the source rows: "
                         + firstLine(e.getMessage()), e);
@@ -155,7 +157,7 @@ final class ModelInspection {
     TreeSet<Comparable<?>> sourceSequences() throws SQLException {
         TreeSet<Comparable<?>> out = new TreeSet<>(sequenceMap().comparator());
         String query = "SELECT DISTINCT " + String.join(", ", sequenceParts.stream().map(p -> "s." + sql.quote(p))
-                .toList()) + " FROM (" + settings.source() + ") s";
+                .toList()) + " FROM " + Relation.parenthesized(settings.source()) + " s";
         try (var st = sql.connection().createStatement(); var rs = st.executeQuery(query)) {
             while (rs.next()) {
                 if (sequenceKey == null) {

@@ -54,7 +54,7 @@ public final class ReplayCommand implements Callable<Integer> {
         static int execute(CommandSpec spec, ConnectionOptions connection, ModelSettings settings, String operation,
                            String from, boolean dryRun, boolean json) throws SQLException {
             PrintWriter out = spec.commandLine().getOut();
-            try (HikariDataSource dataSource = dryRun ? connection.openReadOnly() : connection.open()) {
+            try (HikariDataSource dataSource = dryRun ? connection.openReadOnly(settings) : connection.open(settings)) {
                 if (dryRun) {
                     var snapshots = connection.snapshots(dataSource, e -> { });
                     RunPlan plan = from == null ? snapshots.planFullRefresh(settings)

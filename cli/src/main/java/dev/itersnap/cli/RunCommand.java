@@ -50,7 +50,7 @@ public final class RunCommand implements Callable<Integer> {
     @Override
     public Integer call() {
         ModelSettings settings = model.load();
-        try (HikariDataSource dataSource = connection.open()) {
+        try (HikariDataSource dataSource = connection.open(settings)) {
             ConsoleListener progress = new ConsoleListener(spec.commandLine().getErr(), "");
             var snapshots = connection.snapshots(dataSource, progress);
             LogicChange logicChange = acceptLogicChange ? LogicChange.ACCEPT : LogicChange.REFUSE;

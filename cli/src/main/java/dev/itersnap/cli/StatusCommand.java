@@ -62,7 +62,7 @@ public final class StatusCommand implements Callable<Integer> {
         }
         ModelSettings settings = model.load();
         Status s;
-        try (HikariDataSource dataSource = connection.openReadOnly()) {
+        try (HikariDataSource dataSource = connection.openReadOnly(settings)) {
             s = read(connection.snapshots(dataSource, e -> { }).inspect(settings));
         }
         PrintWriter out = spec.commandLine().getOut();

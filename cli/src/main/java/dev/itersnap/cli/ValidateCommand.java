@@ -35,7 +35,7 @@ public final class ValidateCommand implements Callable<Integer> {
     public Integer call() throws SQLException {
         ModelSettings settings = model.load();
         ModelInspection m;
-        try (HikariDataSource dataSource = connection.open(); Connection c = dataSource.getConnection()) {
+        try (HikariDataSource dataSource = connection.open(settings); Connection c = dataSource.getConnection()) {
             Sql.readOnly(c);
             m = ModelInspection.of(settings, new Sql(c));
             // what a run checks before it writes: every type carried exactly, identifiers within the limit

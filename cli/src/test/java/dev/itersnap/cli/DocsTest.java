@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeSet;
@@ -145,12 +146,13 @@ class DocsTest {
             source = code;
         } else {
             className = "Snippet";
-            source = IMPORTS + """
+            String declared = importsDeclaredBefore(b);
+            source = (declared.isEmpty() ? IMPORTS : declared) + """
                     class Snippet {
                         interface Alerts { void publish(Object event); }
-                        DataSource dataSource;
-                        ModelSettings customers;
-                        IterativeSnapshot snapshots;
+                        javax.sql.DataSource dataSource;
+                        dev.itersnap.core.ModelSettings customers;
+                        dev.itersnap.IterativeSnapshot snapshots;
                         org.slf4j.Logger log;
                         Alerts alerts;
                         void snippet() throws Exception {
@@ -176,6 +178,28 @@ class DocsTest {
         if (code.contains("SnapshotTestKit")) {
             run(out, className, b);
         }
+    }
+
+    /**
+     * The imports a document declares for its snippets before {@code b}: its {@code java} blocks that hold imports
+     * only (the README's list, the Spark quickstart's own). A document that declares some compiles its snippets with
+     * those alone, so that a snippet using a class the list lacks fails here as it would in a user's project; the
+     * others with {@link #IMPORTS}.
+     */
+    static String importsDeclaredBefore(Block b) throws IOException {
+        StringBuilder out = new StringBuilder();
+        for (Block earlier : blocks()) {
+            if (earlier.file().equals(b.file()) && earlier.line() < b.line() && earlier.language().equals("java")
+                    && importsOnly(earlier.text())) {
+                out.append(earlier.text().strip()).append('\n');
+            }
+        }
+        return out.toString();
+    }
+
+    private static boolean importsOnly(String code) {
+        return code.lines().map(String::strip).allMatch(l -> l.isEmpty() || l.startsWith("import ")
+                || l.startsWith("//"));
     }
 
     /** The model of the README's Java quickstart, which the test-kit snippets use as {@code customers}. */
@@ -354,8 +378,8 @@ class DocsTest {
             String w = words.get(i);
             if ((w.equals("-pl") || w.equals("-f")) && i + 1 < words.size()) {
                 for (String module : words.get(i + 1).replace("'", "").split(",")) {
-                    if (module.startsWith(":")) {
-                        continue;
+                    if (module.startsWith(":") || module.replace("\"", "").startsWith("$")) {
+                        continue; // a module by artifact id; a path the script makes ($repo/...)
                     }
                     Path p = ROOT.resolve(module);
                     assertThat(w.equals("-pl") ? Files.isRegularFile(p.resolve("pom.xml")) : Files.exists(p))
@@ -369,6 +393,87 @@ class DocsTest {
     }
 
     // ------------------------------------------------------------------ links and references
+
+    /**
+     * The {@code status --json} reference of docs/command-line.md names every key {@code StatusCommand} writes, and
+     * no other (each backticked name of the table's first column, split at its dots, against the keys of the
+     * command's {@code put}, {@code putObject} and {@code putArray} calls), and every field of a real {@code status
+     * --json} (a file H2 database after a run) by its full path ({@code runs[].holder}).
+     */
+    @Test
+    void the_status_json_reference_lists_every_field_status_writes(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        String doc = Files.readString(ROOT.resolve("docs/command-line.md"));
+        int start = doc.indexOf("| field | type | meaning |", doc.indexOf("`status --json` prints one object"));
+        assertThat(start).as("the status --json field table").isPositive();
+        Set<String> paths = new TreeSet<>();
+        Set<String> names = new TreeSet<>();
+        for (String row : doc.substring(start).split("\n")) {
+            if (!row.startsWith("|")) {
+                break;
+            }
+            String cell = row.split("\\|")[1];
+            Matcher name = Pattern.compile("`([a-z_.\\[\\]]+)`").matcher(cell);
+            String first = null;
+            while (name.find()) {
+                String token = name.group(1);
+                // `ledger[].inserted`, `.updated`: a sibling; `errors_by_reason[]`: `reason`: a child
+                String path = first == null || token.contains(".") && !token.startsWith(".") ? token
+                        : token.startsWith(".") ? first.substring(0, first.lastIndexOf('.')) + token
+                        : first + "." + token;
+                first = first == null ? token : first;
+                paths.add(path);
+                for (String part : path.replace("[]", "").split("\\.")) {
+                    names.add(part);
+                }
+            }
+        }
+        String code = Files.readString(ROOT.resolve("cli/src/main/java/dev/itersnap/cli/StatusCommand.java"));
+        String json = code.substring(code.indexOf("private static String json(Status s)"));
+        Set<String> written = new TreeSet<>();
+        Matcher put = Pattern.compile("\\.put(?:Object|Array)?\\(\"([a-z_]+)\"").matcher(json);
+        while (put.find()) {
+            written.add(put.group(1));
+        }
+        assertThat(written).hasSizeGreaterThan(20);
+        assertThat(names).as("the keys of docs/command-line.md's status --json table").isEqualTo(written);
+
+        String url = "jdbc:h2:" + dir.resolve("w").toAbsolutePath();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(url, "sa", "");
+             java.sql.Statement st = c.createStatement()) {
+            st.execute("CREATE TABLE raw_customers (customer_id INT, status VARCHAR(20), updated_at TIMESTAMP, "
+                    + "file_date DATE)");
+            st.execute("INSERT INTO raw_customers VALUES (1, 'Active', TIMESTAMP '2024-01-01 09:00', DATE '2024-01-01'),"
+                    + " (1, 'Active', TIMESTAMP '2024-01-01 09:00', DATE '2024-01-02'),"
+                    + " (1, 'Gold', TIMESTAMP '2024-01-02 09:00', DATE '2024-01-02')");
+        }
+        Path config = Files.writeString(dir.resolve("m.yml"), "name: customers\ntarget: customers_history\n"
+                + "source: SELECT * FROM raw_customers\nunique_key: customer_id\nupdated_at: updated_at\n"
+                + "sequence_by: file_date\n");
+        Execution run = Execution.of("run", "--jdbc-url", url, "--user", "sa", "--config", config.toString());
+        assertThat(run.exitCode()).as(run.err()).isZero();
+        Execution status = Execution.of("status", "--jdbc-url", url, "--user", "sa", "--config", config.toString(),
+                "--json");
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        Set<String> emitted = new TreeSet<>();
+        collect(new com.fasterxml.jackson.databind.ObjectMapper().readTree(status.out()), "", emitted);
+        assertThat(emitted).as("the fields of a real status --json").contains("errors_by_sequence[].reason")
+                .isSubsetOf(paths);
+    }
+
+    private static void collect(com.fasterxml.jackson.databind.JsonNode node, String path, Set<String> out) {
+        if (node.isObject()) {
+            for (Map.Entry<String, com.fasterxml.jackson.databind.JsonNode> f : node.properties()) {
+                String p = path.isEmpty() ? f.getKey() : path + "." + f.getKey();
+                if (!f.getValue().isContainerNode()) {
+                    out.add(p);
+                }
+                collect(f.getValue(), p, out);
+            }
+        } else if (node.isArray()) {
+            node.forEach(e -> collect(e, path + "[]", out));
+        }
+    }
 
     @Test
     void every_relative_link_of_the_documentation_resolves() throws IOException {

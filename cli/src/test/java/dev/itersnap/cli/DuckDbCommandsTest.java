@@ -48,6 +48,65 @@ class DuckDbCommandsTest {
         return out;
     }
 
+    /**
+     * Issue 36: a DuckDB file another process has open failed at once with exit 4, where a run on the other databases
+     * waits for the model lock up to lock_timeout and exits 3. A command now waits for the file the same way: it says
+     * so, runs once the other process lets go, and exits 3 naming the file's holder when lock_timeout passes first.
+     */
+    @Test
+    void aDuckDbFileAnotherProcessHoldsIsWaitedForUpToLockTimeout() throws Exception {
+        Path file = dir.resolve("warehouse.duckdb");
+        String url = "jdbc:duckdb:" + file;
+        execute(url, "CREATE TABLE raw_customers (customer_id INT, status VARCHAR, updated_at TIMESTAMP, "
+                + "file_date DATE)", "INSERT INTO raw_customers VALUES (1, 'Active', '2024-01-01 09:00', '2024-01-01')");
+        String model = """
+                name: customers
+                target: customers_history
+                source: SELECT * FROM raw_customers
+                unique_key: customer_id
+                updated_at: updated_at
+                sequence_by: file_date
+                """;
+        Path patient = Files.writeString(dir.resolve("patient.yml"), model + "lock_timeout: 60s\n");
+        Path hasty = Files.writeString(dir.resolve("hasty.yml"), model + "lock_timeout: 2s\n");
+
+        try (dev.itersnap.conformance.ChildJvm holder = dev.itersnap.conformance.ChildJvm.start(HoldFile.class,
+                "64m", List.of(), url, "600000")) {
+            assertThat(holder.nextLine(60_000)).as(holder.output()).isEqualTo("holding");
+            long start = System.nanoTime();
+            Execution refused = Execution.of("run", "--jdbc-url", url, "--config", hasty.toString());
+            long waited = (System.nanoTime() - start) / 1_000_000;
+
+            assertThat(refused.exitCode()).as(refused.err()).isEqualTo(ExitCodes.LOCK_TIMEOUT);
+            assertThat(refused.errLines()).first().asString().startsWith("waiting for the DuckDB file: another "
+                    + "process holds it (held by ").contains("(PID ").endsWith("waiting up to lock_timeout 2s");
+            assertThat(refused.errLines()).last().asString().contains("another process holds the DuckDB file")
+                    .contains("not released within lock_timeout 2s");
+            assertThat(waited).as("ms").isBetween(1_900L, 30_000L);
+        }
+        try (dev.itersnap.conformance.ChildJvm holder = dev.itersnap.conformance.ChildJvm.start(HoldFile.class,
+                "64m", List.of(), url, "3000")) {
+            assertThat(holder.nextLine(60_000)).as(holder.output()).isEqualTo("holding");
+            Execution waited = Execution.of("run", "--jdbc-url", url, "--config", patient.toString());
+
+            assertThat(waited.exitCode()).as(waited.err()).isZero();
+            assertThat(waited.err()).contains("waiting for the DuckDB file");
+            assertThat(statuses(url)).containsExactly("1:Active");
+        }
+    }
+
+    /** A process that opens a DuckDB file, says "holding", and keeps it open for the given milliseconds. */
+    public static final class HoldFile {
+        public static void main(String[] args) throws Exception {
+            try (Connection c = DriverManager.getConnection(args[0]); Statement s = c.createStatement()) {
+                s.execute("SELECT 1");
+                System.out.println("holding");
+                System.out.flush();
+                Thread.sleep(Long.parseLong(args[1]));
+            }
+        }
+    }
+
     @Test
     void runsAModelOnATableOfADuckDbFile() throws Exception {
         String url = "jdbc:duckdb:" + dir.resolve("warehouse.duckdb");
@@ -105,6 +164,42 @@ class DuckDbCommandsTest {
         Execution status = Execution.of("status", "--jdbc-url", url, "--config", config.toString());
         assertThat(status.exitCode()).as(status.err()).isZero();
         assertThat(status.out()).contains("2024-03-04", "2024-03-05", "2024-03-06");
+
+        // issue 36: a file without its header was read with made-up columns (column0, ...) and applied as a schema
+        // change with exit 0, and a bad date in a file's name was reported without the file; each stops the run
+        // now with exit 4, naming the file, and nothing is written
+        List<String> history = values(url, "tier");
+        for (String[] malformed : new String[][] {
+                {"customers_2024-03-07.csv", "1,diamond,2024-03-07 09:00:00\n"}, // one line, no header: the README's
+                {"customers_2024-03-07.csv", "1,diamond,2024-03-07 09:00:00\n2,gold,2024-03-06 09:00:00\n"},
+                {"customers_2024-03-07.csv", "id,level,changed\n1,diamond,2024-03-07 09:00:00\n"},
+                {"customers_2024-03-07.csv", "customer_id,tier,updated_at\n1,diamond,2024-03-07 09:00:00\n2,gold\n"},
+                {"customers_2024-03-07.csv", "customer_id,tier,updated_at\none,diamond,2024-03-07 09:00:00\n"},
+                {"customers_2024-03-07.csv", "customer_id,tier,updated_at\n"},
+                {"customers_2024-02-30.csv", "customer_id,tier,updated_at\n1,diamond,2024-03-07 09:00:00\n"},
+                {"customers_latest.csv", "customer_id,tier,updated_at\n1,diamond,2024-03-07 09:00:00\n"}}) {
+            Path file = Files.writeString(copy.resolve("exports").resolve(malformed[0]), malformed[1]);
+            for (String[] options : new String[][] {{}, {"--json"}}) {
+                List<String> args = new ArrayList<>(List.of("run", "--jdbc-url", url, "--config", config.toString()));
+                args.addAll(List.of(options));
+                Execution refused = Execution.of(args.toArray(String[]::new));
+                assertThat(refused.exitCode()).as(malformed[1]).isEqualTo(ExitCodes.DATABASE);
+                assertThat(refused.errLines()).as(malformed[1]).last().asString().contains(malformed[0])
+                        .doesNotContain("column0").doesNotContain("SQLState null"); // DuckDB gives no SQLState
+            }
+            assertThat(values(url, "tier")).as("nothing written: " + malformed[1]).isEqualTo(history);
+            Files.delete(file);
+        }
+        Execution after = Execution.of("status", "--jdbc-url", url, "--config", config.toString());
+        assertThat(after.out().lines().filter(l -> l.startsWith(" 2024-"))).as("no batch recorded").hasSize(3);
+
+        // the columns are matched by name: a file with them in another order is read as it should be
+        Files.writeString(copy.resolve("exports/customers_2024-03-07.csv"),
+                "tier,updated_at,customer_id\ndiamond,2024-03-07 09:00:00,1\n");
+        Execution reordered = Execution.of("run", "--jdbc-url", url, "--config", config.toString());
+        assertThat(reordered.exitCode()).as(reordered.err()).isZero();
+        assertThat(values(url, "tier")).containsExactly("1:silver", "1:gold", "1:platinum", "1:diamond", "2:silver",
+                "2:gold");
     }
 
     @Test

@@ -6,6 +6,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -110,6 +111,95 @@ class HardeningCommandTest {
 
         assertThat(e.exitCode()).isIn(ExitCodes.DATABASE, ExitCodes.CONFIGURATION);
         assertThat(e.err()).contains("PWD=***").doesNotContain("dapi0123456789abcdef");
+    }
+
+    /**
+     * Issue 36: {@code password=Wrong Pw#123} was printed as {@code password=*** Pw#123}, H2's {@code ;PASSWORD=Secret
+     * Pw} as {@code *** Pw}. A password with a space, a {@code #} and an {@code @} in each URL form, a wrong one (the
+     * driver's own error) and a right one (a run, status, validate, doctor): no part of it in any output, text,
+     * {@code --json} or {@code --verbose}.
+     */
+    @Test
+    void aPasswordWithASpaceIsShownInNoOutputNotEvenInPart() throws Exception {
+        String file = dir.resolve("secured").toAbsolutePath().toString();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection("jdbc:h2:" + file, "sa", "Right Pw#1@x");
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE raw_customers (customer_id INT, status VARCHAR(20), updated_at TIMESTAMP,"
+                    + " file_date DATE)");
+            s.execute("INSERT INTO raw_customers VALUES (1, 'Active', TIMESTAMP '2024-01-01 09:00', DATE '2024-01-01')");
+        }
+        String[][] wrong = {
+                {"jdbc:h2:" + file + ";USER=sa;PASSWORD=Qzx Pw#123@x", "Wrong user name or password"},
+                {"jdbc:h2:" + file + ";PASSWORD='Qzx Pw#123@x';USER=sa", "Wrong user name or password"},
+                {"jdbc:postgresql://127.0.0.1:1/warehouse?user=etl&password=Qzx Pw#123@x&ssl=false", "password=***&ssl"},
+                {"jdbc:postgresql://127.0.0.1:1/warehouse?password=Qzx Pw#123@x", "password=***"},
+                {"jdbc:postgresql://etl:Qzx Pw#123@x@127.0.0.1:1/warehouse", "etl:***@127.0.0.1"},
+                {"jdbc:databricks://127.0.0.1:1/default;transportMode=http;ssl=0;httpPath=/sql/1;AuthMech=3;UID=token;"
+                        + "PWD=Qzx Pw#123@x", "PWD=***"}};
+        for (String[] c : wrong) {
+            // H2 delays every wrong login more, the Databricks driver retries its connection: their other URLs run
+            // once, with the option that prints the most
+            for (String[] options : c == wrong[0] || c == wrong[2]
+                    ? new String[][] {{}, {"--json"}, {"--verbose"}} : new String[][] {{"--verbose"}}) {
+                Execution e = run(c[0], MODEL, options);
+
+                assertThat(e.exitCode()).as(c[0]).isIn(ExitCodes.DATABASE, ExitCodes.CONFIGURATION);
+                assertThat(e.err()).as(c[0]).contains(c[1]);
+                assertThat(e.err() + e.out()).as(c[0]).doesNotContain("Qzx").doesNotContain("Pw").doesNotContain("123@x");
+            }
+        }
+        String right = "jdbc:h2:" + file + ";USER=sa;PASSWORD=Right Pw#1@x";
+        Path config = model(MODEL.replace("SELECT * FROM raw_customers",
+                "SELECT customer_id, status, updated_at, file_date FROM raw_customers"));
+        List<Execution> outputs = new java.util.ArrayList<>();
+        outputs.add(Execution.of("run", "--jdbc-url", right, "--config", config.toString(), "--json"));
+        outputs.add(Execution.of("run", "--jdbc-url", right, "--config", config.toString(), "--verbose"));
+        outputs.add(Execution.of("status", "--jdbc-url", right, "--config", config.toString(), "--json"));
+        outputs.add(Execution.of("status", "--jdbc-url", right, "--config", config.toString()));
+        outputs.add(Execution.of("validate", "--jdbc-url", right, "--config", config.toString()));
+        outputs.add(Execution.of("doctor", "--jdbc-url", right, "--config", config.toString()));
+        for (Execution e : outputs) {
+            assertThat(e.exitCode()).as(e.err()).isZero();
+            assertThat(e.err() + e.out()).doesNotContain("Right").doesNotContain("Pw").doesNotContain("1@x");
+        }
+    }
+
+    /** Log lines and whatever a driver prints on System.err or System.out while a command runs are masked too. */
+    @Test
+    void logLinesWhileACommandRunsAreMasked() {
+        java.io.PrintStream err = System.err;
+        java.io.PrintStream out = System.out;
+        java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+        java.io.PrintStream capture = new java.io.PrintStream(captured, true);
+        System.setErr(capture);
+        System.setOut(capture);
+        try {
+            picocli.CommandLine cl = ItersnapCommand.commandLine().addSubcommand(new LogLine());
+            cl.setOut(new java.io.PrintWriter(new java.io.StringWriter()));
+            assertThat(cl.execute("log-line", "--jdbc-url", "jdbc:h2:/w;USER=sa;PASSWORD=Secret Pw;MODE=Regular"))
+                    .isZero();
+        } finally {
+            System.setErr(err);
+            System.setOut(out);
+        }
+        assertThat(captured.toString()).contains("cannot connect to jdbc:h2:/w;USER=sa;PASSWORD=***;MODE=Regular")
+                .contains("quoted alone: ***").doesNotContain("Secret").doesNotContain("Pw");
+        System.err.println("after the command: not masked, Secret Pw"); // the streams are restored
+        assertThat(System.err).isSameAs(err);
+    }
+
+    /** A command that logs its URL (an slf4j warning: slf4j-simple writes to System.err) and prints its password. */
+    @picocli.CommandLine.Command(name = "log-line")
+    static final class LogLine implements java.util.concurrent.Callable<Integer> {
+        @picocli.CommandLine.Option(names = "--jdbc-url")
+        String url;
+
+        @Override
+        public Integer call() {
+            org.slf4j.LoggerFactory.getLogger("itersnap.test").warn("cannot connect to {}", url);
+            System.out.println("quoted alone: Secret Pw");
+            return 0;
+        }
     }
 
     // ---------------------------------------------------------------- model files

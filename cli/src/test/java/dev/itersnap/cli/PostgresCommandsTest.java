@@ -167,6 +167,61 @@ class PostgresCommandsTest {
         assertThat(corrupted.get("checks").get("overlap").get("count").asLong()).isEqualTo(2);
     }
 
+    /**
+     * Issue 36: {@code audit --source} with a data-modifying CTE printed "Connection is closed", the real error lost.
+     * PostgreSQL refuses a data-modifying WITH inside the audit's query (SQLState 0A000, after which HikariCP closes
+     * the connection, and restoring the connection's read-only flag failed instead); the message now says what
+     * PostgreSQL said and names the option, and the raw batches are untouched.
+     */
+    @Test
+    void anAuditSourceThatWritesIsRefusedSayingWhy() throws Exception {
+        file("2024-01-01", "1, 'Active', 'basic', TIMESTAMP '2024-01-01 09:00'");
+        assertThat(cli("run", true).exitCode()).isZero();
+
+        for (String[] options : new String[][] {{}, {"--json"}}) {
+            List<String> args = new ArrayList<>(List.of("--table", "customers_history", "--key", "customer_id",
+                    "--source", "WITH gone AS (DELETE FROM raw_customers RETURNING *) SELECT * FROM gone",
+                    "--sequence-by", "file_date"));
+            args.addAll(List.of(options));
+            Execution audit = cli("audit", false, args.toArray(String[]::new));
+
+            assertThat(audit.exitCode()).as(audit.err()).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(audit.errLines()).singleElement().asString().contains("option --source")
+                    .contains("WITH clause containing a data-modifying statement must be at the top level")
+                    .doesNotContain("Connection is closed");
+        }
+        assertThat(rows("SELECT customer_id FROM raw_customers")).containsExactly("1|");
+    }
+
+    /**
+     * Issue 36: validate and doctor accepted a 1,597-column source that run could not create (a PostgreSQL table has
+     * at most 1,600 columns, and the history adds the engine's own). All three now refuse it up front, naming the
+     * limit and the counts, and nothing is written (the widest sources that run: PostgresWideSourceTest).
+     */
+    @Test
+    void aSourceTooWideForTheHistoryIsRefusedByValidateDoctorAndRun() throws Exception {
+        StringBuilder columns = new StringBuilder();
+        for (int i = 1; i <= 1597 - 3; i++) {
+            columns.append(", c").append(i).append(" INT");
+        }
+        sql("CREATE TABLE wide (customer_id INT, updated_at TIMESTAMP, file_date DATE" + columns + ")",
+                "INSERT INTO wide (customer_id, updated_at, file_date) VALUES (1, TIMESTAMP '2024-01-01 09:00', "
+                        + "DATE '2024-01-01')");
+        Files.writeString(config, Files.readString(config).replace(
+                "SELECT customer_id, status, tier, updated_at, file_date FROM raw_customers", "SELECT * FROM wide"));
+
+        for (String command : new String[] {"validate", "run", "doctor"}) {
+            Execution e = cli(command, true);
+            assertThat(e.exitCode()).as(command).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(e.out() + e.err()).as(command).contains("the source query returns 1597 columns; the engine "
+                    + "adds 8, so table customers_history would have 1605 columns, and a postgres table has at most 1600")
+                    .contains("postgres allows 1664 in a query: select fewer columns in the source query");
+        }
+        assertThat(rows("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' "
+                + "ORDER BY 1")).containsExactly("raw_customers|", "wide|");
+        assertThat(rows("SELECT schema_name FROM information_schema.schemata WHERE schema_name = 'ops'")).isEmpty();
+    }
+
     @Test
     void auditFindsEachCorruptionOfADbtSnapshot() throws Exception {
         sql("CREATE SCHEMA snapshots", "CREATE TABLE snapshots.customers_snapshot (id INT, name TEXT,"

@@ -36,6 +36,25 @@ class ValidateCommandTest {
         assertNothingWritten(db);
     }
 
+    /**
+     * Issue 36: a source whose last line is a {@code --} comment failed with "syntax error at end of input" in every
+     * command (the comment ate the parenthesis around the source); validate, a run with a delete_when, status and
+     * doctor read it like any other.
+     */
+    @Test
+    void aSourceEndingInALineCommentIsRead() throws Exception {
+        H2Model db = new H2Model(dir, "delete_when: \"status = 'Deleted'\"\n");
+        Files.writeString(db.config, Files.readString(db.config).replace("FROM raw_customers\n",
+                "FROM raw_customers -- one file a day\n"));
+        db.load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
+
+        for (String command : new String[] {"validate", "run", "status", "doctor"}) {
+            Execution e = db.cli(command);
+            assertThat(e.exitCode()).as(command + ": " + e.err()).isZero();
+        }
+        assertThat(db.rows("SELECT customer_id, status FROM customers_history")).containsExactly("1|Active|");
+    }
+
     @Test
     void aMissingColumnIsNamed() throws Exception {
         H2Model db = new H2Model(dir);

@@ -309,6 +309,119 @@ public abstract class BadInputTests extends ConformanceTestBase {
     }
 
     /**
+     * A source with more columns than one statement may bind values ({@code SqlValues.MAX_PARAMETERS}, 256: four per
+     * column in the column registry) runs (issue 36: a first run of a source of more than 64 columns failed
+     * registering them).
+     */
+    @Test
+    void aSourceWithMoreColumnsThanAStatementBindsRuns() {
+        String[] columns = new String[103];
+        columns[0] = "id INT";
+        columns[1] = "updated_at TIMESTAMP";
+        columns[2] = "file_date DATE";
+        for (int i = 3; i < columns.length; i++) {
+            columns[i] = "c" + i + " INT";
+        }
+        RawTable raw = fixture.rawTable("raw_wide", columns);
+        Object[] row = new Object[columns.length];
+        row[0] = 1;
+        row[1] = ts("2024-01-01 09:00");
+        row[2] = date("2024-01-01");
+        raw.insert(row);
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source(raw.selectAll()).uniqueKey("id")
+                .updatedAt("updated_at").sequenceBy("file_date").build();
+
+        assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
+        row[1] = ts("2024-01-02 09:00");
+        row[2] = date("2024-01-02");
+        row[5] = 5;
+        raw.insert(row);
+        assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(2);
+    }
+
+    /**
+     * A null argument of the engine's methods is an {@link ItersnapException} naming the method and the argument, not
+     * a NullPointerException (issue 36: {@code replayFrom(model, null)}); nothing is written.
+     */
+    @Test
+    void aNullArgumentIsAnErrorNamingIt() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        ModelSettings m = model(raw).build();
+        IterativeSnapshot snap = fixture.engine(null);
+        snap.run(m);
+        List<Version> history = fixture.history(TARGET);
+        record Call(String method, String argument, ErrorCode code, Executable call) {
+        }
+        for (Call c : List.of(
+                new Call("replayFrom", "sequence", ErrorCode.INVALID_SEQUENCE, () -> snap.replayFrom(m, null)),
+                new Call("replayFrom", "model", ErrorCode.INVALID_SETTING, () -> snap.replayFrom(null, "2024-01-01")),
+                new Call("adopt", "through", ErrorCode.INVALID_SEQUENCE, () -> snap.adopt(m, null)),
+                new Call("adoptRebuildingFrom", "from", ErrorCode.INVALID_SEQUENCE,
+                        () -> snap.adoptRebuildingFrom(m, null)),
+                new Call("run", "model", ErrorCode.INVALID_SETTING, () -> snap.run(null)),
+                new Call("run", "logicChange", ErrorCode.INVALID_SETTING, () -> snap.run(m, null)),
+                new Call("runWithFullCheck", "logicChange", ErrorCode.INVALID_SETTING,
+                        () -> snap.runWithFullCheck(m, null)),
+                new Call("fullRefresh", "model", ErrorCode.INVALID_SETTING, () -> snap.fullRefresh(null)),
+                new Call("validate", "model", ErrorCode.INVALID_SETTING, () -> snap.validate(null)),
+                new Call("asOfSql", "asOf", ErrorCode.INVALID_SETTING, () -> snap.asOfSql(m, null)),
+                new Call("asOfSql", "model", ErrorCode.INVALID_SETTING,
+                        () -> snap.asOfSql(null, dev.itersnap.core.AsOf.sequence("2024-01-01"))),
+                new Call("check", "model", ErrorCode.INVALID_SETTING, () -> snap.check(null)),
+                new Call("inspect", "model", ErrorCode.INVALID_SETTING, () -> snap.inspect(null)),
+                new Call("audit", "model", ErrorCode.INVALID_SETTING, () -> snap.audit((ModelSettings) null)),
+                new Call("audit", "table", ErrorCode.INVALID_SETTING,
+                        () -> snap.audit((dev.itersnap.core.AuditSettings) null)))) {
+            assertThatThrownBy(c.call()::execute).as(c.method() + " " + c.argument())
+                    .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                        assertThat(e.code()).isEqualTo(c.code());
+                        assertThat(e.getMessage()).startsWith("IterativeSnapshot." + c.method() + ": argument '"
+                                + c.argument() + "' is null; give ");
+                    });
+        }
+        assertThat(fixture.history(TARGET)).isEqualTo(history);
+    }
+
+    /**
+     * A source whose last line is a comment ({@code -- note}) is a query like any other (issue 36: the comment ate the
+     * parenthesis the engine wraps the source in, "syntax error at end of input"): validate, check, a run with a late
+     * batch, a full check, a replay, a {@code sequence_by} list and the audit against the raw batches all read it.
+     */
+    @Test
+    void aSourceEndingInALineCommentIsAQueryLikeAnyOther() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "A", ts("2024-01-03 09:00"), date("2024-01-03"));
+        ModelSettings m = model(raw).source(raw.selectAll() + "\n-- the raw batches, one file a day").build();
+        IterativeSnapshot snap = fixture.engine(null);
+
+        snap.validate(m);
+        assertThat(snap.check(m).checks()).filteredOn(c -> c.name().contains("source")).isNotEmpty()
+                .allSatisfy(c -> assertThat(c.passed()).as(c.toString()).isTrue());
+        snap.run(m);
+        raw.insert(1, "Silver", "A", ts("2024-01-02 09:00"), date("2024-01-02"));
+        assertThat(snap.run(m).lateBatchFound()).isTrue();
+        assertThat(snap.runWithFullCheck(m).batchesApplied()).isZero();
+        assertThat(snap.replayFrom(m, date("2024-01-02")).batchesApplied()).isEqualTo(2);
+        assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status"), Version::validFrom,
+                Version::validTo).containsExactly(tuple("Active", ts("2024-01-01 09:00"), ts("2024-01-02 09:00")),
+                tuple("Silver", ts("2024-01-02 09:00"), ts("2024-01-03 09:00")),
+                tuple("Gold", ts("2024-01-03 09:00"), null));
+        assertThat(snap.audit(dev.itersnap.core.AuditSettings.builder(TARGET).uniqueKey("id")
+                .source(raw.selectAll() + " -- the raw batches", "file_date").build()).clean()).isTrue();
+
+        // a sequence_by list wraps the source in a query of its own; a comment on the query's only line
+        ModelSettings list = ModelSettings.builder("customers_by_tier").target("snap_by_tier")
+                .source(raw.selectAll() + " -- one line").uniqueKey("id").updatedAt("updated_at")
+                .sequenceBy(List.of("file_date", "tier")).build();
+        snap.validate(list);
+        assertThat(snap.run(list).batchesApplied()).isEqualTo(3);
+        assertThat(fixture.versions("snap_by_tier", "id", 1)).hasSize(3);
+    }
+
+    /**
      * Keys and sequences containing quotes and SQL ({@code O'Brien}, {@code 2024'--}) are data: stored, compared,
      * ordered, replayed, deleted and logged like any value, with no SQL error and no side effect.
      */

@@ -365,7 +365,7 @@ public final class ModelSettings {
                         + "'");
             }
             for (int i = 0; i < metadataParts.length; i++) {
-                metadataParts[i] = Settings.namePart("metadata_schema", metadataParts[i]);
+                metadataParts[i] = Settings.namePart("metadata_schema", metadataParts[i], metadataSchema);
             }
             metadataSchema = String.join(".", metadataParts); // backticks taken off: the parts hold no period
             if (restatements == null) {

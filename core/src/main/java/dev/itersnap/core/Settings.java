@@ -52,17 +52,27 @@ final class Settings {
      * {@code `sales-eu`} or {@code `kunden_ü`}. The dialect quotes every part when it writes SQL.
      */
     static String namePart(String setting, String value) {
+        return namePart(setting, value, value);
+    }
+
+    /**
+     * {@link #namePart(String, String)} of one part of the dotted name {@code whole}: a refused part is quoted with
+     * the whole name ({@code got 'sales-eu' in 'sales-eu.customers'}), so that the message never shows the name as if
+     * it were cut at a period.
+     */
+    static String namePart(String setting, String value, String whole) {
+        String got = "got '" + value + "'" + (whole == null || whole.equals(value) ? "" : " in '" + whole + "'");
         if (value != null && value.startsWith("`")) {
             java.util.regex.Matcher m = QUOTED.matcher(value);
             if (!m.matches()) {
                 throw invalid(setting, "a name in backticks may hold any character but a period, space, slash, quote, "
-                        + "backslash, backtick or control character, got '" + value + "'");
+                        + "backslash, backtick or control character, " + got);
             }
             return m.group(1);
         }
         if (value != null && !value.isBlank() && !IDENTIFIER.matcher(value).matches()) {
             throw invalid(setting, "expected an identifier (letters, digits, underscore; not starting with a digit) or "
-                    + "a name in backticks (`sales-eu`), got '" + value + "'");
+                    + "a name in backticks (`sales-eu`), " + got);
         }
         return identifier(setting, value);
     }

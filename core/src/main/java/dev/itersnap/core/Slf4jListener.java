@@ -24,7 +24,7 @@ final class Slf4jListener implements SnapshotListener {
                     e.model(), e.runId(), r.batchesApplied(), r.inserted(), r.updated(), r.deleted(), r.rejected(),
                     r.duration().toMillis());
         } else if (event instanceof SnapshotEvent.RunFailed e) {
-            LOG.error("[{}] run {} failed: {}", e.model(), e.runId(), e.error().getMessage());
+            LOG.error("[{}] run {} failed: {}", e.model(), e.runId(), Secrets.mask(e.error().getMessage()));
         } else if (event instanceof SnapshotEvent.BatchApplied e) {
             BatchResult b = e.batch();
             LOG.info("[{}] batch {}{}: {} rows, {} inserted, {} updated, {} deleted, {} rejected", e.model(),

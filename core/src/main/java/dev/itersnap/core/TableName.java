@@ -34,7 +34,7 @@ public record TableName(List<String> parts) {
                 throw Settings.invalid(setting, "expected table, schema.table or catalog.schema.table, got '" + value
                         + "', which has an empty part");
             }
-            parts.add(Settings.namePart(setting, part));
+            parts.add(Settings.namePart(setting, part, value.trim()));
         }
         return new TableName(parts);
     }

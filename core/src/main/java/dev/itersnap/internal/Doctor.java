@@ -78,8 +78,8 @@ public final class Doctor {
                 }
             }
         } catch (SQLException e) {
-            out.add(Check.failed("connection", "cannot connect: " + Jdbc.firstLine(e.getMessage()) + " [SQLState "
-                    + e.getSQLState() + "]"));
+            out.add(Check.failed("connection", "cannot connect: " + Jdbc.firstLine(e.getMessage())
+                    + Jdbc.sqlState(e)));
         }
         return new CheckReport(settings.name(), out);
     }

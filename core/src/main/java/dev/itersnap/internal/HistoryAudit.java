@@ -7,6 +7,7 @@ import dev.itersnap.core.AuditSettings;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.Relation;
 
 import javax.sql.DataSource;
 import java.sql.Connection;
@@ -43,14 +44,27 @@ public final class HistoryAudit {
     public AuditReport audit(AuditSettings s) {
         try (Connection c = dataSource.getConnection()) {
             boolean readOnly = readOnly(c, true);
+            AuditReport report;
             try {
-                return new AuditReport(s, new Run(c, s).checks());
-            } finally {
-                readOnly(c, readOnly);
+                report = new AuditReport(s, new Run(c, s).checks());
+            } catch (SQLException | RuntimeException e) {
+                // the failure is what the caller needs: a pool may have closed the connection after it (HikariCP
+                // does after SQLState 0A000, PostgreSQL's "WITH clause containing a data-modifying statement must be
+                // at the top level"), and restoring the flag would then fail with "Connection is closed" instead
+                try {
+                    if (!c.isClosed()) {
+                        readOnly(c, readOnly);
+                    }
+                } catch (SQLException restore) {
+                    e.addSuppressed(restore);
+                }
+                throw e;
             }
+            readOnly(c, readOnly);
+            return report;
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "audit of table " + s.table() + ": "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
+                    + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), e);
         }
     }
 
@@ -159,7 +173,7 @@ public final class HistoryAudit {
         private Finding missing(String t, List<String> tableKeys, String u) throws SQLException {
             List<Column> sourceColumns;
             try {
-                sourceColumns = describe("SELECT * FROM (" + s.source() + ") s WHERE 1 = 0");
+                sourceColumns = describe("SELECT * FROM " + Relation.parenthesized(s.source()) + " s WHERE 1 = 0");
             } catch (SQLException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SOURCE, "setting 'source' cannot be run: "
                         + Jdbc.firstLine(e.getMessage()), e);
@@ -177,7 +191,8 @@ public final class HistoryAudit {
                 keyPresent.append(sk.get(i)).append(" IS NOT NULL AND ");
             }
             String keyList = String.join(", ", sk);
-            String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM (" + s.source() + ") s WHERE "
+            String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM " + Relation.parenthesized(s.source())
+                    + " s WHERE "
                     + keyPresent + seq + " IS NOT NULL AND " + su + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t
                     + " t WHERE " + String.join(" AND ", match) + " AND t." + u + " = " + su + ") GROUP BY "
                     + keyList + ", " + su;

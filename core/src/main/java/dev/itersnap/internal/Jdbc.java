@@ -231,7 +231,15 @@ final class Jdbc {
                     + "' failed: " + damaged, step, sql, e);
         }
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + model + "': step '" + step
-                + "' failed: " + summary(e) + " [SQLState " + e.getSQLState() + "]", step, sql, e);
+                + "' failed: " + summary(e) + Jdbc.sqlState(e), step, sql, e);
+    }
+
+    /**
+     * {@code " [SQLState X]"} for a message that quotes a driver's failure, or nothing when the driver gives no
+     * SQLState (DuckDB: an error message never ends in {@code [SQLState null]}).
+     */
+    static String sqlState(SQLException e) {
+        return e.getSQLState() == null ? "" : " [SQLState " + e.getSQLState() + "]";
     }
 
     /** What an error message quotes of a driver's failure ({@code Dialect.errorSummary}). */

@@ -44,7 +44,7 @@ public final class MetadataInspection implements Inspection {
             return store.exists() ? read.apply(c, store) : absent;
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot read "
-                    + what + ": " + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
+                    + what + ": " + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), e);
         }
     }
 
@@ -59,7 +59,7 @@ public final class MetadataInspection implements Inspection {
             return MetadataStore.reading(c, dialect, settings).schema().schema();
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
+                    + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), e);
         }
     }
 
@@ -159,7 +159,7 @@ public final class MetadataInspection implements Inspection {
             };
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot read the "
-                    + "model lock: " + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
+                    + "model lock: " + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), e);
         }
     }
 

@@ -501,24 +501,29 @@ public final class MetadataStore {
     }
 
     /**
-     * Registers columns, each with the batch that introduced it (null: there from the start), in one statement (on
-     * Delta Lake a statement per column cost a commit each).
+     * Registers columns, each with the batch that introduced it (null: there from the start), in as few statements as
+     * the bound values allow (on Delta Lake a statement per column cost a commit each): {@value #COLUMNS_PER_STATEMENT}
+     * columns a statement, four values each ({@link dev.itersnap.spi.SqlValues#MAX_PARAMETERS}).
      */
     void registerColumns(Map<String, String> introducedTextByColumn) {
-        if (introducedTextByColumn.isEmpty()) {
-            return;
-        }
+        List<Map.Entry<String, String>> columns = new ArrayList<>(introducedTextByColumn.entrySet());
         MetadataSchema.Columns c = schema.columns();
-        Statement.Builder b = Statement.builder("register column").sql("INSERT INTO " + name(c.spec().name()) + " ("
-                + list(c.model(), c.column(), c.introduced(), c.inSource()) + ") VALUES ");
-        String sep = "(";
-        for (Map.Entry<String, String> e : introducedTextByColumn.entrySet()) {
-            b.sql(sep).bind(model).sql(", ").bind(e.getKey()).sql(", ").bind(e.getValue()).sql(", ").bind(true)
-                    .sql(")");
-            sep = ", (";
+        for (int from = 0; from < columns.size(); from += COLUMNS_PER_STATEMENT) {
+            Statement.Builder b = Statement.builder("register column").sql("INSERT INTO " + name(c.spec().name())
+                    + " (" + list(c.model(), c.column(), c.introduced(), c.inSource()) + ") VALUES ");
+            String sep = "(";
+            for (Map.Entry<String, String> e : columns.subList(from, Math.min(columns.size(),
+                    from + COLUMNS_PER_STATEMENT))) {
+                b.sql(sep).bind(model).sql(", ").bind(e.getKey()).sql(", ").bind(e.getValue()).sql(", ").bind(true)
+                        .sql(")");
+                sep = ", (";
+            }
+            jdbc.update(b.build());
         }
-        jdbc.update(b.build());
     }
+
+    /** Columns one registering statement carries: four bound values each. */
+    static final int COLUMNS_PER_STATEMENT = dev.itersnap.spi.SqlValues.MAX_PARAMETERS / 4;
 
     /**
      * Records whether the source has {@code column}; a column that left it with the last batch applied while the

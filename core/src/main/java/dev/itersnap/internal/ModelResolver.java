@@ -4,12 +4,14 @@ import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Relation;
 import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -96,8 +98,8 @@ final class ModelResolver {
             }
             // the engine's own column: the key of the list, computed by the database from each source row
             sequenceBy = fold.apply("itersnap_sequence");
-            String keyed = "SELECT s.*, " + SqlSteps.of(d).sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM ("
-                    + s.source() + ") s";
+            String keyed = "SELECT s.*, " + SqlSteps.of(d).sequenceKey(parts, "s") + " AS " + d.quote(sequenceBy) + " FROM "
+                    + Relation.parenthesized(s.source()) + " s";
             List<SourceColumn> withKey = describe(jdbc, SqlSteps.of(d).describe(Relation.query(keyed)), "source", s);
             source.add(withKey.get(withKey.size() - 1));
         }
@@ -154,8 +156,62 @@ final class ModelResolver {
                     + "'valid_to_current' must be a value of updated_at's type (column '" + updatedAt + "', "
                     + column(source, updatedAt).typeName() + "): " + e.getMessage());
         }
+        refuseTooWide(d, resolved);
         return resolved;
     }
+
+    /**
+     * Refuses a model the database cannot hold or query, before anything is written, so that {@code validate} and
+     * {@code check} refuse what a run could not do, naming the limit and the counts: the widest table (the history:
+     * the source's columns, the columns that left the source and the engine's own) against {@link
+     * dev.itersnap.spi.Capabilities#maxColumns()}, and the widest statements against {@link
+     * dev.itersnap.spi.Capabilities#maxQueryColumns()}. Those carry two of each column of the history through a join
+     * (the staged row and the version it is compared with: "find changed keys") and, under {@code strategy: check},
+     * the row and two of each tracked column ("derive versions": each event with the values it is compared with);
+     * {@link #ENGINE_QUERY_COLUMNS} more at most. Measured on PostgreSQL 18: a 547-column source with every column
+     * tracked runs, 548 do not; the rule below allows 546 (PostgresWideSourceTest runs that one).
+     */
+    static void refuseTooWide(Dialect d, ResolvedModel m) {
+        int source = m.sourceColumns().size() - (m.sequenceKey() != null ? 1 : 0); // less the engine's sequence key
+        int left = m.historyOnly().size();
+        String table = null;
+        int limit = d.capabilities().maxColumns();
+        if (limit > 0) {
+            ModelTables t = new ModelTables(d, m);
+            TableSpec widest = java.util.stream.Stream.of(t.history(), t.archive(), t.pending(), t.stage(), t.work())
+                    .max(java.util.Comparator.comparingInt(spec -> spec.columns().size())).orElseThrow();
+            int columns = widest.columns().size();
+            if (columns > limit) {
+                table = "the engine adds " + (columns - source - left) + ", so table " + widest.name() + " would have "
+                        + columns + " columns, and a " + d.name() + " table has at most " + limit;
+            }
+        }
+        String query = null;
+        String trackedNote = "";
+        int queryLimit = d.capabilities().maxQueryColumns();
+        if (queryLimit > 0) {
+            int data = m.historyDataSourceColumns().size();
+            int compared = m.settings().strategy() == dev.itersnap.core.Strategy.TIMESTAMP ? 0 : m.tracked().size();
+            int widest = Math.max(2 * data, data + 2 * compared) + ENGINE_QUERY_COLUMNS;
+            if (widest > queryLimit) {
+                trackedNote = compared > 0 ? ", " + compared + " of them tracked" : "";
+                query = "the engine's widest statements would carry " + widest + " values (" + (2 * data >= data + 2 * compared ? "two of each "
+                        + "column" : "each column and two of each tracked one") + ", and " + ENGINE_QUERY_COLUMNS
+                        + " of its own), and " + d.name() + " allows " + queryLimit + " in a query";
+            }
+        }
+        if (table != null || query != null) {
+            throw new ItersnapException(ErrorCode.INVALID_SOURCE, "model '" + m.settings().name() + "': the source "
+                    + "query returns " + source + " columns" + trackedNote + (left > 0 ? " and the history keeps "
+                    + left + " that left it" : "") + "; " + (table == null ? query : query == null ? table
+                    : table + "; " + query) + ": select fewer columns in the source query"
+                    + (query == null ? "" : " (each tracked column counts three times, each other column twice in "
+                    + "the engine's statements), or track fewer with check_cols"));
+        }
+    }
+
+    /** The most values of its own the engine's widest statements carry besides the model's columns (with a margin). */
+    static final int ENGINE_QUERY_COLUMNS = 32;
 
     /** Refuses an identifier from a setting that the database would cut or reject. */
     private static void tooLong(String setting, String identifier, int limit, Dialect d, ModelSettings s) {
@@ -181,6 +237,7 @@ final class ModelResolver {
             }
         }
         ResolvedModel full = m.toBuilder().historyOnly(historyOnly).build();
+        refuseTooWide(d, full);
         List<SourceColumn> archiveColumns = jdbc.tableExists(full.archive())
                 ? describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.archive())), "archive", s) : null;
         List<SourceColumn> pendingColumns = !d.capabilities().transactionalDml() && jdbc.tableExists(full.pending())

@@ -103,7 +103,7 @@ public final class SnapshotEngine {
             return run.plan(new MetadataInspection(dataSource, dialect, settings).lock());
         } catch (SQLException e) {
             throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
-                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", "plan", null, e);
+                    + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), "plan", null, e);
         }
     }
 
@@ -259,7 +259,7 @@ public final class SnapshotEngine {
                         "lock", null, se);
             }
             return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
-                    + Jdbc.firstLine(se.getMessage()) + " [SQLState " + se.getSQLState() + "]", "lock", null, se);
+                    + Jdbc.firstLine(se.getMessage()) + Jdbc.sqlState(se), "lock", null, se);
         }
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': unexpected failure: "
                 + e, e);
@@ -269,7 +269,7 @@ public final class SnapshotEngine {
     private ItersnapException cannotConnect(SQLException e) {
         String damaged = dialect.damagedStorage(e, null);
         return new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': cannot connect: "
-                + (damaged != null ? damaged : Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]"),
+                + (damaged != null ? damaged : Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e)),
                 "connect", null, e);
     }
 

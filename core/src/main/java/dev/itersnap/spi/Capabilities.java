@@ -7,9 +7,10 @@ package dev.itersnap.spi;
  */
 public final class Capabilities {
     /**
-     * Transactional DML, primary keys, indexes and INSERT row counts; no {@code CREATE OR REPLACE TABLE}; no known identifier limit.
+     * Transactional DML, primary keys, indexes and INSERT row counts; no {@code CREATE OR REPLACE TABLE}; no known
+     * identifier or column limit.
      */
-    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, false, 0);
+    public static final Capabilities STANDARD = new Capabilities(true, true, true, true, false, 0, 0, 0);
 
     private final boolean transactionalDml;
     private final boolean primaryKeys;
@@ -17,15 +18,19 @@ public final class Capabilities {
     private final boolean insertRowCounts;
     private final boolean createOrReplaceTable;
     private final int maxIdentifierLength;
+    private final int maxColumns;
+    private final int maxQueryColumns;
 
     private Capabilities(boolean transactionalDml, boolean primaryKeys, boolean indexes, boolean insertRowCounts,
-                         boolean createOrReplaceTable, int maxIdentifierLength) {
+                         boolean createOrReplaceTable, int maxIdentifierLength, int maxColumns, int maxQueryColumns) {
         this.transactionalDml = transactionalDml;
         this.primaryKeys = primaryKeys;
         this.indexes = indexes;
         this.insertRowCounts = insertRowCounts;
         this.createOrReplaceTable = createOrReplaceTable;
         this.maxIdentifierLength = maxIdentifierLength;
+        this.maxColumns = maxColumns;
+        this.maxQueryColumns = maxQueryColumns;
     }
 
     /**
@@ -69,34 +74,71 @@ public final class Capabilities {
         return maxIdentifierLength;
     }
 
+    /**
+     * The most columns a table may have (PostgreSQL: 1,600; H2: 16,384); 0 when unknown or without a practical limit.
+     * A model whose tables would have more (the source's columns and the columns the engine adds to the history) is
+     * refused before anything is written, by {@code validate}, {@code check} and a run alike, naming the limit and the
+     * count.
+     */
+    public int maxColumns() {
+        return maxColumns;
+    }
+
+    public Capabilities maxColumns(int value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, createOrReplaceTable,
+                maxIdentifierLength, value, maxQueryColumns);
+    }
+
+    /**
+     * The most values one query may select or carry through a join (PostgreSQL: 1,664 target-list entries); 0 when
+     * unknown or without a practical limit. The engine's widest statements carry two of each column of the history
+     * (the staged row and the version it is compared with) and, under {@code strategy: check}, the row and two of
+     * each compared column: a model whose statements would carry more is refused before anything is written.
+     */
+    public int maxQueryColumns() {
+        return maxQueryColumns;
+    }
+
+    public Capabilities maxQueryColumns(int value) {
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, createOrReplaceTable,
+                maxIdentifierLength, maxColumns, value);
+    }
+
     public Capabilities maxIdentifierLength(int value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, createOrReplaceTable, value);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, createOrReplaceTable,
+                value, maxColumns, maxQueryColumns);
     }
 
     public Capabilities transactionalDml(boolean value) {
-        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, createOrReplaceTable, maxIdentifierLength);
+        return new Capabilities(value, primaryKeys, indexes, insertRowCounts, createOrReplaceTable,
+                maxIdentifierLength, maxColumns, maxQueryColumns);
     }
 
     public Capabilities primaryKeys(boolean value) {
-        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, createOrReplaceTable, maxIdentifierLength);
+        return new Capabilities(transactionalDml, value, indexes, insertRowCounts, createOrReplaceTable,
+                maxIdentifierLength, maxColumns, maxQueryColumns);
     }
 
     public Capabilities indexes(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, createOrReplaceTable, maxIdentifierLength);
+        return new Capabilities(transactionalDml, primaryKeys, value, insertRowCounts, createOrReplaceTable,
+                maxIdentifierLength, maxColumns, maxQueryColumns);
     }
 
     public Capabilities insertRowCounts(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, value, createOrReplaceTable, maxIdentifierLength);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, value, createOrReplaceTable,
+                maxIdentifierLength, maxColumns, maxQueryColumns);
     }
 
     public Capabilities createOrReplaceTable(boolean value) {
-        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value, maxIdentifierLength);
+        return new Capabilities(transactionalDml, primaryKeys, indexes, insertRowCounts, value,
+                maxIdentifierLength, maxColumns, maxQueryColumns);
     }
 
     @Override
     public String toString() {
         return "Capabilities[transactionalDml=" + transactionalDml + ", primaryKeys=" + primaryKeys + ", indexes="
                 + indexes + ", insertRowCounts=" + insertRowCounts + ", createOrReplaceTable=" + createOrReplaceTable
-                + ", maxIdentifierLength=" + maxIdentifierLength + "]";
+                + ", maxIdentifierLength=" + maxIdentifierLength + ", maxColumns=" + maxColumns + ", maxQueryColumns="
+                + maxQueryColumns + "]";
     }
 }

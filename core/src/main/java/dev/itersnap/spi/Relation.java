@@ -18,6 +18,16 @@ public record Relation(TableName table, String query, String predicate) {
         return new Relation(null, query, null);
     }
 
+    /**
+     * {@code query} in parentheses, for a derived table or a subquery: {@code (query)}, with a line end before the
+     * closing parenthesis when the query's last line holds a {@code --} comment (which would run over the parenthesis
+     * and the rest of the statement: "syntax error at end of input"). The text is unchanged otherwise.
+     */
+    public static String parenthesized(String query) {
+        String lastLine = query.substring(Math.max(query.lastIndexOf('\n'), query.lastIndexOf('\r')) + 1);
+        return "(" + query + (lastLine.contains("--") ? "\n" : "") + ")";
+    }
+
     /** The same relation filtered by {@code predicate}. */
     public Relation where(String predicate) {
         return new Relation(table, query, predicate);

@@ -37,6 +37,25 @@ class QuotedNamesTest {
                 .hasMessageContaining("backticks");
     }
 
+    /**
+     * Issue 36: a refused part was the whole message ({@code got 'sales-eu'} for {@code sales-eu.customers}, {@code got
+     * '`sales'} for {@code `sales.eu`.customers}): the name looked cut at its first period. The message quotes the
+     * part and the whole name as it was given.
+     */
+    @Test
+    void aRefusedPartIsReportedWithTheWholeName() {
+        for (String[] bad : new String[][] {{"sales-eu.customers", "'sales-eu'"}, {"analytics.customer-history",
+                "'customer-history'"}, {"`sales.eu`.customers", "'`sales'"}, {"main.1st.t", "'1st'"}}) {
+            assertThatThrownBy(() -> model().target(bad[0]).build()).as(bad[0])
+                    .isInstanceOf(ItersnapException.class).hasMessageStartingWith("setting 'target'")
+                    .hasMessageContaining(bad[1]).hasMessageContaining("'" + bad[0] + "'");
+        }
+        assertThatThrownBy(() -> model().metadataSchema("itersnap-meta.x").build()).isInstanceOf(ItersnapException.class)
+                .hasMessageStartingWith("setting 'metadata_schema'").hasMessageContaining("'itersnap-meta.x'");
+        assertThatThrownBy(() -> model().target("customers-history").build()).isInstanceOf(ItersnapException.class)
+                .hasMessageEndingWith("got 'customers-history'"); // one part: said once
+    }
+
     /** The owner's comment on a history names its metadata schema, also catalog-qualified or with a hyphen. */
     @Test
     void theOwnersCommentNamesAQualifiedMetadataSchema() {

@@ -157,7 +157,7 @@ public final class SqlSteps {
      * A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}).
      */
     public Statement describe(Relation r) {
-        String from = r.table() != null ? d.table(r.table()) : "(" + r.query() + ")";
+        String from = r.table() != null ? d.table(r.table()) : Relation.parenthesized(r.query());
         return Statement.of("resolve", "SELECT * FROM " + from + " s WHERE "
                 + (r.predicate() != null ? "(" + r.predicate() + ") AND " : "") + "1 = 0");
     }
@@ -181,11 +181,11 @@ public final class SqlSteps {
         if (m.sequenceKey() != null) {
             // a sequence_by list: every row also carries its sequence key, the engine's one sequence column
             List<SourceColumn> parts = m.sequenceParts().stream().map(m::sourceColumn).toList();
-            return "(SELECT s.*, " + sequenceKey(parts, "s") + " AS " + d.quote(m.sequenceBy()) + " FROM ("
-                    + m.settings().source() + ") s)";
+            return "(SELECT s.*, " + sequenceKey(parts, "s") + " AS " + d.quote(m.sequenceBy()) + " FROM "
+                    + Relation.parenthesized(m.settings().source()) + " s)";
         }
         Matcher plain = PLAIN_TABLE_SOURCE.matcher(m.settings().source());
-        return plain.matches() ? plain.group(1) : "(" + m.settings().source() + ")";
+        return plain.matches() ? plain.group(1) : Relation.parenthesized(m.settings().source());
     }
 
     /**

@@ -281,7 +281,7 @@ public final class LeaseLock implements ModelLock {
                     }
                 } catch (SQLException | RuntimeException e) {
                     LOG.warn("[{}] lease: could not release it ({}); it lapses at its expiry", sql.model(),
-                            e.toString());
+                            dev.itersnap.core.Secrets.mask(e.toString()));
                 }
             }
             closeQuietly(connection);
@@ -305,7 +305,8 @@ public final class LeaseLock implements ModelLock {
                     LOG.warn("[{}] lease lost: {}", sql.model(), lostReason);
                 }
             } catch (SQLException | RuntimeException e) {
-                LOG.warn("[{}] lease: heartbeat failed ({}); retrying in {}", sql.model(), e.toString(),
+                LOG.warn("[{}] lease: heartbeat failed ({}); retrying in {}", sql.model(),
+                        dev.itersnap.core.Secrets.mask(e.toString()),
                         ModelLock.describe(Duration.ofMillis(ttlMillis / 3)));
             }
         }

@@ -4,6 +4,7 @@ import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.DriverDataSource;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
@@ -78,20 +79,45 @@ class DuckDbFolderSourceTest {
 
     /**
      * The model over the folder {@code exports}: every file with its name, the name's date (or the file's
-     * {@code extract_date} column) as the sequence, the known columns' types pinned so that type inference cannot
-     * change them from one run to the next, and columns matched by name so that a file with a new column adds it.
+     * {@code extract_date} column) as the sequence. CSV: the columns named and typed (the select list and {@code
+     * types}), matched by name in each file ({@code union_by_name}); every file of the folder ({@code glob}) must give
+     * rows, and rows with at least one of the named columns, else the read stops with an error naming the file; so
+     * does a name without a valid date. So a malformed file (no header, other column names, one line without a
+     * header, a header alone) is never read with made-up columns ({@code column0}, ...) as a schema change nor
+     * skipped (issue 36); a new column is read once the model names it ({@code tier}). Parquet: the files' own
+     * columns, which their schema types.
      */
     private ModelSettings model(Format format, SequenceFrom from) {
+        return model(format, from, false);
+    }
+
+    private ModelSettings model(Format format, SequenceFrom from, boolean tier) {
         Path exports = dir.resolve("exports");
         String glob = exports.toString().replace("'", "''") + "/customers_*." + extension(format);
-        String read = format == Format.CSV
-                ? "read_csv('" + glob + "', filename = true, union_by_name = true, header = true, types = {'id': "
-                        + "'INTEGER', 'status': 'VARCHAR', 'updated_at': 'TIMESTAMP', 'extract_date': 'DATE'})"
-                : "read_parquet('" + glob + "', filename = true, union_by_name = true)";
-        String source = from == SequenceFrom.FILE_NAME
-                ? "SELECT * EXCLUDE (filename, extract_date), CAST(regexp_extract(filename, "
-                        + "'customers_(\\d{4}-\\d{2}-\\d{2})\\.[a-z]+$', 1) AS DATE) AS file_date FROM " + read
-                : "SELECT * EXCLUDE (filename) FROM " + read;
+        String source;
+        if (format == Format.CSV) {
+            String fileDate = "COALESCE(TRY_CAST(regexp_extract(file, 'customers_(\\d{4}-\\d{2}-\\d{2})\\.csv$', 1) "
+                    + "AS DATE), error('file ' || file || ': no valid date (YYYY-MM-DD) in its name'))";
+            String read = "read_csv('" + glob + "', filename = true, union_by_name = true, header = true, types = "
+                    + "{'id': 'INTEGER', 'status': 'VARCHAR', 'updated_at': 'TIMESTAMP', 'extract_date': 'DATE'"
+                    + (tier ? ", 'tier': 'VARCHAR'" : "") + "})";
+            String guard = " WHERE CASE WHEN rows.filename IS NULL THEN error('file ' || file || ': no rows (one line "
+                    + "without a header, or a header alone?)') WHEN id IS NULL AND status IS NULL AND updated_at IS "
+                    + "NULL AND extract_date IS NULL THEN error('file ' || file || ': a row without id, status, "
+                    + "updated_at and extract_date (no header, other column names, or rows of another width?)') ELSE "
+                    + "TRUE END";
+            source = "SELECT id, status, updated_at, " + (from == SequenceFrom.FILE_NAME ? fileDate + " AS file_date"
+                    : "extract_date") + (tier ? ", tier" : "") + " FROM glob('" + glob + "') AS files LEFT JOIN "
+                    + read + " AS rows ON rows.filename = files.file" + guard;
+        } else {
+            String fileDate = "COALESCE(TRY_CAST(regexp_extract(filename, 'customers_(\\d{4}-\\d{2}-\\d{2})"
+                    + "\\.parquet$', 1) AS DATE), error('file ' || filename || ': no valid date (YYYY-MM-DD) in "
+                    + "its name'))";
+            String read = "read_parquet('" + glob + "', filename = true, union_by_name = true)";
+            source = from == SequenceFrom.FILE_NAME
+                    ? "SELECT * EXCLUDE (filename, extract_date), " + fileDate + " AS file_date FROM " + read
+                    : "SELECT * EXCLUDE (filename) FROM " + read;
+        }
         return ModelSettings.builder("customers").target("snap_customers").source(source).uniqueKey("id")
                 .updatedAt("updated_at").sequenceBy(from == SequenceFrom.FILE_NAME ? "file_date" : "extract_date")
                 .build();
@@ -166,7 +192,7 @@ class DuckDbFolderSourceTest {
         return history(clean, extra);
     }
 
-    private long ledgerEntries(DataSource ds) throws SQLException {
+    private static long ledgerEntries(DataSource ds) throws SQLException {
         try (Connection c = ds.getConnection(); Statement s = c.createStatement();
              ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM itersnap_metadata.itersnap_ledger")) {
             rs.next();
@@ -256,7 +282,14 @@ class DuckDbFolderSourceTest {
 
         deliver(format, 3, day(3), true);
         List<SnapshotEvent> events = new ArrayList<>();
-        run(ds, m, events);
+        if (format == Format.CSV) {
+            // the files' columns are the model's: the new one is read once the model names it, a change of its
+            // logic the run is told to accept (the files without it give NULL)
+            IterativeSnapshot.builder().dataSource(ds).listener(events::add).build()
+                    .run(model(format, from, true), LogicChange.ACCEPT);
+        } else {
+            run(ds, m, events);
+        }
 
         assertThat(events).filteredOn(SnapshotEvent.SchemaChange.class::isInstance).singleElement()
                 .satisfies(e -> assertThat(((SnapshotEvent.SchemaChange) e).added()).containsExactly("tier"));
@@ -286,25 +319,51 @@ class DuckDbFolderSourceTest {
 
         deliver(format, 3);
         Path broken = file(format, 4);
+        List<Path> brokenFiles = new ArrayList<>();
         if (format == Format.CSV) {
-            Files.writeString(broken, "id,status,updated_at,extract_date\n1,Gold,2024-01-04 09:00:00,2024-01-04\n"
-                    + "two,Gold,2024-01-04 09:00:00,2024-01-04\n", StandardCharsets.UTF_8);
+            String row = "1,Gold,2024-01-04 09:00:00,2024-01-04\n";
+            Path badName = dir.resolve("exports").resolve("customers_2024-01-32.csv");
+            for (Object[] bad : new Object[][] {
+                    {broken, "id,status,updated_at,extract_date\n" + row + "two,Gold,2024-01-04 09:00:00,2024-01-04\n"},
+                    // issue 36: without its header DuckDB read the file with made-up columns (column0 .. column3),
+                    // applied as a schema change with exit 0; with other column names too
+                    {broken, row + "2,Gold,2024-01-04 09:00:00,2024-01-04\n"},
+                    {broken, "key,state,changed,extracted\n" + row},
+                    {broken, "id,status,updated_at,extract_date\n" + row + "2,Gold\n"},
+                    // one line without its header was taken for the header: a file of no rows, skipped with exit 0
+                    {broken, row},
+                    {broken, "id,status,updated_at,extract_date\n"},
+                    // and a bad date in a file's name (the sequence's) was reported without the file
+                    {from == SequenceFrom.FILE_NAME ? badName : broken, "id,status,updated_at,extract_date\n"
+                            + row.replace("2024-01-04\n", "2024-01-32\n")}}) {
+                Files.writeString((Path) bad[0], (String) bad[1], StandardCharsets.UTF_8);
+                brokenFiles.add((Path) bad[0]);
+                assertStopsNamingTheFile(ds, m, (Path) bad[0], before, ledger);
+                Files.delete((Path) bad[0]);
+            }
         } else {
             Files.write(broken, "not a parquet file".getBytes(StandardCharsets.UTF_8));
+            assertStopsNamingTheFile(ds, m, broken, before, ledger);
+            Files.delete(broken);
         }
+        assertThat(brokenFiles).hasSize(format == Format.CSV ? 7 : 0);
 
-        assertThatThrownBy(() -> run(ds, m, new ArrayList<>())).isInstanceOfSatisfying(ItersnapException.class,
-                e -> {
-                    // a file DuckDB cannot open fails the source's description, a bad value the staging
-                    assertThat(e.code()).isIn(ErrorCode.INVALID_SOURCE, ErrorCode.DATABASE_ERROR);
-                    assertThat(e.getMessage()).as("names the file").contains(broken.getFileName().toString());
-                });
-        assertThat(history(ds)).as("nothing written").isEqualTo(before);
-        assertThat(ledgerEntries(ds)).as("no batch recorded, not even the good file of day 3").isEqualTo(ledger);
-
-        Files.delete(broken);
         deliver(format, 4);
         assertThat(run(ds, m, new ArrayList<>()).batchesApplied()).as("once the file is fixed").isEqualTo(2);
         assertThat(history(ds)).isEqualTo(cleanHistory(format, from));
+    }
+
+    /** A run over the folder with {@code broken} in it fails naming it, and writes nothing. */
+    private static void assertStopsNamingTheFile(DataSource ds, ModelSettings m, Path broken, List<String> before,
+                                                 long ledger) throws SQLException {
+        assertThatThrownBy(() -> run(ds, m, new ArrayList<>())).as(broken.toString())
+                .isInstanceOfSatisfying(ItersnapException.class, e -> {
+                    // a file DuckDB cannot open fails the source's description, a bad value or row the reading
+                    assertThat(e.code()).isIn(ErrorCode.INVALID_SOURCE, ErrorCode.DATABASE_ERROR);
+                    assertThat(e.getMessage()).as("names the file").contains(broken.getFileName().toString())
+                            .doesNotContain("column0");
+                });
+        assertThat(history(ds)).as("nothing written").isEqualTo(before);
+        assertThat(ledgerEntries(ds)).as("no batch recorded, not even the good file of day 3").isEqualTo(ledger);
     }
 }

@@ -60,7 +60,7 @@ public final class H2Dialect extends AbstractSqlDialect {
 
     @Override
     public Capabilities capabilities() {
-        return Capabilities.STANDARD.transactionalDml(transactionalDml).maxIdentifierLength(256);
+        return Capabilities.STANDARD.transactionalDml(transactionalDml).maxIdentifierLength(256).maxColumns(16384);
     }
 
     @Override

@@ -26,9 +26,13 @@ import java.util.function.Supplier;
  */
 public final class PostgresDialect extends AbstractSqlDialect implements PlanHints {
 
-    /** Identifiers have at most 63 bytes (NAMEDATALEN - 1); longer ones are cut silently by the server. */
+    /**
+     * Identifiers have at most 63 bytes (NAMEDATALEN - 1); longer ones are cut silently by the server. A table has at
+     * most 1,600 columns (MaxHeapAttributeNumber), a query's target list and a join's rows 1,664
+     * (MaxTupleAttributeNumber).
+     */
     private static final dev.itersnap.spi.Capabilities CAPABILITIES =
-            dev.itersnap.spi.Capabilities.STANDARD.maxIdentifierLength(63);
+            dev.itersnap.spi.Capabilities.STANDARD.maxIdentifierLength(63).maxColumns(1600).maxQueryColumns(1664);
 
     @Override
     public String name() {
