@@ -43,6 +43,8 @@ final class BatchApplier {
     private final SnapshotListener listener;
     private final String runId;
     private final ModelLock lock;
+    /** Runs once the keys table holds a pass's keys, before its first write to the history (it may refuse). */
+    private Runnable beforeWriting = () -> { };
 
     BatchApplier(Jdbc jdbc, Dialect dialect, ResolvedModel m, ModelTables tables, MetadataStore store,
                  Map<String, Seq> introduced, SnapshotListener listener, String runId, ModelLock lock) {
@@ -55,6 +57,12 @@ final class BatchApplier {
         this.listener = listener;
         this.runId = runId;
         this.lock = lock;
+    }
+
+    /** {@code check} runs before each pass writes to the history, once its keys are found; returns this. */
+    BatchApplier beforeWriting(Runnable check) {
+        this.beforeWriting = check;
+        return this;
     }
 
     /**
@@ -93,6 +101,7 @@ final class BatchApplier {
         ApplyStatements sql = statements(pass, false);
         jdbc.updateAll(sql.listBatches());
         jdbc.updateAll(sql.prepare());
+        beforeWriting.run(); // the keys the pass writes are in the keys table now
         Counts counts = derive(sql.derivation());
         write(sql, counts);
         List<BatchResult> results = new ArrayList<>();
