@@ -72,7 +72,10 @@ public final class Doctor {
                     parts.set(parts.size() - 1, m.id("itersnap_probe_" + settings.name()));
                     probe(jdbc, m, new TableName(parts), "target schema", false, out);
                 }
-                out.add(EditedHistory.doctor(c, dialect, settings));
+                dev.itersnap.core.Check history = EditedHistory.doctor(c, dialect, settings);
+                if (history != null) {
+                    out.add(history);
+                }
                 try {
                     out.addAll(dialect.tableChecks(c, m));
                 } catch (SQLException | RuntimeException e) {

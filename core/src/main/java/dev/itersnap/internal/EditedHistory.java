@@ -279,12 +279,12 @@ final class EditedHistory {
         return findings(rows, count(jdbc, sql, m, entries, true));
     }
 
-    /** {@link #everything} as doctor's check {@code history}. */
+    /** {@link #everything} as doctor's check {@code history}; null when there is nothing to compare. */
     static dev.itersnap.core.Check doctor(Connection c, Dialect dialect, ModelSettings settings) {
         try {
             Findings f = everything(c, dialect, settings);
             if (f == null) {
-                return dev.itersnap.core.Check.ok("history", "no history with a ledger yet: nothing to compare");
+                return null; // no history yet: nothing to say before a first run
             }
             if (f.clean()) {
                 return dev.itersnap.core.Check.ok("history", "every key's versions as runs leave them, every batch's "
