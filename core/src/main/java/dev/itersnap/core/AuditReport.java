@@ -49,7 +49,11 @@ public record AuditReport(AuditSettings settings, List<Finding> findings) {
         return findings.stream().filter(f -> f.count() > 0).toList();
     }
 
-    /** The finding of {@code check}; empty when the check did not run ({@link Check#MISSING_VERSIONS} without a source). */
+    /**
+     * The finding of {@code check}; empty when the check did not run ({@link Check#MISSING_VERSIONS} without a source,
+     * {@link Check#BOOKKEEPING} and {@link Check#CLOSED_WITHOUT_SUCCESSOR} on a table without those columns, {@link
+     * Check#LEDGER_COUNTS} but for a model's history with a ledger).
+     */
     public Optional<Finding> finding(Check check) {
         return findings.stream().filter(f -> f.check() == check).findFirst();
     }
