@@ -512,6 +512,39 @@ public abstract class TamperingTests extends ConformanceTestBase {
         assertThat(fixture.engine(null).audit(m[0].build()).clean()).isTrue();
     }
 
+    /**
+     * A replay checks the versions it builds on, after its own roll back: one from after the edit (key 2's current
+     * version, opened by day 1, closed by hand; replayed from day 2) is refused, naming day 1; one from the batch
+     * named rolls the edited version back with the rest and ends in one clean run (repaired, not refused).
+     */
+    @Test
+    void aReplayFromAfterTheEditIsRefusedAndOneFromBeforeItRepairs() {
+        ModelSettings.Builder[] m = new ModelSettings.Builder[1];
+        built(3, m);
+        edit(Edit.CURRENT_VERSION_CLOSED);
+        List<String> edited = rawHistory();
+        IterativeSnapshot snap = fixture.engine(null);
+
+        Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> snap.replayFrom(m[0].build(),
+                day(2).toString()));
+
+        assertEdited(refused, "id=2: a version is closed that no batch closed", "replay --from 2024-01-01 ");
+        if (snap.dialect().capabilities().transactionalDml()) {
+            assertThat(refused.getMessage()).contains("nothing was written.");
+            assertThat(rawHistory()).as("the replay's roll back undone").isEqualTo(edited);
+        } else {
+            assertThat(refused.getMessage()).contains("nothing was written over them (this database has no "
+                    + "transactions: the run's roll back from 2024-01-02 stays, and the next run applies those "
+                    + "batches again)");
+            assertThatThrownBy(() -> fixture.run(m[0].build())).as("the next run applies them, refused the same way")
+                    .satisfies(e -> assertEdited(e, "id=2"));
+        }
+
+        snap.replayFrom(m[0].build(), day(1).toString());
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(3));
+        assertThat(snap.audit(m[0].build()).clean()).isTrue();
+    }
+
     /** Each edit, not followed by a run, is found by the model's audit and by doctor. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(Edit.class)

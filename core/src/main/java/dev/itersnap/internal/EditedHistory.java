@@ -104,8 +104,14 @@ final class EditedHistory {
         }
         Findings f = findings(rows, batches);
         if (!f.clean()) {
-            throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(run.settings.name(), f,
-                    "A run would extend them wrongly: nothing was written."));
+            // a replay has rolled back (on a database without transactions, for good: its ledger entries are
+            // forgotten first, so the next run applies those batches again)
+            String status = run.transactional || run.replayPoint == null
+                    ? "A run would extend them wrongly: nothing was written."
+                    : "A run would extend them wrongly: nothing was written over them (this database has no "
+                    + "transactions: the run's roll back from " + run.replayPoint.text() + " stays, and the next run "
+                    + "applies those batches again).";
+            throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(run.settings.name(), f, status));
         }
     }
 
