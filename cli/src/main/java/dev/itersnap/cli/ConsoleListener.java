@@ -88,6 +88,10 @@ final class ConsoleListener implements SnapshotListener {
         } else if (event instanceof SnapshotEvent.BatchRestated e) {
             return "restated batch: " + SequenceText.of(e.sequence()) + " changed in the source since it was applied ("
                     + rows(e.oldRows()) + " then, " + rows(e.newRows()) + " now); replaying from it";
+        } else if (event instanceof SnapshotEvent.UncomparableBatches e) {
+            return "columns changed: " + batches(e.batches()) + " fingerprinted over columns the source no longer has "
+                    + "as they were (" + String.join(", ", e.columns()) + "); whether they were corrected since cannot "
+                    + "be told: replaying from " + SequenceText.of(e.from());
         } else if (event instanceof SnapshotEvent.HistoryAdopted e) {
             return "adopted " + e.versions() + " versions through " + SequenceText.of(e.through()) + ": "
                     + batches(e.batches()) + " declared applied"

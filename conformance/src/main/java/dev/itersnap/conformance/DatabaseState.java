@@ -39,7 +39,7 @@ public record DatabaseState(List<String> historyColumns, List<Map<String, Object
             List<String> archiveColumns = new ArrayList<>();
             List<Map<String, Object>> archive = query(c, "SELECT * FROM " + metadataSchema + ".itersnap_archive_"
                     + model, archiveColumns);
-            List<Map<String, Object>> registry = query(c, "SELECT column_name, introduced_seq, in_source FROM "
+            List<Map<String, Object>> registry = query(c, "SELECT column_name, introduced_seq, in_source, dropped_after FROM "
                     + metadataSchema + ".itersnap_columns WHERE model = ?", null, model);
             List<Map<String, Object>> pending = query(c, "SELECT COUNT(*) AS n FROM " + metadataSchema
                     + ".itersnap_pending_" + model, null);

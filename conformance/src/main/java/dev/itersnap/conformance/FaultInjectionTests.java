@@ -377,6 +377,34 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
+     * A late batch whose replay reaches back before a column left the source: the column's values are carried from the
+     * history (without transactions they are saved before the roll back), so a failure or a crash anywhere, and a
+     * recovery failed once more, must lose none of them.
+     */
+    @Test
+    void replayCarryingADroppedColumnSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("replay carrying a dropped column", List.of(Fault.FAIL, Fault.EXECUTED_THEN_FAIL,
+                Fault.CRASH), true, f -> {
+                    RawTable raw = f.rawTable("raw_customers", "id INT", "status VARCHAR(20)", "email VARCHAR(40)",
+                            "updated_at TIMESTAMP", "file_date DATE");
+                    ModelSettings m = model(raw).build();
+                    raw.insert(1, "Active", "a1", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "b1", ts("2024-01-01 09:00"), A);
+                    f.run(m);
+                    raw.insert(1, "Active", "a2", ts("2024-01-02 09:00"), B);
+                    raw.insert(2, "Active", "b1", ts("2024-01-01 09:00"), B);
+                    f.run(m);
+                    raw.insert(1, "Gold", "a2", ts("2024-01-04 09:00"), D);
+                    raw.insert(2, "Active", "b2", ts("2024-01-04 09:00"), D);
+                    f.run(m);
+                    raw.dropColumn("email");
+                    raw.insert(2, "Silver", ts("2024-01-03 09:00"), C);
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
      * A crash at every statement of the late-batch run with an aged-out batch: nothing after the fault reaches the
      * database (no rollback, no "failed" in the run log), so the next run finds the previous one still "running" and
      * must recover before it goes on; that recovery is made to fail once more at its first write.
@@ -938,7 +966,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                 ? f.query("SELECT * FROM " + meta + ".itersnap_archive_" + m.name()).stream()
                 .map(r -> new TreeMap<>(r).toString()).sorted().toList() : List.of();
         List<String> registry = f.tableExists(meta + ".itersnap_columns")
-                ? f.query("SELECT column_name, introduced_seq, in_source FROM " + meta
+                ? f.query("SELECT column_name, introduced_seq, in_source, dropped_after FROM " + meta
                 + ".itersnap_columns WHERE model = ?", m.name()).stream().map(r -> new TreeMap<>(r).toString())
                 .sorted().toList() : List.of();
         long pending = f.tableExists(meta + ".itersnap_pending_" + m.name())

@@ -194,7 +194,7 @@ public final class ReferenceModel {
     }
 
     /** One column registry entry: the batch that introduced the column (null: there from the start). */
-    public record RegisteredColumn(String column, Object introducedAt, boolean inSource) {
+    public record RegisteredColumn(String column, Object introducedAt, boolean inSource, Object droppedAfter) {
     }
 
     /** One row of the run log (successful runs). */
@@ -404,10 +404,29 @@ public final class ReferenceModel {
         Map<Object, Fingerprint> now = new TreeMap<>(SEQUENCE_ORDER);
         compared.forEach(s -> now.put(s, all.get(s)));
         TreeSet<Object> restated = new TreeSet<>(SEQUENCE_ORDER);
+        // fingerprinted before the columns changed: compared over the columns they cover where the source still has
+        // them as they were; else uncomparable, and replayed as restated ones are
+        TreeSet<Object> uncomparable = new TreeSet<>(SEQUENCE_ORDER);
+        Set<String> changedColumns = new java.util.TreeSet<>();
         for (Object s : compared) {
             Fingerprint recorded = fingerprints.get(s);
-            if (recorded != null && recorded.comparable(now.get(s)) && !recorded.sameContent(now.get(s))) {
-                restated.add(s);
+            if (recorded == null || now.get(s) == null) {
+                continue;
+            }
+            if (recorded.comparable(now.get(s))) {
+                if (!recorded.sameContent(now.get(s))) {
+                    restated.add(s);
+                }
+            } else if (now.get(s).columns().containsAll(recorded.columns())) {
+                List<String> names = recorded.columns().stream().map(c -> c.contains("#") ? c.substring(0,
+                        c.indexOf('#')) : c).toList();
+                if (!recorded.sameContent(fingerprints(rows, names).get(s))) {
+                    restated.add(s);
+                }
+            } else {
+                uncomparable.add(s);
+                recorded.columns().stream().filter(c -> !now.get(s).columns().contains(c))
+                        .map(c -> c.contains("#") ? c.substring(0, c.indexOf('#')) : c).forEach(changedColumns::add);
             }
         }
         // Step 4: the replay point
@@ -433,6 +452,11 @@ public final class ReferenceModel {
                         now.get(s).count()));
             }
         }
+        if (!uncomparable.isEmpty()) {
+            point = point == null || compareValues(uncomparable.first(), point) < 0 ? uncomparable.first() : point;
+            events.add(new SnapshotEvent.UncomparableBatches("", runId, List.copyOf(changedColumns),
+                    uncomparable.size(), uncomparable.first()));
+        }
         if (point != null && (applied.isEmpty() || compareValues(point, applied.last()) > 0)) {
             point = null; // nothing applied at or after it: nothing to roll back
         }
@@ -446,7 +470,8 @@ public final class ReferenceModel {
                 List<String> missing = new ArrayList<>();
                 for (RegisteredColumn known : List.copyOf(registry.values())) {
                     if (known.inSource() && !sourceColumns.contains(known.column())) {
-                        registry.put(known.column(), new RegisteredColumn(known.column(), known.introducedAt(), false));
+                        registry.put(known.column(), new RegisteredColumn(known.column(), known.introducedAt(), false,
+                                ledger.lastKey()));
                         missing.add(known.column());
                     }
                 }
@@ -461,6 +486,14 @@ public final class ReferenceModel {
         // Step 5a: schema evolution, before the first batch
         Object first = batches.first();
         Map<String, Object> introduced = prepare(first, sourceColumns, runId, events);
+        // columns the source no longer has that this replay stages again (docs/semantics.md "Schema evolution")
+        List<Carried> carried = carried(first, sourceColumns);
+        carried.forEach(c -> {
+            if (c.from() != null) {
+                introduced.put(c.column(), c.from());
+            }
+        });
+        List<String> carrying = withCarried(sourceColumns, carried, null);
         // Step 5b: NULL-sequence rows are set aside once; batches that aged out are reproduced (before the roll back)
         if (nullSequence) {
             logNullSequences(rows, sourceColumns, runId, events);
@@ -468,11 +501,26 @@ public final class ReferenceModel {
         Map<Object, List<StagedRow>> reproduced = new HashMap<>();
         for (Object s : batches) {
             if (!inSource.contains(s)) {
-                reproduced.put(s, reproduce(s, appliedBefore.get(s), introduced, sourceColumns));
+                reproduced.put(s, reproduce(s, appliedBefore.get(s), introduced, carrying));
             }
         }
+        // the carried columns' values, from the history before the roll back
+        Map<Object, List<Map<String, Object>>> stagedRows = new HashMap<>();
+        for (Object s : batches) {
+            if (reproduced.containsKey(s)) {
+                continue;
+            }
+            List<Map<String, Object>> list = new ArrayList<>();
+            for (Map<String, Object> row : rows) {
+                if (row.get(config.sequenceColumn()) != null
+                        && compareValues(row.get(config.sequenceColumn()), s) == 0) {
+                    list.add(withCarriedValues(row, s, carried));
+                }
+            }
+            stagedRows.put(s, list);
+        }
         if (point != null) {
-            rollBack(point, introduced, sourceColumns);
+            rollBack(point, introduced, carrying);
         }
         // Step 6: every batch in business order
         List<BatchResult> results = new ArrayList<>();
@@ -483,20 +531,92 @@ public final class ReferenceModel {
                 staged = reproduced.get(s);
             } else {
                 staged = new ArrayList<>();
-                for (Map<String, Object> row : rows) {
-                    if (row.get(config.sequenceColumn()) != null
-                            && compareValues(row.get(config.sequenceColumn()), s) == 0) {
-                        staged.add(new StagedRow(row, null, null));
-                    }
+                for (Map<String, Object> row : stagedRows.get(s)) {
+                    staged.add(new StagedRow(row, null, null));
                 }
             }
             LedgerEntry before = appliedBefore.get(s);
             String recorded = isReproduced && before != null ? before.deletionTime() : null;
-            results.add(applyBatch(s, staged, sourceColumns, isReproduced, introduced, recorded, runId, events));
+            results.add(applyBatch(s, staged, withCarried(sourceColumns, carried, s), isReproduced, introduced,
+                    recorded, runId, events));
         }
         recordFingerprints(withApplied(now, all, batches), batches, reproduced.keySet());
         runLog.add(new LoggedRun(runId, operation.label(), results.size(), late, canonical(point)));
         return new RunOutcome(results, late, point, events);
+    }
+
+    /**
+     * A column the source no longer has that a replay stages again: from {@code from} (its introduction; null: the
+     * first batch) through {@code through} (the last batch applied while the source had it).
+     */
+    private record Carried(String column, Object from, Object through) {
+        boolean covers(Object s) {
+            return (from == null || compareValues(from, s) <= 0) && compareValues(s, through) <= 0;
+        }
+    }
+
+    /** The columns a run whose first batch is {@code first} carries: gone, last applied with at or after it. */
+    private List<Carried> carried(Object first, List<String> sourceColumns) {
+        List<Carried> out = new ArrayList<>();
+        for (String c : historyColumns) {
+            RegisteredColumn known = registry.get(c);
+            if (sourceColumns.contains(c) || known == null || known.droppedAfter() == null
+                    || compareValues(known.droppedAfter(), first) < 0 || (known.introducedAt() != null
+                    && compareValues(known.introducedAt(), known.droppedAfter()) > 0)) {
+                continue;
+            }
+            out.add(new Carried(c, known.introducedAt(), known.droppedAfter()));
+        }
+        return out;
+    }
+
+    /**
+     * The source's columns with those of {@code carried} that batch {@code s} stages (all of them when {@code s} is
+     * null: the run's view), each placed after the column the history has before it.
+     */
+    private List<String> withCarried(List<String> sourceColumns, List<Carried> carried, Object s) {
+        List<String> out = new ArrayList<>(sourceColumns);
+        for (Carried c : carried) {
+            if (s != null && compareValues(c.through(), s) < 0) {
+                continue;
+            }
+            int at = 0;
+            for (int j = historyColumns.indexOf(c.column()) - 1; j >= 0 && at == 0; j--) {
+                int k = out.indexOf(historyColumns.get(j));
+                if (k >= 0) {
+                    at = k + 1;
+                }
+            }
+            out.add(at, c.column());
+        }
+        return out;
+    }
+
+    /**
+     * A source row of batch {@code s} with each carried column's value in its range: that of the key's latest version
+     * opened at or before {@code s} (the version the key had right after it), else NULL.
+     */
+    private Map<String, Object> withCarriedValues(Map<String, Object> row, Object s, List<Carried> carried) {
+        if (carried.isEmpty()) {
+            return row;
+        }
+        Map<String, Object> out = new LinkedHashMap<>(row);
+        List<Object> key = keyOf(row);
+        Version latest = null;
+        if (!key.contains(null)) {
+            for (Version v : versions) {
+                if (v.key().equals(key) && compareValues(v.openedSeq(), s) <= 0 && (latest == null
+                        || compareValues(v.openedSeq(), latest.openedSeq()) > 0
+                        || (compareValues(v.openedSeq(), latest.openedSeq()) == 0
+                        && v.validFrom().isAfter(latest.validFrom())))) {
+                    latest = v;
+                }
+            }
+        }
+        for (Carried c : carried) {
+            out.put(c.column(), c.covers(s) && latest != null ? latest.values().get(c.column()) : null);
+        }
+        return out;
     }
 
     /** The fingerprint of each batch in the source rows (projected on the source's columns). */
@@ -656,7 +776,7 @@ public final class ReferenceModel {
         for (String c : sourceColumns) {
             RegisteredColumn known = registry.get(c);
             if (known == null) {
-                registry.put(c, new RegisteredColumn(c, created ? null : first, true));
+                registry.put(c, new RegisteredColumn(c, created ? null : first, true, null));
                 if (!created) {
                     introduced.put(c, first);
                     if (!added.contains(c)) {
@@ -666,7 +786,7 @@ public final class ReferenceModel {
             } else {
                 if (!known.inSource()) {
                     // a column that comes back is compared again from the batch it returns with, not filled
-                    registry.put(c, new RegisteredColumn(c, known.introducedAt(), true));
+                    registry.put(c, new RegisteredColumn(c, known.introducedAt(), true, null));
                     added.add(c);
                 }
                 if (known.introducedAt() != null) {
@@ -676,7 +796,8 @@ public final class ReferenceModel {
         }
         for (RegisteredColumn known : List.copyOf(registry.values())) {
             if (known.inSource() && !sourceColumns.contains(known.column())) {
-                registry.put(known.column(), new RegisteredColumn(known.column(), known.introducedAt(), false));
+                registry.put(known.column(), new RegisteredColumn(known.column(), known.introducedAt(), false,
+                        ledger.isEmpty() ? null : ledger.lastKey()));
                 missing.add(known.column());
             }
         }

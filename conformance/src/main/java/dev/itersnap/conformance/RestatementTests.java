@@ -248,6 +248,86 @@ public abstract class RestatementTests extends ConformanceTestBase {
         assertThat(r.replayPoint()).isEqualTo(day(2));
     }
 
+    /**
+     * A batch corrected in the same interval as a column is added to the source (no run compared it in between): the
+     * run that finds the new column compares every batch over the columns its fingerprint covers, finds the correction
+     * and replays it (the dry run's list of restated batches says so first); the history equals one clean run over the
+     * source as it is now.
+     */
+    @Test
+    void correctionBesideAnAddedColumnIsReplayed() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build(); // lookback 1, sweep 1: batch 2 is not compared by the next run
+        applied(raw, 4, m);
+        raw.addColumn("note VARCHAR(20)");
+        raw.update("status", "Fixed", "file_date", day(2));
+        assertThat(fixture.engine(null).inspect(m).restatedBatches()).containsExactly(day(2).toString());
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).singleElement()
+                .satisfies(e -> assertThat(e.sequence()).isEqualTo(day(2)));
+        assertThat(events.of(SnapshotEvent.UncomparableBatches.class)).isEmpty();
+        assertThat(r.replayPoint()).isEqualTo(day(2));
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(
+                cleanWith(4, 2, "note VARCHAR(20)"));
+        events.clear();
+        assertThat(fixture.engine(events).runWithFullCheck(m).batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.BatchRestated.class)).isEmpty();
+    }
+
+    /**
+     * A batch corrected in the same interval as a column leaves the source: its fingerprint covers a column the source
+     * no longer has, so no comparison can tell whether it changed. The run says so and replays every batch the source
+     * holds from the oldest such one, keeping the dropped column's recorded values: the history equals one clean run
+     * over the corrected source with the column still there.
+     */
+    @Test
+    void correctionBesideADroppedColumnIsReplayedAndTheColumnKeepsItsValues() {
+        RawTable raw = customers(fixture);
+        ModelSettings m = model(raw).build();
+        applied(raw, 4, m);
+        raw.update("status", "Fixed", "file_date", day(2));
+        List<Essence> expected = cleanWith(4, 2, null);
+        raw.dropColumn("tier");
+        RecordingListener events = new RecordingListener();
+
+        RunResult r = fixture.engine(events).run(m);
+
+        assertThat(events.of(SnapshotEvent.UncomparableBatches.class)).singleElement().satisfies(e -> {
+            assertThat(e.columns()).map(String::toLowerCase).containsExactly("tier");
+            assertThat(e.batches()).isEqualTo(4);
+            assertThat(e.from()).isEqualTo(day(1));
+        });
+        assertThat(r.replayPoint()).isEqualTo(day(1));
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(expected);
+        events.clear();
+        assertThat(fixture.engine(events).runWithFullCheck(m).batchesApplied()).isZero();
+        assertThat(events.of(SnapshotEvent.UncomparableBatches.class)).isEmpty();
+        assertThat(fixture.essence(TARGET)).containsExactlyInAnyOrderElementsOf(expected);
+    }
+
+    /**
+     * The history of one clean run over files 1..days with file {@code fixedDay}'s status set to "Fixed", the column
+     * {@code added} (a definition, or null) added to the raw table first, on a fresh database.
+     */
+    private List<Essence> cleanWith(int days, int fixedDay, String added) {
+        SnapshotFixture clean = newFixture();
+        RawTable raw = customers(clean);
+        for (int d = 1; d <= days; d++) {
+            raw.insertAll(file(d));
+        }
+        if (added != null) {
+            raw.addColumn(added);
+        }
+        raw.update("status", "Fixed", "file_date", day(fixedDay));
+        clean.run(model(raw).build());
+        List<Essence> history = clean.essence(TARGET);
+        release(clean);
+        return history;
+    }
+
     /** {@code restatements: ignore} (an append-only source): a corrected applied batch is left as it was applied. */
     @Test
     void ignoredRestatementsAreNotReplayed() {

@@ -213,24 +213,30 @@ public final class ScenarioGenerator {
         }
 
         /**
-         * Before some steps (about one in eight, never the first, never one that changes the raw table's columns) an
-         * applied batch the source still holds is restated: a row corrected, rows appended, a row removed, or the
-         * whole batch replaced. Drawn from a random of its own, so that the rest of a seed's case is as before.
+         * Before some steps (about one in eight, never the first) an applied batch the source still holds is restated:
+         * a row corrected, rows appended, a row removed, or the whole batch replaced; before half of the steps that
+         * change the raw table's columns too (a correction arriving together with a column change, which the run that
+         * finds the change must not miss). Drawn from randoms of their own, so that the rest of a seed's case is as
+         * before.
          */
         private List<Step> withRestatements(List<Step> plan, List<ReferenceModel.Batch> batches) {
             SplittableRandom r = new SplittableRandom(seed * 31 + 17);
+            SplittableRandom beside = new SplittableRandom(seed * 43 + 29);
             Map<Integer, List<Map<String, Object>>> current = new HashMap<>();
             TreeSet<Integer> inSource = new TreeSet<>();
             List<Step> out = new ArrayList<>();
             for (Step step : plan) {
                 step.drop().forEach(inSource::remove);
                 List<Scenario.Restatement> restate = new ArrayList<>();
-                if (!out.isEmpty() && step.changes().isEmpty() && !inSource.isEmpty() && r.nextDouble() < 0.125) {
+                boolean besideChange = !step.changes().isEmpty() && !inSource.isEmpty() && beside.nextDouble() < 0.5;
+                if (!out.isEmpty() && !inSource.isEmpty() && (besideChange
+                        || step.changes().isEmpty() && r.nextDouble() < 0.125)) {
+                    SplittableRandom rr = besideChange ? beside : r;
                     List<Integer> candidates = new ArrayList<>(inSource);
-                    int b = candidates.get(r.nextInt(candidates.size()));
+                    int b = candidates.get(rr.nextInt(candidates.size()));
                     List<Map<String, Object>> before = current.computeIfAbsent(b, x -> batches.get(x).rows());
-                    Scenario.Restatement.Kind kind = Scenario.Restatement.Kind.values()[r.nextInt(4)];
-                    List<Map<String, Object>> rows = restated(r, kind, before, batches.get(b).sequence());
+                    Scenario.Restatement.Kind kind = Scenario.Restatement.Kind.values()[rr.nextInt(4)];
+                    List<Map<String, Object>> rows = restated(rr, kind, before, batches.get(b).sequence());
                     if (rows.stream().anyMatch(source.predicate())) { // the batch stays in the source
                         restate.add(new Scenario.Restatement(b, kind, rows));
                         current.put(b, rows);

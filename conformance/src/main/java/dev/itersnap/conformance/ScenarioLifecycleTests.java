@@ -349,6 +349,62 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     }
 
     /**
+     * A replay reaching back before a column left the source never erases what the history recorded of it: the
+     * column's values are carried from the history for the batches applied while the source had it, and compared
+     * there as they were, so a version that exists only because the column changed stays; a late batch in that range
+     * (which has no value of its own) keeps the key's value. The history equals one clean in-order run over a source
+     * that still has the column, with the late batch's rows holding the values their keys had.
+     */
+    @Test
+    void replayBeforeADroppedColumnKeepsItsRecordedValues() {
+        String[] cols = {"id INT", "status VARCHAR(20)", "email VARCHAR(40)", "updated_at TIMESTAMP",
+                "file_date DATE"};
+        ModelSettings m = ModelSettings.builder(MODEL).target(TARGET).source("SELECT * FROM raw_customers")
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").build();
+        Object[][] a = {{1, "Active", "a1", ts("2024-01-01 09:00"), A}, {2, "Active", "b1", ts("2024-01-01 09:00"), A}};
+        Object[][] b = {{1, "Active", "a2", ts("2024-01-02 09:00"), B}, {2, "Active", "b1", ts("2024-01-01 09:00"), B}};
+        Object[][] d = {{1, "Gold", "a2", ts("2024-01-04 09:00"), D}, {2, "Active", "b2", ts("2024-01-04 09:00"), D}};
+
+        SnapshotFixture ordered = newFixture();
+        RawTable o = ordered.rawTable("raw_customers", cols);
+        for (Object[][] file : List.of(a, b)) {
+            o.insertAll(List.of(file));
+        }
+        o.insert(1, "Active", "a2", ts("2024-01-02 09:00"), C); // the late file, with the values its keys had
+        o.insert(2, "Silver", "b1", ts("2024-01-03 09:00"), C);
+        o.insertAll(List.of(d));
+        ordered.run(m);
+
+        RawTable raw = fixture.rawTable("raw_customers", cols);
+        for (Object[][] file : List.of(a, b, d)) {
+            raw.insertAll(List.of(file));
+            fixture.run(m);
+        }
+        raw.dropColumn("email");
+        raw.insert(1, "Active", ts("2024-01-02 09:00"), C);
+        raw.insert(2, "Silver", ts("2024-01-03 09:00"), C);
+        RunResult late = fixture.run(m);
+
+        assertThat(late.lateBatchFound()).isTrue();
+        assertThat(fixture.versions(TARGET, "id", 1)).as("a version opened only by an email change stays")
+                .extracting(v -> v.get("status"), v -> v.get("email"), Version::changed).containsExactly(
+                        tuple("Active", "a1", "[\"email\"]"), tuple("Active", "a2", "[\"status\"]"),
+                        tuple("Gold", "a2", null));
+        assertThat(fixture.versions(TARGET, "id", 2)).extracting(v -> v.get("status"), v -> v.get("email"),
+                Version::changed).containsExactly(tuple("Active", "b1", "[\"status\"]"),
+                tuple("Silver", "b1", "[\"status\",\"email\"]"), tuple("Active", "b2", null));
+        assertThat(fixture.essence(TARGET)).isEqualTo(ordered.essence(TARGET));
+
+        raw.insert(1, "Gold", ts("2024-01-04 09:00"), date("2024-01-05"));
+        raw.insert(2, "Platinum", ts("2024-01-05 09:00"), date("2024-01-05"));
+        fixture.run(m);
+        assertThat(fixture.versions(TARGET, "id", 2)).as("after the drop: not compared, NULL in new versions")
+                .extracting(v -> v.get("email"), Version::changed).containsExactly(tuple("b1", "[\"status\"]"),
+                        tuple("b1", "[\"status\",\"email\"]"), tuple("b2", "[\"status\"]"), tuple(null, null));
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(3);
+    }
+
+    /**
      * A late batch older than a column's introduction replays exactly: the result equals the arrivals in order (the
      * column was added before the introduction batch either way).
      */

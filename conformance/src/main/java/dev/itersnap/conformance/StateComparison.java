@@ -341,7 +341,8 @@ public final class StateComparison {
 
     private static List<String> registryLines(ReferenceModel model) {
         return model.registry().stream().map(r -> r.column() + " | introduced "
-                + ReferenceModel.canonical(r.introducedAt()) + " | in_source=" + r.inSource()).toList();
+                + ReferenceModel.canonical(r.introducedAt()) + " | in_source=" + r.inSource() + " | dropped_after "
+                + ReferenceModel.canonical(r.droppedAfter())).toList();
     }
 
     private List<String> registryLines(DatabaseState db) {
@@ -350,7 +351,8 @@ public final class StateComparison {
         }
         return db.registry().stream().filter(r -> !SEQUENCE_KEY.equalsIgnoreCase(String.valueOf(r.get("column_name"))))
                 .map(r -> String.valueOf(r.get("column_name")).toLowerCase(Locale.ROOT)
-                + " | introduced " + fromText((String) r.get("introduced_seq")) + " | in_source=" + booleanText(r.get("in_source")))
+                + " | introduced " + fromText((String) r.get("introduced_seq")) + " | in_source=" + booleanText(r.get("in_source"))
+                + " | dropped_after " + fromText((String) r.get("dropped_after")))
                 .toList();
     }
 
@@ -397,7 +399,8 @@ public final class StateComparison {
         }
         for (Class<?> type : List.of(SnapshotEvent.OutOfOrder.class, SnapshotEvent.SchemaChange.class,
                 SnapshotEvent.RowsRejected.class, SnapshotEvent.DuplicateRecords.class,
-                SnapshotEvent.BatchApplied.class, SnapshotEvent.BatchRestated.class)) {
+                SnapshotEvent.BatchApplied.class, SnapshotEvent.BatchRestated.class,
+                SnapshotEvent.UncomparableBatches.class)) {
             diff(type.getSimpleName() + " events", eventLines(expected.events(), type),
                     eventLines(events.stream().map(this::unlisted).toList(), type), problems);
         }
@@ -447,6 +450,10 @@ public final class StateComparison {
         if (e instanceof SnapshotEvent.BatchRestated r) {
             return new SnapshotEvent.BatchRestated(r.model(), r.runId(), unlisted(r.sequence()), r.oldRows(),
                     r.newRows());
+        }
+        if (e instanceof SnapshotEvent.UncomparableBatches u) {
+            return new SnapshotEvent.UncomparableBatches(u.model(), u.runId(), u.columns(), u.batches(),
+                    unlisted(u.from()));
         }
         return e;
     }
@@ -533,6 +540,10 @@ public final class StateComparison {
         }
         if (e instanceof SnapshotEvent.BatchRestated r) {
             return "BatchRestated " + typed(r.sequence()) + " rows " + r.oldRows() + " -> " + r.newRows();
+        }
+        if (e instanceof SnapshotEvent.UncomparableBatches u) {
+            return "UncomparableBatches columns=" + sortedLower(u.columns()) + " batches=" + u.batches() + " from="
+                    + typed(u.from());
         }
         return e.toString();
     }

@@ -105,6 +105,13 @@ class GeneratorCoverageTest {
             new Feature("restatement: rows appended", 0.03, c -> c.restated(Scenario.Restatement.Kind.ROWS_APPENDED)),
             new Feature("restatement: rows removed", 0.03, c -> c.restated(Scenario.Restatement.Kind.ROWS_REMOVED)),
             new Feature("restatement: batch replaced", 0.03, c -> c.restated(Scenario.Restatement.Kind.BATCH_REPLACED)),
+            new Feature("a correction beside a column change", 0.08, c -> c.scenario.plan().stream()
+                    .anyMatch(s -> !s.changes().isEmpty() && !s.restate().isEmpty())),
+            new Feature("batches uncomparable after a column change, replayed", 0.08, c -> c.event(e -> e instanceof
+                    SnapshotEvent.UncomparableBatches)),
+            new Feature("a replay carrying a dropped column", 0.06, c -> c.model.registry().stream()
+                    .anyMatch(r -> r.droppedAfter() != null) && c.event(e -> e instanceof
+                    SnapshotEvent.UncomparableBatches u && !u.columns().isEmpty())),
             new Feature("a second run with nothing new", 0.10, c -> c.scenario.plan().stream().anyMatch(s -> s.runs() > 1)),
             new Feature("rejected: null_sequence", 0.30, c -> c.rejected(ReferenceModel.NULL_SEQUENCE)),
             new Feature("rejected: null_key", 0.30, c -> c.rejected(ReferenceModel.NULL_KEY)),

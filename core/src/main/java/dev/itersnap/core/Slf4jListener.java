@@ -55,6 +55,10 @@ final class Slf4jListener implements SnapshotListener {
         } else if (event instanceof SnapshotEvent.BatchRestated e) {
             LOG.warn("[{}] restated batch {}: changed in the source since it was applied ({} rows then, {} now); "
                     + "replaying from it", e.model(), e.sequence(), e.oldRows(), e.newRows());
+        } else if (event instanceof SnapshotEvent.UncomparableBatches e) {
+            LOG.warn("[{}] {} applied {} fingerprinted over columns the source no longer has as they were {}: "
+                    + "whether they were corrected since cannot be told; replaying from {}", e.model(), e.batches(),
+                    e.batches() == 1 ? "batch was" : "batches were", e.columns(), e.from());
         } else if (event instanceof SnapshotEvent.HistoryAdopted e) {
             LOG.info("[{}] adopted {} versions through {}: {} {} declared applied, bookkeeping columns added {}",
                     e.model(), e.versions(), e.through(), e.batches(), e.batches() == 1 ? "batch" : "batches",

@@ -93,6 +93,16 @@ public sealed interface SnapshotEvent {
             implements SnapshotEvent { }
 
     /**
+     * Applied batches that the source still holds were fingerprinted over columns it no longer has as they were
+     * ({@code columns}: dropped, or of another type now), so whether they were corrected since cannot be told: the
+     * history is replayed from the earliest of them ({@code from}), in the same run, for every key, as for a restated
+     * batch, and the values of dropped columns are kept. {@code batches} is how many. Only with {@code restatements:
+     * detect}; fired by the first run after such a change.
+     */
+    record UncomparableBatches(String model, String runId, List<String> columns, int batches, Object from)
+            implements SnapshotEvent { }
+
+    /**
      * An existing SCD Type 2 table became the model's history ({@code adopt}): the source's batches up to
      * {@code through} ({@code batches} ledger entries, the point itself included) are declared applied, its
      * {@code versions} kept as they are; {@code columnsAdded} are the bookkeeping columns it lacked.

@@ -45,6 +45,8 @@ final class BatchApplier {
     private final ModelLock lock;
     /** Runs once the keys table holds a pass's keys, before its first write to the history (it may refuse). */
     private Runnable beforeWriting = () -> { };
+    /** Columns the source no longer has that the run carries ({@link RunSchema.Carried}); {@link #m} carries them. */
+    private List<RunSchema.Carried> carried = List.of();
 
     BatchApplier(Jdbc jdbc, Dialect dialect, ResolvedModel m, ModelTables tables, MetadataStore store,
                  Map<String, Seq> introduced, SnapshotListener listener, String runId, ModelLock lock) {
@@ -63,6 +65,34 @@ final class BatchApplier {
     BatchApplier beforeWriting(Runnable check) {
         this.beforeWriting = check;
         return this;
+    }
+
+    /**
+     * This applier with the columns the run carries: each is a source column in the passes up to the last batch
+     * applied while the source had it (the passes split there) and a column the source lacks after it.
+     */
+    BatchApplier carrying(List<RunSchema.Carried> columns) {
+        this.carried = List.copyOf(columns);
+        return this;
+    }
+
+    /**
+     * The model of a pass whose last batch is {@code last}: carrying the columns whose last batch with the source is
+     * at or after it, none otherwise.
+     */
+    private ResolvedModel model(Seq last) {
+        if (carried.isEmpty()) {
+            return m;
+        }
+        ResolvedModel base = m.withoutCarried();
+        List<dev.itersnap.spi.SourceColumn> columns = new ArrayList<>();
+        for (RunSchema.Carried c : carried) {
+            if (c.through().compareTo(last) >= 0) {
+                columns.add(c.column());
+            }
+        }
+        // placed as in the run's view, whose order is the history's
+        return columns.size() == carried.size() ? m : base.carrying(columns, m.historyDataColumns());
     }
 
     /**
@@ -87,7 +117,11 @@ final class BatchApplier {
         List<Planned> current = new ArrayList<>();
         for (Planned p : batches) {
             boolean introduces = introduced.values().stream().anyMatch(at -> at.compareTo(p.sequence()) == 0);
-            if (introduces && !current.isEmpty()) {
+            // a carried column is compared up to its last batch with the source, and lacked after it
+            Seq before = current.isEmpty() ? null : current.get(current.size() - 1).sequence();
+            boolean dropped = before != null && carried.stream().anyMatch(c -> c.through().compareTo(p.sequence())
+                    < 0 && c.through().compareTo(before) >= 0);
+            if ((introduces || dropped) && !current.isEmpty()) {
                 out.add(current);
                 current = new ArrayList<>();
             }
@@ -197,6 +231,7 @@ final class BatchApplier {
                 introducedAtFirst.add(column);
             }
         });
+        ResolvedModel m = model(last);
         ValueType upd = m.updatedAtType();
         List<BatchRun.BatchInfo> infos = new ArrayList<>();
         for (Planned p : pass) {

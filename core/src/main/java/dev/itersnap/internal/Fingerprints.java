@@ -26,27 +26,119 @@ import java.util.Map;
 final class Fingerprints {
     private final List<SourceColumn> columns;
     private final String signature;
+    /** The format and the columns with their types, each part prefixed with its length ({@link #definition}). */
+    private final String definition;
 
-    private Fingerprints(List<SourceColumn> columns, String signature) {
+    private Fingerprints(List<SourceColumn> columns, String signature, String definition) {
         this.columns = columns;
         this.signature = signature;
+        this.definition = definition;
     }
 
     /** The fingerprints of the model's batches as its source is now: every source column, in name order. */
     static Fingerprints of(Dialect dialect, ResolvedModel m) {
-        List<SourceColumn> cols = new ArrayList<>(m.sourceColumns());
+        return over(dialect, m.withoutCarried().sourceColumns());
+    }
+
+    /** The fingerprints over {@code columns}, in name order, in the dialect's format. */
+    private static Fingerprints over(Dialect dialect, List<SourceColumn> columns) {
+        List<SourceColumn> cols = new ArrayList<>(columns);
         cols.sort(Comparator.comparing(c -> c.name().toLowerCase(Locale.ROOT)));
-        StringBuilder text = new StringBuilder(SqlSteps.of(dialect).primitives().fingerprintFormat());
+        String format = SqlSteps.of(dialect).primitives().fingerprintFormat();
+        StringBuilder text = new StringBuilder(format);
+        StringBuilder definition = new StringBuilder(part(format));
         for (SourceColumn c : cols) {
             text.append(c.name().toLowerCase(Locale.ROOT)).append(' ').append(dialect.columnType(c)).append('\n');
+            definition.append(part(c.name().toLowerCase(Locale.ROOT))).append(part(dialect.columnType(c)));
         }
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.toString()
                     .getBytes(StandardCharsets.UTF_8));
-            return new Fingerprints(List.copyOf(cols), HexFormat.of().formatHex(digest, 0, 8));
+            return new Fingerprints(List.copyOf(cols), HexFormat.of().formatHex(digest, 0, 8), definition.toString());
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
+    }
+
+    private static String part(String text) {
+        return text.length() + ":" + text;
+    }
+
+    /** The parts of a {@link #definition}: the format, then each column's name and type. */
+    private static List<String> parts(String definition) {
+        List<String> out = new ArrayList<>();
+        int at = 0;
+        while (at < definition.length()) {
+            int colon = definition.indexOf(':', at);
+            int length = Integer.parseInt(definition.substring(at, colon));
+            out.add(definition.substring(colon + 1, colon + 1 + length));
+            at = colon + 1 + length;
+        }
+        return out;
+    }
+
+    /** The signature that names these fingerprints' format and columns (the first part of each fingerprint). */
+    String signature() {
+        return signature;
+    }
+
+    /**
+     * What {@link #signature} stands for, as the metadata keeps it (the fingerprint formats table): the format, then
+     * each column's name and type, each part prefixed with its length. A later run whose source has other columns
+     * reads it to compare a batch over the columns its fingerprint covers ({@link #recorded}).
+     */
+    String definition() {
+        return definition;
+    }
+
+    /** The signature of a recorded fingerprint. */
+    static String signatureOf(String fingerprint) {
+        return fingerprint.substring(0, fingerprint.indexOf(':'));
+    }
+
+    /**
+     * The fingerprints of an earlier format ({@code definition}, recorded under {@code signature}) computed over the
+     * source as it is now: when the format is this dialect's and every column it covers is in the source with the
+     * type it had, they give the hash that format gave for the same rows; else null (a column left the source or
+     * changed type: such a fingerprint cannot be compared).
+     */
+    static Fingerprints recorded(Dialect dialect, ResolvedModel m, String definition, String signature) {
+        if (definition == null) {
+            return null;
+        }
+        List<String> parts = parts(definition);
+        if (!parts.get(0).equals(SqlSteps.of(dialect).primitives().fingerprintFormat())) {
+            return null;
+        }
+        List<SourceColumn> cols = new ArrayList<>();
+        for (int i = 1; i + 1 < parts.size(); i += 2) {
+            SourceColumn now = m.withoutCarried().sourceColumn(parts.get(i));
+            if (now == null || !dialect.columnType(now).equals(parts.get(i + 1))) {
+                return null;
+            }
+            cols.add(now);
+        }
+        Fingerprints f = over(dialect, cols);
+        return f.signature.equals(signature) ? f : null;
+    }
+
+    /**
+     * The columns of an earlier format ({@code definition}) that the source no longer has or has with another type,
+     * for messages; every column when the format is unknown.
+     */
+    static List<String> changedColumns(Dialect dialect, ResolvedModel m, String definition) {
+        List<String> out = new ArrayList<>();
+        if (definition == null) {
+            return out;
+        }
+        List<String> parts = parts(definition);
+        for (int i = 1; i + 1 < parts.size(); i += 2) {
+            SourceColumn now = m.withoutCarried().sourceColumn(parts.get(i));
+            if (now == null || !dialect.columnType(now).equals(parts.get(i + 1))) {
+                out.add(parts.get(i));
+            }
+        }
+        return out;
     }
 
     /** The columns hashed, in order. */
@@ -93,10 +185,71 @@ final class Fingerprints {
         return out;
     }
 
+    /**
+     * What comparing applied batches fingerprinted in an earlier format found: those whose content differs
+     * ({@code restated}), those that cannot be compared ({@code uncomparable}: a column their fingerprint covers left
+     * the source or changed type, or the format is unknown), and those columns.
+     */
+    record OlderFormats(java.util.TreeMap<Seq, MetadataStore.Entry> restated,
+                        java.util.TreeMap<Seq, MetadataStore.Entry> uncomparable, List<String> columns) {
+    }
+
+    /**
+     * Compares the applied batches among {@code held} whose fingerprint has another signature than {@code now}'s (the
+     * source's columns changed since they were fingerprinted) over the columns their fingerprint covers, which the
+     * fingerprint formats table ({@code formats}, read only when there is such a batch) says: one statement per
+     * earlier format. An entry without a hash is not compared.
+     */
+    static OlderFormats compareOlderFormats(Jdbc jdbc, Dialect dialect, ResolvedModel m, Fingerprints now,
+                                            Map<Seq, MetadataStore.Entry> applied, java.util.Collection<Seq> held,
+                                            java.util.function.Supplier<Map<String, String>> formats) {
+        java.util.TreeMap<Seq, MetadataStore.Entry> restated = new java.util.TreeMap<>();
+        java.util.TreeMap<Seq, MetadataStore.Entry> uncomparable = new java.util.TreeMap<>();
+        java.util.Set<String> changed = new java.util.LinkedHashSet<>();
+        Map<String, List<Seq>> bySignature = new java.util.TreeMap<>();
+        for (Seq s : held) {
+            MetadataStore.Entry e = applied.get(s);
+            String fp = e == null ? null : e.fingerprint();
+            if (fp == null || e.lost() || e.reproduced() || hash(fp) == null || now.comparable(fp)) {
+                continue; // none to compare (recorded without a hash), or comparable as it is
+            }
+            bySignature.computeIfAbsent(signatureOf(fp), k -> new ArrayList<>()).add(s);
+        }
+        if (bySignature.isEmpty()) {
+            return new OlderFormats(restated, uncomparable, List.of());
+        }
+        Map<String, String> definitions = formats.get();
+        for (Map.Entry<String, List<Seq>> group : bySignature.entrySet()) {
+            String definition = definitions.get(group.getKey());
+            Fingerprints older = recorded(dialect, m, definition, group.getKey());
+            List<Seq> seqs = group.getValue();
+            if (older == null) {
+                seqs.forEach(s -> uncomparable.put(s, applied.get(s)));
+                changed.addAll(changedColumns(dialect, m, definition));
+                continue;
+            }
+            List<Object> bound = seqs.size() > SnapshotRun.MAX_BOUND_SEQUENCES ? null
+                    : seqs.stream().map(Seq::value).map(v -> (Object) v).toList();
+            Map<Seq, String> found = older.read(jdbc, dialect, m, bound);
+            for (Seq s : seqs) {
+                String f = found.get(s);
+                if (f != null && !sameContent(f, applied.get(s).fingerprint())) {
+                    restated.put(s, applied.get(s));
+                }
+            }
+        }
+        return new OlderFormats(restated, uncomparable, List.copyOf(changed));
+    }
+
     /** The fingerprint of each batch of the source, by one {@link dev.itersnap.internal.sql.SqlSteps#fingerprintSequences} statement. */
     Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m) {
+        return read(jdbc, dialect, m, null);
+    }
+
+    /** The fingerprints of the source's batches {@code sequences} (null: every batch), by one statement. */
+    Map<Seq, String> read(Jdbc jdbc, Dialect dialect, ResolvedModel m, List<Object> sequences) {
         Map<Seq, String> out = new java.util.HashMap<>();
-        jdbc.query(SqlSteps.of(dialect).fingerprintSequences(m, columns, null), rs -> {
+        jdbc.query(SqlSteps.of(dialect).fingerprintSequences(m, columns, sequences), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             BigDecimal hash = rs.getMetaData().getColumnCount() > 2 ? rs.getBigDecimal(3) : null;
             if (v != null && hash != null) {

@@ -42,8 +42,11 @@ public final class MetadataStore {
         }
     }
 
-    /** One known source column and the batch that introduced it (null: there from the first batch). */
-    record Column(String name, String introducedText, boolean inSource) {
+    /**
+     * One known source column, the batch that introduced it (null: there from the first batch), whether the source has
+     * it, and for a column the source no longer has the last batch applied while it had it (null: none was).
+     */
+    record Column(String name, String introducedText, boolean inSource, String droppedAfterText) {
     }
 
     /** A ledger row as an inspection shows it, its sequence still text. */
@@ -237,8 +240,13 @@ public final class MetadataStore {
         }
         dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
         Fingerprints prints = Fingerprints.of(dialect, m);
-        return prints.restated(ledger(m), prints.read(jdbc, dialect, m)).keySet().stream()
-                .map(Seq::text).toList();
+        TreeMap<Seq, Entry> applied = ledger(m);
+        Map<Seq, String> now = prints.read(jdbc, dialect, m);
+        TreeMap<Seq, Entry> restated = prints.restated(applied, now);
+        // entries fingerprinted before the source's columns changed, compared over the columns they cover
+        restated.putAll(Fingerprints.compareOlderFormats(jdbc, dialect, m, prints, applied, now.keySet(),
+                this::formats).restated());
+        return restated.keySet().stream().map(Seq::text).toList();
     }
 
     /**
@@ -391,7 +399,8 @@ public final class MetadataStore {
      * registry): the model starts over, as on its first run (a full refresh into a new or empty history table).
      */
     void forgetAll() {
-        for (TableSpec table : List.of(schema.ledger().spec(), schema.errors().spec(), schema.columns().spec())) {
+        for (TableSpec table : List.of(schema.ledger().spec(), schema.errors().spec(), schema.columns().spec(),
+                schema.formats().spec())) {
             jdbc.update(Statement.builder("start over").sql("DELETE FROM " + name(table.name()) + " WHERE "
                     + q(schema.ledger().model()) + " = ").bind(model).build());
         }
@@ -453,15 +462,47 @@ public final class MetadataStore {
         return limit > 0 ? jdbc.query(s, limit, row) : jdbc.query(s, row);
     }
 
+    // ---------------------------------------------------------------- fingerprint formats
+
+    /** The model's fingerprint formats: each signature with its definition ({@link Fingerprints#definition}). */
+    Map<String, String> formats() {
+        MetadataSchema.Formats f = schema.formats();
+        Map<String, String> out = new LinkedHashMap<>();
+        jdbc.query(select("read fingerprint formats", f.spec(), List.of(f.signature(), f.definition()), f.model()),
+                rs -> {
+                    out.put(rs.getString(1), rs.getString(2));
+                    return null;
+                });
+        return out;
+    }
+
+    /** Records what {@code prints}' signature stands for, unless it is recorded (one MERGE). */
+    void recordFormat(Fingerprints prints) {
+        MetadataSchema.Formats f = schema.formats();
+        var p = SqlSteps.of(dialect).primitives();
+        String text = p.typeName(dev.itersnap.spi.TableSpec.ColumnType.text(128));
+        String sig = p.typeName(dev.itersnap.spi.TableSpec.ColumnType.text(64));
+        String def = p.typeName(dev.itersnap.spi.TableSpec.ColumnType.longText());
+        jdbc.update(Statement.builder("record fingerprint format").sql("MERGE INTO " + name(f.spec().name())
+                + " t USING (SELECT CAST(").bind(model).sql(" AS " + text + ") AS " + q(f.model()) + ", CAST(")
+                .bind(prints.signature()).sql(" AS " + sig + ") AS " + q(f.signature()) + ", CAST(")
+                .bind(prints.definition()).sql(" AS " + def + ") AS " + q(f.definition()) + ") s ON t." + q(f.model())
+                        + " = s." + q(f.model()) + " AND t." + q(f.signature()) + " = s." + q(f.signature())
+                        + " WHEN NOT MATCHED THEN INSERT (" + list(f.model(), f.signature(), f.definition())
+                        + ") VALUES (s." + q(f.model()) + ", s." + q(f.signature()) + ", s." + q(f.definition()) + ")")
+                .build());
+    }
+
     // ---------------------------------------------------------------- column registry
 
     /** The column registry, keyed by column name. */
     Map<String, Column> columns() {
         MetadataSchema.Columns c = schema.columns();
         Map<String, Column> out = new LinkedHashMap<>();
-        jdbc.query(select("read column registry", c.spec(), List.of(c.column(), c.introduced(), c.inSource()),
-                c.model()), rs -> {
-                    out.put(rs.getString(1), new Column(rs.getString(1), rs.getString(2), rs.getBoolean(3)));
+        jdbc.query(select("read column registry", c.spec(), List.of(c.column(), c.introduced(), c.inSource(),
+                c.droppedAfter()), c.model()), rs -> {
+                    out.put(rs.getString(1), new Column(rs.getString(1), rs.getString(2), rs.getBoolean(3),
+                            rs.getString(4)));
                     return null;
                 });
         return out;
@@ -487,10 +528,15 @@ public final class MetadataStore {
         jdbc.update(b.build());
     }
 
-    void markInSource(String column, boolean inSource) {
+    /**
+     * Records whether the source has {@code column}; a column that left it with the last batch applied while the
+     * source had it ({@code droppedAfterText}; null when it comes back, or when no batch was applied with it).
+     */
+    void markInSource(String column, boolean inSource, String droppedAfterText) {
         MetadataSchema.Columns c = schema.columns();
         jdbc.update(Statement.builder("register column").sql("UPDATE " + name(c.spec().name()) + " SET "
-                + q(c.inSource()) + " = ").bind(inSource).sql(" WHERE " + q(c.model()) + " = ").bind(model)
+                + q(c.inSource()) + " = ").bind(inSource).sql(", " + q(c.droppedAfter()) + " = ")
+                .bind(inSource ? null : droppedAfterText).sql(" WHERE " + q(c.model()) + " = ").bind(model)
                 .sql(" AND " + q(c.column()) + " = ").bind(column).build());
     }
 

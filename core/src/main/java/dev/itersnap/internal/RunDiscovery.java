@@ -58,6 +58,12 @@ final class RunDiscovery {
      * rows; the applied batches among them whose content hash differs from the ledger's are restated.
      */
     void compare(TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source, TreeSet<Seq> fresh) {
+        if (run.prints != null) {
+            // an entry that names this run's signature was recorded with its format (see recordFormat)
+            String sig = run.prints.signature() + ":";
+            run.formatRecorded = applied.values().stream().anyMatch(e -> e.fingerprint() != null
+                    && e.fingerprint().startsWith(sig));
+        }
         List<Seq> held = new ArrayList<>();
         for (MetadataStore.Entry e : applied.values()) {
             if (!e.lost() && source.sequences().contains(e.sequence())) {
@@ -68,9 +74,9 @@ final class RunDiscovery {
             return;
         }
         // an applied batch whose fingerprint covers other columns than the source has now (a column was added,
-        // dropped or widened since, or the entry predates fingerprints) cannot be compared: every batch the source
-        // holds is fingerprinted again in this one run, so that a restatement after the change is found as before
-        // (one that no run compared before the change goes unnoticed: see docs/semantics.md)
+        // dropped or widened since, or the entry predates fingerprints) is compared over the columns its fingerprint
+        // covers where the source still has them as they were (compareOlderFormats), and every batch the source
+        // holds is fingerprinted again in this one run, so that the ledger records them over the columns it has now
         boolean columnsChanged = run.prints != null && held.stream().map(applied::get)
                 .anyMatch(e -> !e.reproduced() && !run.prints.comparable(e.fingerprint()));
         // a deliberate rebuild (replay, full refresh) compares every applied batch too, as its dry run shows
@@ -121,6 +127,28 @@ final class RunDiscovery {
         readFingerprints(source, every ? null : checked.stream().map(Seq::value).map(v -> (Object) v).toList());
         if (run.prints != null) {
             run.restated.putAll(run.prints.restated(applied, source.fingerprints()));
+            if (columnsChanged) {
+                compareOlderFormats(applied, held);
+            }
+        }
+    }
+
+    /**
+     * The applied batches among {@code held} whose fingerprint has another signature than this run's (the source's
+     * columns changed since they were fingerprinted): each is compared over the columns its fingerprint covers, read
+     * from the fingerprint formats table, in one statement per earlier format; one whose content differs is restated.
+     * Where that cannot be done (a column it covers left the source or changed type, or its format is unknown) nothing
+     * tells whether the batch was corrected since: it is uncomparable, and replayed like a restated batch (never
+     * recorded again as if compared).
+     */
+    private void compareOlderFormats(TreeMap<Seq, MetadataStore.Entry> applied, List<Seq> held) {
+        Fingerprints.OlderFormats found = Fingerprints.compareOlderFormats(run.jdbc, run.dialect, run.m, run.prints,
+                applied, held, run.store::formats);
+        run.restated.putAll(found.restated());
+        run.uncomparable.putAll(found.uncomparable());
+        if (!run.uncomparable.isEmpty()) {
+            run.listener.onEvent(new SnapshotEvent.UncomparableBatches(run.settings.name(), run.runId,
+                    found.columns(), run.uncomparable.size(), run.uncomparable.firstKey().shown()));
         }
     }
 
@@ -197,6 +225,7 @@ final class RunDiscovery {
             }
         }
         run.store.fingerprints(found);
+        recordFormat();
         return gone;
     }
 
@@ -279,6 +308,7 @@ final class RunDiscovery {
             return;
         }
         run.lock.verifyHeld();
+        recordFormat();
         run.store.recordFingerprints(unrecorded);
         run.jdbc.commit("record fingerprints");
     }
@@ -301,6 +331,19 @@ final class RunDiscovery {
                         e.sequence().shown(), now, e.sourceRows()));
             }
         }
+    }
+
+    /**
+     * Records what this run's fingerprint signature stands for, before the first ledger entry that names it, unless an
+     * applied batch's fingerprint names it already (then it was recorded with that entry's): a later run whose source
+     * has other columns compares those entries over the columns they cover ({@link #compareOlderFormats}).
+     */
+    void recordFormat() {
+        if (run.prints == null || run.formatRecorded) {
+            return;
+        }
+        run.formatRecorded = true;
+        run.store.recordFormat(run.prints);
     }
 
     /** Step 4: decide the replay point (late batches, or a deliberate replay / full refresh). */
@@ -341,6 +384,11 @@ final class RunDiscovery {
                         e.sequence().shown(),
                         Fingerprints.rows(e.fingerprint()), source.rows().getOrDefault(e.sequence(), 0L)));
             }
+        }
+        if (!run.uncomparable.isEmpty()) {
+            // batches fingerprinted over columns the source no longer has as they were: replayed, for every key
+            Seq first = run.uncomparable.firstKey();
+            point = point == null || first.compareTo(point) < 0 ? first : point;
         }
         if (point != null && (applied.isEmpty() || point.compareTo(applied.lastKey()) > 0)) {
             point = null; // nothing applied at or after it: nothing to roll back

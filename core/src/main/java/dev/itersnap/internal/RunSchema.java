@@ -31,7 +31,8 @@ final class RunSchema {
      * Creates or evolves the history table and creates the scratch tables (all DDL, before any batch transaction).
      * Returns the introduction batch of each column added after the history was created.
      */
-    Map<String, Seq> prepare(Seq firstBatch, boolean nothingApplied) {
+    Map<String, Seq> prepare(Seq firstBatch, Seq lastApplied) {
+        boolean nothingApplied = lastApplied == null;
         List<String> added = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         if (run.targetColumns == null) {
@@ -62,6 +63,8 @@ final class RunSchema {
                 }
             }
         }
+        Map<String, MetadataStore.Column> registry = run.store.columns();
+        carry(registry, firstBatch, lastApplied);
         if (run.archiveColumns == null || (!run.transactional && run.pendingColumns == null)) {
             List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(run.dialect.createTable(run.tables.archive()));
             if (!run.transactional) {
@@ -71,16 +74,25 @@ final class RunSchema {
         }
         evolve(run.m.archive(), run.archiveColumns);
         evolve(run.m.pending(), run.pendingColumns);
+        if (!run.carried.isEmpty() && !run.transactional) {
+            run.dialect.createTable(run.tables.carriedValues()).forEach(st -> run.jdbc.update(st.inStep(
+                    "create carried values")));
+            try {
+                evolve(run.m.carriedValues(), run.jdbc.describe(run.sql.describe(dev.itersnap.spi.Relation.table(
+                        run.m.carriedValues()))), run.m.carried());
+            } catch (SQLException e) {
+                throw run.jdbc.failure("create carried values", null, e);
+            }
+        }
         run.jdbc.commit("prepare");
         prepareScratch();
-        Map<String, MetadataStore.Column> registry = run.store.columns();
         Map<String, Seq> introduced = new LinkedHashMap<>();
         // No batch in the ledger means the history was created by a run that stopped before recording a batch,
         // perhaps after registering some of its columns: every column the history already had is there from the
         // start.
         boolean adopt = nothingApplied;
         Map<String, String> registered = new LinkedHashMap<>();
-        for (SourceColumn src : run.m.sourceColumns()) {
+        for (SourceColumn src : run.m.withoutCarried().sourceColumns()) {
             MetadataStore.Column known = registry.get(src.name());
             if (known == null) {
                 boolean fromStart = run.targetColumns == null || (adopt && !added.contains(src.name()));
@@ -95,7 +107,7 @@ final class RunSchema {
                 if (!known.inSource()) {
                     // a column that comes back is compared again from the batch it returns with (only a column
                     // that first appears is filled in place; see docs/semantics.md)
-                    run.store.markInSource(src.name(), true);
+                    run.store.markInSource(src.name(), true, null);
                     added.add(src.name());
                 }
                 if (known.introducedText() != null) {
@@ -103,10 +115,15 @@ final class RunSchema {
                 }
             }
         }
+        for (Carried c : run.carried) {
+            if (c.from() != null) {
+                introduced.put(c.column().name(), c.from()); // up to it the column is not compared, as when applied
+            }
+        }
         run.store.registerColumns(registered);
         for (MetadataStore.Column known : registry.values()) {
-            if (known.inSource() && run.m.sourceColumn(known.name()) == null) {
-                run.store.markInSource(known.name(), false);
+            if (known.inSource() && run.m.withoutCarried().sourceColumn(known.name()) == null) {
+                run.store.markInSource(known.name(), false, lastApplied == null ? null : lastApplied.text());
                 missing.add(known.name());
             }
         }
@@ -117,6 +134,61 @@ final class RunSchema {
             run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, added, missing));
         }
         return introduced;
+    }
+
+    /**
+     * A column the source no longer has that this run's replay stages again, for the batches from {@code from} (its
+     * introduction; null: the first) through {@code through} (the last applied while the source had it).
+     */
+    record Carried(SourceColumn column, Seq from, Seq through) {
+        dev.itersnap.internal.sql.CarriedRange range() {
+            return new dev.itersnap.internal.sql.CarriedRange(column.name(), from == null ? null : from.value(),
+                    through.value());
+        }
+    }
+
+    /**
+     * The columns this run carries: those the source no longer has (or has lost now: gone after {@code lastApplied})
+     * whose last batch applied with them is at or after the run's first batch. A replay reaching back there must not
+     * erase what the history recorded of them: the run's model becomes a view in which they are source columns
+     * ({@link dev.itersnap.spi.ResolvedModel#carrying}), their staged values come from the history, and they are
+     * compared up to that batch, as when it was applied (see docs/semantics.md "Schema evolution").
+     */
+    private void carry(Map<String, MetadataStore.Column> registry, Seq firstBatch, Seq lastApplied) {
+        List<Carried> carried = new ArrayList<>();
+        List<SourceColumn> columns = new ArrayList<>();
+        for (SourceColumn h : run.m.historyOnlyColumns()) {
+            MetadataStore.Column known = registry.get(h.name());
+            if (known == null) {
+                for (MetadataStore.Column k : registry.values()) {
+                    if (k.name().equalsIgnoreCase(h.name())) {
+                        known = k;
+                    }
+                }
+            }
+            if (known == null) {
+                continue; // a column of an adopted history that no run of this model staged
+            }
+            String through = known.inSource() ? (lastApplied == null ? null : lastApplied.text())
+                    : known.droppedAfterText();
+            if (through == null) {
+                continue;
+            }
+            Seq last = Seq.parse(run.m, through);
+            Seq from = known.introducedText() == null ? null : Seq.parse(run.m, known.introducedText());
+            if (last.compareTo(firstBatch) < 0 || (from != null && from.compareTo(last) > 0)) {
+                continue;
+            }
+            carried.add(new Carried(h, from, last));
+            columns.add(h);
+        }
+        if (carried.isEmpty()) {
+            return;
+        }
+        run.carried = List.copyOf(carried);
+        List<String> order = run.targetColumns.stream().map(SourceColumn::name).toList();
+        run.m = run.m.carrying(columns, order);
+        run.tables = new ModelTables(run.dialect, run.m);
     }
 
     /**
@@ -169,14 +241,14 @@ final class RunSchema {
         }
     }
 
-    void noteColumnsGone() {
+    void noteColumnsGone(Seq lastApplied) {
         List<String> missing = new ArrayList<>();
         for (MetadataStore.Column known : run.store.columns().values()) {
             if (known.inSource() && run.m.sourceColumn(known.name()) == null) {
                 if (missing.isEmpty()) {
                     run.lock.verifyHeld();
                 }
-                run.store.markInSource(known.name(), false);
+                run.store.markInSource(known.name(), false, lastApplied.text());
                 missing.add(known.name());
             }
         }
@@ -188,10 +260,16 @@ final class RunSchema {
 
     /** Adds the source's new columns to a working table that exists ({@code columns} non-null), widens changed ones. */
     void evolve(TableName table, List<SourceColumn> columns) {
+        evolve(table, columns, run.m.sourceNames());
+    }
+
+    /** {@link #evolve(TableName, List)} of the run's source columns called {@code names}. */
+    private void evolve(TableName table, List<SourceColumn> columns, List<String> names) {
         if (columns == null) {
             return;
         }
-        for (SourceColumn src : run.m.sourceColumns()) {
+        for (String name : names) {
+            SourceColumn src = run.m.sourceColumn(name);
             SourceColumn existing = column(columns, src.name());
             if (existing == null) {
                 run.jdbc.update(run.sql.primitives().addColumn(table, src));

@@ -91,6 +91,13 @@ final class SnapshotRun {
     Fingerprints prints;
     /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
     final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
+    /**
+     * Applied batches whose fingerprint covers columns the source no longer has as they were, so that whether they
+     * were corrected since cannot be told: replayed like restated ones, in business order.
+     */
+    final TreeMap<Seq, MetadataStore.Entry> uncomparable = new TreeMap<>();
+    /** True once this run made sure its fingerprint format is recorded ({@link RunDiscovery#recordFormat}). */
+    boolean formatRecorded;
     /** The fingerprints the run records for the batches it applies (set by {@link RunDiscovery#fingerprintStaged}). */
     Map<Seq, String> recorded;
     /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
@@ -99,6 +106,12 @@ final class SnapshotRun {
     String sweptThrough;
     /** The batch this run's sweep stopped at (its text), or null when it swept nothing. */
     String checkedThrough;
+
+    /**
+     * The columns the source no longer has that this run's replay stages again ({@link RunSchema#prepare}); with some,
+     * {@link #m} is the view in which they are source columns.
+     */
+    List<RunSchema.Carried> carried = List.of();
 
     /** The engine's SQL of every step, on this run's dialect. */
     final SqlSteps sql;
@@ -200,7 +213,7 @@ final class SnapshotRun {
         if (batches.isEmpty()) {
             replayPoint = null;
             if (!applied.isEmpty()) {
-                schema.noteColumnsGone();
+                schema.noteColumnsGone(applied.lastKey());
             }
             discovery.recordFingerprints(unrecorded);
             if (pendingUsed) {
@@ -213,7 +226,7 @@ final class SnapshotRun {
         }
         Seq first = batches.first();
         lock.verifyHeld();
-        Map<String, Seq> introduced = schema.prepare(first, applied.isEmpty());
+        Map<String, Seq> introduced = schema.prepare(first, applied.isEmpty() ? null : applied.lastKey());
         List<Seq> reproduced = new ArrayList<>();
         for (Seq s : batches) {
             if (!source.sequences().contains(s)) {
@@ -334,6 +347,7 @@ final class SnapshotRun {
                        TreeMap<Seq, MetadataStore.Entry> applied) {
         jdbc.update(sql.stageSource(m, first.value(), nullSequence));
         logNullSequences(nullSequence);
+        carryColumns();
         boolean full = settings.hardDeletes().fullBatches();
         List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
@@ -352,6 +366,10 @@ final class SnapshotRun {
             boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
             jdbc.update(sql.stageReproduced(m, s.value(), notYet, fullPicture));
         }
+        if (!transactional && replayPoint != null && !carried.isEmpty()) {
+            // the carried columns' values, which the roll back below takes from the history, likewise
+            jdbc.updateAll(sql.saveCarried(m, ranges(), m.carriedValues()));
+        }
         if (!transactional && replayPoint != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
             // holds (the aged-out batches) before it goes, so that a failed run loses nothing
@@ -365,10 +383,29 @@ final class SnapshotRun {
         jdbc.commit("stage");
     }
 
-    /** The staged rows without a sequence into the error log, once per record. */
+    /**
+     * The carried columns' values into the staged rows of the batches applied while the source had them, from the
+     * history as it is before the roll back; without transactions, from what a replay that failed after its roll back
+     * saved, where it saved some.
+     */
+    void carryColumns() {
+        if (carried.isEmpty()) {
+            return;
+        }
+        jdbc.update(sql.carryFromHistory(m, ranges()));
+        if (!transactional) {
+            jdbc.update(sql.carryFromSaved(m, ranges(), m.carriedValues()));
+        }
+    }
+
+    List<dev.itersnap.internal.sql.CarriedRange> ranges() {
+        return carried.stream().map(RunSchema.Carried::range).toList();
+    }
+
+    /** The staged rows without a sequence into the error log, once per record (as the source gives them). */
     void logNullSequences(boolean nullSequence) {
         if (nullSequence) {
-            int logged = jdbc.update(sql.logNullSequences(m, runId, LocalDateTime.now()));
+            int logged = jdbc.update(sql.logNullSequences(m.withoutCarried(), runId, LocalDateTime.now()));
             if (logged > 0) {
                 listener.onEvent(new SnapshotEvent.RowsRejected(settings.name(), runId, null,
                         Map.of(RejectReason.NULL_SEQUENCE.code(), (long) logged)));
@@ -407,7 +444,7 @@ final class SnapshotRun {
     List<BatchResult> apply(Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
                                     TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock)
-                .beforeWriting(edited::verifyBeforeWriting);
+                .beforeWriting(edited::verifyBeforeWriting).carrying(carried);
         List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
             boolean isReproduced = reproduced.contains(s);
@@ -426,6 +463,9 @@ final class SnapshotRun {
         }
         if (pendingUsed) {
             jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
+        }
+        if (!transactional && !carried.isEmpty()) {
+            jdbc.update(tables.clear(m.carriedValues()).inStep("clear carried values"));
         }
         return results;
     }
@@ -446,7 +486,7 @@ final class SnapshotRun {
                               TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
         if (!late || (operation != Operation.RUN && operation != Operation.FULL_CHECK) || replayPoint == null
                 || !reproduced.isEmpty() || !pending.isEmpty()
-                || !restated.isEmpty() || !sourceColumnsStable
+                || !restated.isEmpty() || !uncomparable.isEmpty() || !sourceColumnsStable
                 || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
             return false;
         }

@@ -24,6 +24,7 @@ public final class MetadataSchema {
     private final Lock lock;
     private final Lease lease;
     private final Targets targets;
+    private final Formats formats;
 
     /**
      * The ledger: one row per applied batch of each model.
@@ -49,8 +50,13 @@ public final class MetadataSchema {
                          String loggedAt) {
     }
 
-    /** The column registry: each source column of a model and the batch that introduced it. */
-    public record Columns(TableSpec spec, String model, String column, String introduced, String inSource) {
+    /**
+     * The column registry: each source column of a model, the batch that introduced it, whether the source has it, and
+     * for a column the source no longer has the last batch applied while it had it ({@code droppedAfter}: a replay
+     * reaching back to it takes the column's values from the history up to that batch).
+     */
+    public record Columns(TableSpec spec, String model, String column, String introduced, String inSource,
+                          String droppedAfter) {
     }
 
     /**
@@ -58,6 +64,14 @@ public final class MetadataSchema {
      * metadata schema that built it. A run refuses a target another model owns, and a model owns one target.
      */
     public record Targets(TableSpec spec, String target, String model, String registeredAt, String runId) {
+    }
+
+    /**
+     * The fingerprint formats: for each signature a model's ledger entries name, the format and the columns with their
+     * types it stands for, so that a batch fingerprinted before the source's columns changed is compared over the
+     * columns its fingerprint covers.
+     */
+    public record Formats(TableSpec spec, String model, String signature, String definition) {
     }
 
     /** The lock table: one row per model, locked by a run (for databases whose model lock is a row lock). */
@@ -108,8 +122,8 @@ public final class MetadataSchema {
         columns = new Columns(TableSpec.builder(table("itersnap_columns"), Creation.IF_NOT_EXISTS).writers(Writers.MANY)
                 .notNull(model, ColumnType.text(128)).notNull(f("column_name"), ColumnType.text(256))
                 .column(f("introduced_seq"), ColumnType.text(256)).notNull(f("in_source"), ColumnType.bool())
-                .primaryKey(model, f("column_name")).build(),
-                model, f("column_name"), f("introduced_seq"), f("in_source"));
+                .column(f("dropped_after"), ColumnType.text(256)).primaryKey(model, f("column_name")).build(),
+                model, f("column_name"), f("introduced_seq"), f("in_source"), f("dropped_after"));
         lock = new Lock(TableSpec.builder(table("itersnap_lock"), Creation.IF_NOT_EXISTS).writers(Writers.MUTEX).createSchema()
                 .notNull(model, ColumnType.text(128)).column(f("holder"), ColumnType.text(256))
                 .column(f("acquired_at"), ColumnType.timestamp()).primaryKey(model).build(),
@@ -125,6 +139,10 @@ public final class MetadataSchema {
                 .notNull(f("registered_at"), ColumnType.timestamp()).column(runId, ColumnType.text(36))
                 .primaryKey(f("target_name")).build(),
                 f("target_name"), model, f("registered_at"), runId);
+        formats = new Formats(TableSpec.builder(table("itersnap_fingerprint_formats"), Creation.IF_NOT_EXISTS)
+                .writers(Writers.MANY).notNull(model, ColumnType.text(128)).notNull(f("signature"), ColumnType.text(64))
+                .notNull(f("definition"), ColumnType.longText()).primaryKey(model, f("signature")).build(),
+                model, f("signature"), f("definition"));
     }
 
     /**
@@ -169,14 +187,18 @@ public final class MetadataSchema {
         return targets;
     }
 
+    public Formats formats() {
+        return formats;
+    }
+
     /**
      * The tables the engine creates before a run: ledger (with the schema), error log, column registry, owners of
-     * history tables, and the run log last.
+     * history tables, fingerprint formats, and the run log last.
      */
     public List<TableSpec> engineTables() {
         // the run log last: a run log with its newest column says every other table exists (two first runs may race:
         // the one that sees it skips creating the metadata tables; see MetadataStore.create)
-        return List.of(ledger.spec(), errors.spec(), columns.spec(), targets.spec(), runs.spec());
+        return List.of(ledger.spec(), errors.spec(), columns.spec(), targets.spec(), formats.spec(), runs.spec());
     }
 
     private String f(String name) {

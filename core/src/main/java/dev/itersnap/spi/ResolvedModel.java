@@ -33,6 +33,10 @@ public final class ResolvedModel {
     private final List<String> tracked;
     private final ColumnNames meta;
     private final int maxIdentifierLength;
+    /** Columns the source no longer has that this view treats as source columns ({@link #carrying}); empty else. */
+    private final List<String> carried;
+    /** The model this view was made from by {@link #carrying}, or null. */
+    private final ResolvedModel base;
 
     private ResolvedModel(Builder b) {
         this.settings = Objects.requireNonNull(b.settings, "settings");
@@ -49,6 +53,8 @@ public final class ResolvedModel {
         this.tracked = List.copyOf(b.tracked);
         this.meta = b.meta != null ? b.meta : foldAll(ColumnNames.DEFAULTS, fold);
         this.maxIdentifierLength = b.maxIdentifierLength;
+        this.carried = List.copyOf(b.carried);
+        this.base = b.base;
         if (sourceColumn(updatedAt) == null || sourceColumn(sequenceBy) == null) {
             throw new IllegalArgumentException("updated_at and sequence_by must be source columns");
         }
@@ -85,7 +91,68 @@ public final class ResolvedModel {
         b.tracked = tracked;
         b.meta = meta;
         b.maxIdentifierLength = maxIdentifierLength;
+        b.carried = carried;
+        b.base = base;
         return b;
+    }
+
+    /**
+     * A view of this model in which {@code columns}, data columns of the history that the source no longer has, are
+     * source columns again: a replay reaching back to batches applied while the source had them stages them (the
+     * engine fills their values from the history) and compares them as it did then. Each is placed among the source
+     * columns where the history table has it ({@code historyOrder}: the history's data columns in table order), so
+     * that {@code changed_attributes} lists them where it did; the source query gives them as NULL. Tracked when every
+     * column is ({@code check_cols: all}). {@link #withoutCarried()} gives this model back.
+     */
+    public ResolvedModel carrying(List<SourceColumn> columns, List<String> historyOrder) {
+        if (columns.isEmpty()) {
+            return this;
+        }
+        ResolvedModel from = withoutCarried();
+        List<SourceColumn> source = new ArrayList<>(from.sourceColumns);
+        List<String> lowerOrder = historyOrder.stream().map(n -> n.toLowerCase(Locale.ROOT)).toList();
+        List<SourceColumn> ordered = new ArrayList<>(columns);
+        ordered.sort(java.util.Comparator.comparingInt(c -> lowerOrder.indexOf(c.name().toLowerCase(Locale.ROOT))));
+        for (SourceColumn c : ordered) {
+            int at = 0;
+            int pos = lowerOrder.indexOf(c.name().toLowerCase(Locale.ROOT));
+            for (int j = pos - 1; j >= 0 && at == 0; j--) {
+                for (int k = 0; k < source.size(); k++) {
+                    if (source.get(k).name().toLowerCase(Locale.ROOT).equals(lowerOrder.get(j))) {
+                        at = k + 1;
+                        break;
+                    }
+                }
+            }
+            source.add(at, c);
+        }
+        List<String> names = ordered.stream().map(c -> c.name().toLowerCase(Locale.ROOT)).toList();
+        List<SourceColumn> rest = from.historyOnly.stream()
+                .filter(h -> !names.contains(h.name().toLowerCase(Locale.ROOT))).toList();
+        List<String> trackedNow = new ArrayList<>(from.tracked);
+        if (settings.checkCols() == null) {
+            trackedNow.clear();
+            for (SourceColumn col : source) {
+                String n = col.name();
+                if (!from.keys.contains(n) && !n.equals(from.updatedAt) && !from.isSequenceColumn(n)) {
+                    trackedNow.add(n);
+                }
+            }
+        }
+        Builder b = from.toBuilder().sourceColumns(source).historyOnly(rest).tracked(trackedNow);
+        b.carried = ordered.stream().map(SourceColumn::name).toList();
+        b.base = from;
+        return b.build();
+    }
+
+    /** The columns this view carries ({@link #carrying}) in history order; empty for a model as resolved. */
+    public List<String> carried() {
+        return carried;
+    }
+
+    /** The model without the carried columns: this one when it carries none. */
+    public ResolvedModel withoutCarried() {
+        return base == null ? this : base;
     }
 
     /** The validated settings. */
@@ -150,6 +217,14 @@ public final class ResolvedModel {
     /** The model's archive (the engine's {@code ModelTables.archive()}). */
     public TableName archive() {
         return modelTable("itersnap_archive_");
+    }
+
+    /**
+     * The values of carried columns a replay saved before its roll back, on a database without transactions (the
+     * engine's {@code ModelTables.carriedValues()}).
+     */
+    public TableName carriedValues() {
+        return modelTable("itersnap_carried_");
     }
 
     /** The model's pending batches (the engine's {@code ModelTables.pending()}). */
@@ -381,6 +456,8 @@ public final class ResolvedModel {
         private List<String> tracked = List.of();
         private ColumnNames meta;
         private int maxIdentifierLength;
+        private List<String> carried = List.of();
+        private ResolvedModel base;
 
         private Builder(ModelSettings settings, UnaryOperator<String> fold) {
             this.settings = settings;

@@ -148,6 +148,19 @@ public final class ModelTables {
     }
 
     /**
+     * The values of the columns a replay carries ({@link ResolvedModel#carrying}), saved before its roll back on a
+     * database without transactions, one row per key and batch ({@link SqlSteps#saveCarried}): a run that fails after
+     * the roll back loses none of them. Emptied when the replay is applied.
+     */
+    public TableSpec carriedValues() {
+        TableSpec.Builder b = TableSpec.builder(m.carriedValues(), Creation.IF_NOT_EXISTS).widenable();
+        m.keys().forEach(k -> b.column(k, ColumnType.like(m.sourceColumn(k))));
+        b.column(m.sequenceBy(), ColumnType.like(m.sequenceColumn()));
+        m.carried().forEach(c -> b.column(c, ColumnType.like(m.sourceColumn(c))));
+        return b.build();
+    }
+
+    /**
      * The stage: the run's source rows (and reproduced batches), classified for NULLs and duplicates; indexed by key
      * (the run's statements read it per key).
      */

@@ -179,6 +179,15 @@ public final class SqlSteps {
      * columns; the caller adds the alias.
      */
     String sourceRelation(ResolvedModel m) {
+        if (!m.carried().isEmpty()) {
+            // columns the source no longer has, which a replay stages again: NULL here, filled from the history
+            StringBuilder nulls = new StringBuilder();
+            for (String c : m.carried()) {
+                nulls.append(", CAST(NULL AS ").append(d.columnType(m.sourceColumn(c))).append(") AS ")
+                        .append(d.quote(c));
+            }
+            return "(SELECT s.*" + nulls + " FROM " + sourceRelation(m.withoutCarried()) + " s)";
+        }
         if (m.sequenceKey() != null) {
             // a sequence_by list: every row also carries its sequence key, the engine's one sequence column
             List<SourceColumn> parts = m.sequenceParts().stream().map(m::sourceColumn).toList();
@@ -560,6 +569,102 @@ public final class SqlSteps {
                 + d.col("a", m.id(REJECT)) + ", TRUE FROM " + d.table(m.archive()) + " a WHERE " + d.col("a",
                 m.sequenceBy())
                 + " = " + seqParam, values);
+    }
+
+    /**
+     * Stage: the values of the columns the source no longer has that a replay stages again ({@code ranges}), for the
+     * staged rows (not reproduced) of the batches in each column's range: the value of the key's latest version opened
+     * at or before the row's batch, that is the version the key had right after that batch, read before the roll back.
+     * A batch applied while the source had the column gets back the values it had (a version it opened holds its
+     * row's); a batch arriving late in the range has none of its own and keeps the key's value, so the column changes
+     * nothing there. One statement for every carried column.
+     */
+    public Statement carryFromHistory(ResolvedModel m, List<CarriedRange> ranges) {
+        ColumnNames n = m.meta();
+        String seq = m.sequenceBy();
+        String keysSeq = d.list(m.keys(), "k") + ", " + d.col("k", seq);
+        String values = ranges.stream().map(r -> d.col("h", r.column())).collect(Collectors.joining(", "));
+        String rn = d.quote(m.id("itersnap_rn"));
+        String latest = "SELECT " + keysSeq + ", " + values + ", ROW_NUMBER() OVER (PARTITION BY " + keysSeq
+                + " ORDER BY " + d.ordered(m, d.col("h", n.openedSeq())) + " DESC, " + d.col("h", n.validFrom())
+                + " DESC) AS " + rn + " FROM (SELECT DISTINCT " + d.list(m.keys(), "s") + ", " + d.col("s", seq)
+                + " FROM " + d.table(m.stage()) + " s WHERE NOT " + d.col("s", m.id(REPRO)) + " AND ("
+                + anyRange(m, d.col("s", seq), ranges) + ")) k JOIN " + d.table(m.target()) + " h ON "
+                + d.keyJoin(m, "k", "h") + " AND " + d.ordered(m, d.col("h", n.openedSeq())) + " <= "
+                + d.ordered(m, d.col("k", seq));
+        return carry(m, ranges, "SELECT * FROM (" + latest + ") x WHERE x." + rn + " = 1", "carry dropped columns");
+    }
+
+    /**
+     * Stage, on a database without transactions: the carried values a replay saved ({@link #saveCarried}) before a
+     * roll back that did not finish replace those read from the history, which that roll back changed.
+     */
+    public Statement carryFromSaved(ResolvedModel m, List<CarriedRange> ranges, TableName saved) {
+        return carry(m, ranges, "SELECT * FROM " + d.table(saved), "carry dropped columns");
+    }
+
+    /**
+     * Before a roll back on a database without transactions: the staged rows' carried values into {@code saved}, one
+     * row per key and batch, so that a run that fails after the roll back loses none of them (the next run reads them
+     * with {@link #carryFromSaved}). Empties the table first.
+     */
+    public List<Statement> saveCarried(ResolvedModel m, List<CarriedRange> ranges, TableName saved) {
+        String seq = m.sequenceBy();
+        List<String> names = new ArrayList<>(m.keys());
+        names.add(seq);
+        ranges.forEach(r -> names.add(r.column()));
+        String keysSeq = d.list(m.keys(), "s") + ", " + d.col("s", seq);
+        String rn = d.quote(m.id("itersnap_rn"));
+        String present = m.keys().stream().map(k -> d.col("s", k) + " IS NOT NULL").collect(Collectors.joining(" AND "));
+        String rows = "SELECT " + d.list(names, "s") + ", ROW_NUMBER() OVER (PARTITION BY " + keysSeq + " ORDER BY "
+                + keysSeq + ") AS " + rn + " FROM " + d.table(m.stage()) + " s WHERE NOT " + d.col("s", m.id(REPRO))
+                + " AND " + present + " AND (" + anyRange(m, d.col("s", seq), ranges) + ")";
+        return List.of(Statement.of("save carried columns", "DELETE FROM " + d.table(saved)),
+                statement("save carried columns", "INSERT INTO " + d.table(saved) + " (" + d.list(names, null)
+                        + ") SELECT " + d.list(names, "x") + " FROM (" + rows + ") x WHERE x." + rn + " = 1",
+                        rangeValues(ranges)));
+    }
+
+    /** {@code MERGE INTO} the stage of the carried columns' values from {@code using} (keys, sequence, columns). */
+    private Statement carry(ResolvedModel m, List<CarriedRange> ranges, String using, String step) {
+        String seq = m.sequenceBy();
+        List<String> set = new ArrayList<>();
+        for (int i = 0; i < ranges.size(); i++) {
+            set.add(d.quote(ranges.get(i).column()) + " = CASE WHEN " + inRange(m, d.col("t", seq), i, ranges.get(i))
+                    + " THEN " + d.col("u", ranges.get(i).column()) + " ELSE NULL END");
+        }
+        return statement(step, "MERGE INTO " + d.table(m.stage()) + " t USING (" + using + ") u ON "
+                + d.keyJoin(m, "t", "u") + " AND " + d.col("t", seq) + " = " + d.col("u", seq) + " AND NOT "
+                + d.col("t", m.id(REPRO)) + " WHEN MATCHED THEN UPDATE SET " + String.join(", ", set),
+                rangeValues(ranges));
+    }
+
+    /** {@code expr} (a sequence) within the range of any of {@code ranges}. */
+    private String anyRange(ResolvedModel m, String expr, List<CarriedRange> ranges) {
+        List<String> parts = new ArrayList<>();
+        for (int i = 0; i < ranges.size(); i++) {
+            parts.add(inRange(m, expr, i, ranges.get(i)));
+        }
+        return String.join(" OR ", parts);
+    }
+
+    /** {@code expr} (a sequence) within range {@code i}, whose bounds are slots {@code cf<i>} and {@code ct<i>}. */
+    private String inRange(ResolvedModel m, String expr, int i, CarriedRange r) {
+        String e = d.ordered(m, expr);
+        String upTo = e + " <= " + d.ordered(m, d.param(m.sequenceColumn(), "ct" + i));
+        return r.from() == null ? "(" + upTo + ")"
+                : "(" + e + " >= " + d.ordered(m, d.param(m.sequenceColumn(), "cf" + i)) + " AND " + upTo + ")";
+    }
+
+    private static Map<String, Object> rangeValues(List<CarriedRange> ranges) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        for (int i = 0; i < ranges.size(); i++) {
+            values.put("ct" + i, ranges.get(i).through());
+            if (ranges.get(i).from() != null) {
+                values.put("cf" + i, ranges.get(i).from());
+            }
+        }
+        return values;
     }
 
     /**

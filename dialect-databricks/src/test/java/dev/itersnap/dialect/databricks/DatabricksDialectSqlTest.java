@@ -191,7 +191,7 @@ class DatabricksDialectSqlTest {
         m.metadata().engineTables().forEach(t -> metadata.addAll(sql(dialect.createTable(t))));
         assertThat(metadata).allSatisfy(sql -> assertThat(sql).doesNotContain("PRIMARY KEY")
                 .doesNotContain("VARCHAR").doesNotContain("itersnap_lock"))
-                .filteredOn(sql -> sql.startsWith("CREATE TABLE") && !sql.contains("itersnap_targets")).hasSize(4)
+                .filteredOn(sql -> sql.startsWith("CREATE TABLE") && !sql.contains("itersnap_targets")).hasSize(5)
                 .allSatisfy(sql -> assertThat(sql).endsWith(") USING DELTA TBLPROPERTIES ("
                         + "'delta.enableDeletionVectors' = 'true')"));
         // the lease, and the owners of targets: two first acquisitions (two models claiming one target) must
