@@ -945,21 +945,56 @@ UPDATE `itersnap_metadata`.`itersnap_stage_customers`
 SET `itersnap_reject` = NULL
 WHERE `itersnap_reject` = 'updated_at_regression';
 -- timelineCheck
-SELECT DISTINCT v.`id`
-FROM (SELECT h.`id`,
-    h.`dbt_valid_from` AS vf,
-    h.`dbt_valid_to` AS vt,
-    h.`dbt_change_type` AS ct,
-    LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_valid_from`, h.`dbt_opened_seq`) AS next_vf,
-    SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS open_count
-  FROM (SELECT x.`id`
-    FROM `snap`.`customers` x
-    WHERE x.`dbt_opened_seq` >= CAST(? AS DATE) UNION
-    SELECT x.`id`
-    FROM `snap`.`customers` x
-    WHERE x.`dbt_closed_seq` >= CAST(? AS DATE)) k
-  JOIN `snap`.`customers` h ON k.`id` = h.`id`) v
-WHERE v.open_count > 1 OR (v.vt IS NOT NULL AND v.vt < v.vf) OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.next_vf < v.vt) OR (v.vt IS NOT NULL AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt) OR (v.vt IS NULL AND v.next_vf IS NOT NULL);
+SELECT r.`id`,
+  r.broken,
+  r.os
+FROM (SELECT v.`id`,
+    CASE WHEN v.op = 1 AND v.cs IS NOT NULL THEN 'reopened' WHEN v.op = 0 AND v.cs IS NULL THEN 'closed_without_batch' WHEN v.open_count > 1 AND v.op = 1 THEN 'open_twice' WHEN v.op = 1 AND v.next_os IS NOT NULL THEN 'open_not_last' WHEN v.op = 1 THEN NULL WHEN v.ct = 'update' AND (v.next_os IS NULL OR v.next_os <> v.cs) THEN 'successor_missing' WHEN v.next_os IS NULL AND (v.ct IS NULL OR v.ct <> 'delete') THEN 'closed_last' WHEN v.next_os IS NOT NULL AND v.next_os < v.cs THEN 'successor_early' WHEN v.vt < v.vf THEN 'inverted' WHEN v.next_vf IS NOT NULL AND v.next_vf < v.vt THEN 'overlap' WHEN v.ct = 'update' AND v.next_vf IS NOT NULL AND v.next_vf <> v.vt THEN 'gap' END AS broken,
+    v.os
+  FROM (SELECT h.`id`,
+      h.`dbt_opened_seq` AS os,
+      h.`dbt_closed_seq` AS cs,
+      h.`dbt_valid_from` AS vf,
+      h.`dbt_valid_to` AS vt,
+      h.`dbt_change_type` AS ct,
+      CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END AS op,
+      SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS open_count,
+      LEAD(h.`dbt_opened_seq`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_os,
+      LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_vf
+    FROM (SELECT x.`id`
+      FROM `snap`.`customers` x
+      WHERE x.`dbt_opened_seq` >= CAST(? AS DATE) UNION
+      SELECT x.`id`
+      FROM `snap`.`customers` x
+      WHERE x.`dbt_closed_seq` >= CAST(? AS DATE)) k
+    JOIN `snap`.`customers` h ON k.`id` = h.`id`) v) r
+WHERE r.broken IS NOT NULL;
+-- editedVersions
+SELECT r.`id`,
+  r.broken,
+  r.os
+FROM (SELECT v.`id`,
+    CASE WHEN v.op = 1 AND v.cs IS NOT NULL THEN 'reopened' WHEN v.op = 0 AND v.cs IS NULL THEN 'closed_without_batch' WHEN v.os <= CAST(? AS DATE) AND ((v.cs IS NOT NULL AND v.cs <= CAST(? AS DATE)) OR (v.next_os IS NOT NULL AND v.next_os <= CAST(? AS DATE)) OR (v.next_os IS NULL AND v.cs IS NULL)) THEN NULL WHEN v.open_count > 1 AND v.op = 1 THEN 'open_twice' WHEN v.op = 1 AND v.next_os IS NOT NULL THEN 'open_not_last' WHEN v.op = 1 THEN NULL WHEN v.ct = 'update' AND (v.next_os IS NULL OR v.next_os <> v.cs) THEN 'successor_missing' WHEN v.next_os IS NULL AND (v.ct IS NULL OR v.ct <> 'delete') THEN 'closed_last' WHEN v.next_os IS NOT NULL AND v.next_os < v.cs THEN 'successor_early' WHEN v.vt < v.vf THEN 'inverted' WHEN v.next_vf IS NOT NULL AND v.next_vf < v.vt THEN 'overlap' WHEN v.ct = 'update' AND v.next_vf IS NOT NULL AND v.next_vf <> v.vt THEN 'gap' END AS broken,
+    v.os
+  FROM (SELECT h.`id`,
+      h.`dbt_opened_seq` AS os,
+      h.`dbt_closed_seq` AS cs,
+      h.`dbt_valid_from` AS vf,
+      h.`dbt_valid_to` AS vt,
+      h.`dbt_change_type` AS ct,
+      CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END AS op,
+      SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS open_count,
+      LEAD(h.`dbt_opened_seq`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_os,
+      LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_vf
+    FROM `itersnap_metadata`.`itersnap_keys_customers` k
+    JOIN `snap`.`customers` h ON k.`id` = h.`id`) v) r
+WHERE r.broken IS NOT NULL;
+-- openedVersions
+SELECT h.`dbt_opened_seq`,
+  COUNT(*)
+FROM `snap`.`customers` h
+WHERE h.`dbt_opened_seq` IN (CAST(? AS DATE))
+GROUP BY h.`dbt_opened_seq`;
 -- asOf
 SELECT h.*
 FROM `snap`.`customers` h

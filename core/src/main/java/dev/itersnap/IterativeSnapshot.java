@@ -258,11 +258,21 @@ public final class IterativeSnapshot {
     /**
      * {@link #audit(AuditSettings)} of the model's history table, under its key, meta column names and {@code
      * valid_to_current} ({@link AuditSettings#of(ModelSettings)}): the check to run before {@link #adopt} takes a table
-     * over, or after anything but itersnap wrote to a history.
+     * over, or after anything but itersnap wrote to a history. Once the model's ledger records batches (and its source
+     * can be described), it also compares each batch's versions with the ledger's count ({@link
+     * AuditReport.Check#LEDGER_COUNTS}: finds a key whose every version was deleted by hand).
      */
     public AuditReport audit(ModelSettings model) {
         required(model, "audit", "model", ErrorCode.INVALID_SETTING, "the model's ModelSettings");
-        return audit(AuditSettings.of(model));
+        AuditReport report = audit(AuditSettings.of(model));
+        AuditReport.Finding ledger = HistoryAudit.ledgerCounts(dataSource, dialect, model,
+                report.settings().examples());
+        if (ledger == null) {
+            return report;
+        }
+        java.util.List<AuditReport.Finding> findings = new java.util.ArrayList<>(report.findings());
+        findings.add(ledger);
+        return new AuditReport(report.settings(), findings);
     }
 
     private SnapshotEngine engine(ModelSettings model, String method) {

@@ -40,6 +40,11 @@ import java.util.regex.Pattern;
                 "  inverted          valid_to before valid_from",
                 "  missing_versions  with --source and --sequence-by: a (key, updated_at) of the raw batches that no "
                         + "version of the table carries (what a timestamp-strategy snapshot drops silently)",
+                "  bookkeeping       where the table has dbt_opened_seq and dbt_closed_seq (itersnap's histories): a "
+                        + "version whose valid_to and closing batch disagree (reopened or closed by hand), or closed "
+                        + "by a change at a batch that opened no version of the key (the next one deleted by hand)",
+                "  closed_without_successor  where the table has a change type: a key whose last version is "
+                        + "closed, not by a deletion (its current version closed or deleted by hand)",
                 "Prints counts and up to 5 examples per check. Exit 0 when clean, 5 when any check found a problem."})
 public final class AuditCommand implements Callable<Integer> {
 
@@ -101,6 +106,11 @@ public final class AuditCommand implements Callable<Integer> {
                     + "orders versions that start at the same time (default: ${DEFAULT-VALUE})")
     private String openedSeq = "dbt_opened_seq";
 
+    @Option(names = "--closed-seq", defaultValue = "dbt_closed_seq", paramLabel = "COL",
+            description = "where the table has it (itersnap's histories do): the batch that closed each version, NULL "
+                    + "while open; with --opened-seq the bookkeeping check reads it (default: ${DEFAULT-VALUE})")
+    private String closedSeq = "dbt_closed_seq";
+
     @Option(names = "--json", description = "print the findings as one JSON object on stdout")
     private boolean json;
 
@@ -113,7 +123,7 @@ public final class AuditCommand implements Callable<Integer> {
         try {
             AuditSettings.Builder b = AuditSettings.builder(table).uniqueKey(keys).updatedAt(updatedAt)
                     .validFrom(validFrom).validTo(validTo).validToCurrent(validToCurrent).changeType(changeType)
-                    .isDeleted(isDeleted).openedSeq(openedSeq).sourceUpdatedAt(sourceUpdatedAt);
+                    .isDeleted(isDeleted).openedSeq(openedSeq).closedSeq(closedSeq).sourceUpdatedAt(sourceUpdatedAt);
             if (source != null) {
                 b.source(source, sequenceBy);
             }

@@ -18,7 +18,8 @@ import java.util.concurrent.Callable;
                 "the connection and driver version, the runtime or server version and session time zone (as the "
                 + "dialect requires), the source query and the collation of its string columns, the permission to "
                 + "create the metadata schema and a table in it and in the target's schema (with the table features "
-                + "itersnap uses), and the binding of every value type, written to a probe table and read back.",
+                + "itersnap uses), the binding of every value type, written to a probe table and read back, and, once the "
+                + "model has a history and a ledger, whether a run would refuse it as edited by hand (history).",
                 "Creates and drops one probe table (itersnap_probe_<model>) in each of those schemas; writes "
                 + "nothing else. Prints one line per check; exits 0 when all pass, 2 when any fails."})
 public final class DoctorCommand implements Callable<Integer> {

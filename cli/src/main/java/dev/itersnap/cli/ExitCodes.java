@@ -20,6 +20,8 @@ final class ExitCodes {
     static final int LOGIC_CHANGE = 6;
     /** A batch at or before the point the history was adopted through arrived later; nothing was written. */
     static final int LATE_BEFORE_ADOPTION = 7;
+    /** The history was edited by hand into a state no run leaves; nothing was written (or it was rolled back). */
+    static final int HISTORY_EDITED = 8;
 
     /** For the {@code --help} text; keep in step with {@link #of(Throwable)}. */
     static final Map<String, String> HELP = help();
@@ -43,6 +45,9 @@ final class ExitCodes {
                 + "nothing was written. Rebuild with replay --from SEQ, or run --accept-logic-change");
         m.put(" " + LATE_BEFORE_ADOPTION, "late before adoption: a batch at or before the point the history was "
                 + "adopted through arrived (or changed) later; nothing was written (LATE_BEFORE_ADOPTION)");
+        m.put(" " + HISTORY_EDITED, "history edited: keys the run would write are in a state no run leaves (versions "
+                + "deleted, closed or reopened by hand), or a batch's versions are not as many as the ledger counts; "
+                + "nothing was written. Rebuild with replay --from SEQ or full-refresh --yes (HISTORY_EDITED)");
         return m;
     }
 
@@ -57,6 +62,7 @@ final class ExitCodes {
                 case LOCK_TIMEOUT -> LOCK_TIMEOUT;
                 case LOGIC_CHANGE -> LOGIC_CHANGE;
                 case LATE_BEFORE_ADOPTION -> LATE_BEFORE_ADOPTION;
+                case HISTORY_EDITED -> HISTORY_EDITED;
                 case DATABASE_ERROR -> DATABASE;
                 default -> FAILED;
             };

@@ -15,7 +15,7 @@ class ExitCodesTest {
     @ParameterizedTest
     @CsvSource({"INVALID_SETTING, 2", "INVALID_SOURCE, 2", "NO_DIALECT, 2", "LOCK_TIMEOUT, 3", "DATABASE_ERROR, 4",
             "INCOMPATIBLE_SCHEMA_CHANGE, 1", "INVALID_SEQUENCE, 2", "LOGIC_CHANGE, 6", "TARGET_NOT_OWNED, 2",
-            "LATE_BEFORE_ADOPTION, 7"})
+            "LATE_BEFORE_ADOPTION, 7", "HISTORY_EDITED, 8"})
     void mapsEachErrorCode(ErrorCode code, int exitCode) {
         assertThat(ExitCodes.of(new ItersnapException(code, "boom"))).isEqualTo(exitCode);
     }

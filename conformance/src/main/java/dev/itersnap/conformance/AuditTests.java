@@ -74,14 +74,18 @@ public abstract class AuditTests extends ConformanceTestBase {
         assertThat(report.clean()).as(report.toString()).isTrue();
         assertThat(report.problems()).isEmpty();
         assertThat(report.findings()).extracting(Finding::check).containsExactly(Check.OUT_OF_ORDER, Check.OVERLAP,
-                Check.GAP, Check.MULTIPLE_CURRENT, Check.INVERTED);
+                Check.GAP, Check.MULTIPLE_CURRENT, Check.INVERTED, Check.BOOKKEEPING, Check.CLOSED_WITHOUT_SUCCESSOR);
         assertThat(report.finding(Check.MISSING_VERSIONS)).isEmpty();
 
         AuditReport withSource = fixture.engine(null).audit(AuditSettings.builder(TARGET).uniqueKey("id")
                 .source(raw.selectAll(), "file_date").build());
         assertThat(counts(withSource)).containsEntry("missing_versions", 0L);
         assertThat(withSource.clean()).as(counts(withSource).toString()).isTrue();
-        assertThat(fixture.engine(null).audit(m)).as("audit(model)").isEqualTo(report);
+        AuditReport ofModel = fixture.engine(null).audit(m);
+        assertThat(ofModel.findings()).as("audit(model): the same, and the ledger's counts")
+                .isEqualTo(java.util.stream.Stream.concat(report.findings().stream(), ofModel.finding(
+                        Check.LEDGER_COUNTS).stream()).toList());
+        assertThat(ofModel.finding(Check.LEDGER_COUNTS)).hasValueSatisfying(f -> assertThat(f.count()).isZero());
     }
 
     /**
@@ -111,8 +115,9 @@ public abstract class AuditTests extends ConformanceTestBase {
         assertThat(report.clean()).isFalse();
         assertThat(counts(report)).as("counts").containsExactly(Map.entry("out_of_order", 1L),
                 Map.entry("overlap", 2L), Map.entry("gap", 0L), Map.entry("multiple_current", 1L),
-                Map.entry("inverted", 0L), Map.entry("missing_versions", 2L));
-        assertThat(report.problemCount()).isEqualTo(6);
+                Map.entry("inverted", 0L), Map.entry("missing_versions", 2L), Map.entry("bookkeeping", 1L),
+                Map.entry("closed_without_successor", 0L));
+        assertThat(report.problemCount()).isEqualTo(7);
 
         Finding current = finding(report, Check.MULTIPLE_CURRENT);
         assertThat(current.exampleRows()).containsExactly(Map.of("id", "1", "current_versions", "2"));
@@ -138,6 +143,16 @@ public abstract class AuditTests extends ConformanceTestBase {
         assertThat(missing.columns()).containsExactly("id", "updated_at", "first_batch");
         assertThat(missing.exampleRows()).extracting(r -> r.get("id") + " " + r.get("first_batch"))
                 .containsExactly("3 2024-01-04", "4 2024-01-03");
+
+        // key 1's day-2 version: open, though the batch recorded as closing it did (dbt_closed_seq)
+        Finding bookkeeping = finding(report, Check.BOOKKEEPING);
+        assertThat(bookkeeping.columns()).containsExactly("id", "valid_from", "valid_to", "opened_seq", "closed_seq");
+        assertThat(bookkeeping.exampleRows()).singleElement().satisfies(r -> {
+            assertThat(r.get("id")).isEqualTo("1");
+            assertThat(r.get("valid_from")).startsWith("2024-01-02 01:00");
+            assertThat(r.get("valid_to")).isEmpty();
+            assertThat(r.get("closed_seq")).isNotEmpty();
+        });
     }
 
     /**

@@ -611,12 +611,13 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
     }
 
     /**
-     * The timeline check finds a violation among the keys the run touches and ignores the others: two open versions
-     * of key 1 (made by hand) are both closed when key 1 is absent from a full batch, so they overlap; key 3's
-     * versions overlap too (also by hand), but the run does not touch key 3.
+     * A run checks the keys it writes before writing and ignores the others: two open versions of key 1 (made by hand,
+     * the closing batch cleared too), which the run would close when key 1 is absent from a full batch, stop the run
+     * before it writes anything; key 3's versions overlap too (also by hand), but the run does not write key 3, so the
+     * message does not name it. (It used to close both, report one timeline violation and succeed.)
      */
     @Test
-    void timelineCheckReportsTheTouchedKeysWithOverlappingVersions() {
+    void aRunRefusesTheKeysItWritesWhenEditedAndIgnoresTheOthers() {
         RawTable raw = customers(fixture);
         ModelSettings m = model(raw).hardDeletes(HardDeletes.INVALIDATE).build();
         for (int id = 1; id <= 3; id++) {
@@ -630,11 +631,15 @@ public abstract class ScenarioLifecycleTests extends ConformanceTestBase {
                 ts("2024-01-05 09:00"))).isEqualTo(1);
         raw.insert(2, "Gold", "A", ts("2024-01-02 09:00"), C);
         raw.insert(3, "Gold", "A", ts("2024-01-02 09:00"), C);
+        List<Version> before = fixture.history(TARGET);
 
-        RunResult r = fixture.run(m);
-
-        assertThat(r.batchesApplied()).isEqualTo(1);
-        assertThat(r.timelineViolations()).isEqualTo(1);
+        assertThatThrownBy(() -> fixture.run(m)).isInstanceOfSatisfying(ItersnapException.class, e -> {
+            assertThat(e.code()).as(e.getMessage()).isEqualTo(ErrorCode.HISTORY_EDITED);
+            assertThat(e.getMessage()).containsIgnoringCase("1 key whose").containsIgnoringCase("id=1: more than one "
+                    + "open version").doesNotContainIgnoringCase("id=3").contains("nothing was written");
+        });
+        assertThat(fixture.history(TARGET)).isEqualTo(before);
+        assertThat(fixture.ledger(MODEL)).hasSize(2);
     }
 
     /** updated_at may be a number (a version counter): ordering, changes and deletion times work alike. */

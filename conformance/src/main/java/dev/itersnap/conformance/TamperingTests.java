@@ -410,4 +410,218 @@ public abstract class TamperingTests extends ConformanceTestBase {
         assertThat(fixture.ledger(MODEL)).filteredOn(e -> e.sequence().equals("2024-01-03"))
                 .singleElement().satisfies(e -> assertThat(e.sourceRows()).isEqualTo(3));
     }
+
+    // ---------------------------------------------------------------- histories edited by hand
+
+    /** Four edits of a history by hand, each of which a run used to extend with exit 0 (issue 36). */
+    enum Edit {
+        /** Every version of key 1 deleted (one of them opened by the newest batch, day 3): the key looks new. */
+        KEY_VERSIONS_DELETED,
+        /** Key 2's current version (opened by day 1) closed: dbt_valid_to set, as a person would. */
+        CURRENT_VERSION_CLOSED,
+        /** Key 3's old version (closed by day 2) reopened: dbt_valid_to set back to NULL. */
+        OLD_VERSION_REOPENED,
+        /** Key 3's current version (opened by day 2) deleted: its predecessor stays closed by a change. */
+        CURRENT_VERSION_DELETED
+    }
+
+    private void edit(Edit e) {
+        String t = TARGET;
+        int rows = switch (e) {
+            case KEY_VERSIONS_DELETED -> fixture.execute("DELETE FROM " + t + " WHERE id = 1");
+            case CURRENT_VERSION_CLOSED -> fixture.execute("UPDATE " + t + " SET dbt_valid_to = ? WHERE id = 2 AND "
+                    + "dbt_valid_to IS NULL", ts("2024-01-02 12:00"));
+            case OLD_VERSION_REOPENED -> fixture.execute("UPDATE " + t + " SET dbt_valid_to = NULL WHERE id = 3 AND "
+                    + "status = 'Active'");
+            case CURRENT_VERSION_DELETED -> fixture.execute("DELETE FROM " + t + " WHERE id = 3 AND dbt_valid_to IS "
+                    + "NULL");
+        };
+        assertThat(rows).as("rows edited by " + e).isEqualTo(e == Edit.KEY_VERSIONS_DELETED ? 2 : 1);
+    }
+
+    /** Every row and column of the history, bookkeeping included, in a stable order. */
+    private List<String> rawHistory() {
+        return fixture.query("SELECT * FROM " + TARGET).stream().map(row -> {
+            java.util.TreeMap<String, Object> sorted = new java.util.TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+            row.forEach((k, v) -> sorted.put(k, SnapshotFixture.normalize(v)));
+            return sorted.toString();
+        }).sorted().toList();
+    }
+
+    private static void assertEdited(Throwable e, String... mentions) {
+        assertThat(e).isInstanceOfSatisfying(ItersnapException.class, ie -> {
+            assertThat(ie.code()).as(ie.getMessage()).isEqualTo(ErrorCode.HISTORY_EDITED);
+            assertThat(ie.getMessage()).contains("'" + MODEL + "'").contains("replay --from ")
+                    .contains("full-refresh --yes");
+            for (String m : mentions) {
+                assertThat(ie.getMessage()).containsIgnoringCase(m);
+            }
+        });
+    }
+
+    /** The batch a HISTORY_EDITED message says to replay from. */
+    private static String replayPointOf(Throwable e) {
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("replay --from (\\S+) ").matcher(e.getMessage());
+        assertThat(m.find()).as(e.getMessage()).isTrue();
+        return m.group(1);
+    }
+
+    /**
+     * A history edited by hand and then extended by a new batch: the run stops before writing anything to the history
+     * with HISTORY_EDITED, naming the key (or, for a key whose versions are all gone, the batch whose versions the
+     * ledger counts more of) and the way out; the way out gives the history of one clean run.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Edit.class)
+    void anEditedHistoryIsRefusedBeforeWritingAndTheWayOutRepairsIt(Edit e) {
+        ModelSettings.Builder[] m = new ModelSettings.Builder[1];
+        RawTable raw = built(3, m);
+        edit(e);
+        List<String> edited = rawHistory();
+        List<LedgerEntry> ledger = fixture.ledger(MODEL);
+        List<SnapshotFixture.ErrorEntry> errors = fixture.errors(MODEL);
+        file(raw, 4);
+
+        Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> fixture.run(m[0].build()));
+
+        switch (e) {
+            case KEY_VERSIONS_DELETED -> assertEdited(refused, "batch 2024-01-03 opened 2 by the ledger, the "
+                    + "history holds 1");
+            case CURRENT_VERSION_CLOSED -> assertEdited(refused, "1 key ", "id=2: a version is closed that no batch "
+                    + "closed", "replay --from 2024-01-01 ");
+            case OLD_VERSION_REOPENED -> assertEdited(refused, "1 key ", "id=3: a version a batch closed is open "
+                    + "again", "replay --from 2024-01-01 ");
+            case CURRENT_VERSION_DELETED -> assertEdited(refused, "id=3: the version a change opened is missing");
+        }
+        assertThat(refused.getMessage()).as("found before writing, not by the check after it")
+                .contains("A run would extend them wrongly: nothing was written.").doesNotContain("timeline check");
+        assertThat(rawHistory()).as("nothing written to the history").isEqualTo(edited);
+        assertThat(fixture.ledger(MODEL)).isEqualTo(ledger);
+        assertThat(fixture.errors(MODEL)).isEqualTo(errors);
+        assertThatThrownBy(() -> fixture.run(m[0].build())).as("refused again, not repaired by itself")
+                .satisfies(again -> assertEdited(again));
+
+        if (e == Edit.KEY_VERSIONS_DELETED) {
+            fixture.engine(null).fullRefresh(m[0].build()); // the key's first version may be older than the batch named
+        } else {
+            fixture.engine(null).replayFrom(m[0].build(), replayPointOf(refused));
+        }
+
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(4));
+        assertThat(fixture.run(m[0].build()).batchesApplied()).isZero();
+        assertThat(fixture.engine(null).audit(m[0].build()).clean()).isTrue();
+    }
+
+    /**
+     * A replay checks the versions it builds on, after its own roll back: one from after the edit (key 2's current
+     * version, opened by day 1, closed by hand; replayed from day 2) is refused, naming day 1; one from the batch
+     * named rolls the edited version back with the rest and ends in one clean run (repaired, not refused).
+     */
+    @Test
+    void aReplayFromAfterTheEditIsRefusedAndOneFromBeforeItRepairs() {
+        ModelSettings.Builder[] m = new ModelSettings.Builder[1];
+        built(3, m);
+        edit(Edit.CURRENT_VERSION_CLOSED);
+        List<String> edited = rawHistory();
+        IterativeSnapshot snap = fixture.engine(null);
+
+        Throwable refused = org.assertj.core.api.Assertions.catchThrowable(() -> snap.replayFrom(m[0].build(),
+                day(2).toString()));
+
+        assertEdited(refused, "id=2: a version is closed that no batch closed", "replay --from 2024-01-01 ");
+        if (snap.dialect().capabilities().transactionalDml()) {
+            assertThat(refused.getMessage()).contains("nothing was written.");
+            assertThat(rawHistory()).as("the replay's roll back undone").isEqualTo(edited);
+        } else {
+            assertThat(refused.getMessage()).contains("nothing was written over them (this database has no "
+                    + "transactions: the run's roll back from 2024-01-02 stays, and the next run applies those "
+                    + "batches again)");
+            assertThatThrownBy(() -> fixture.run(m[0].build())).as("the next run applies them, refused the same way")
+                    .satisfies(e -> assertEdited(e, "id=2"));
+        }
+
+        snap.replayFrom(m[0].build(), day(1).toString());
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(3));
+        assertThat(snap.audit(m[0].build()).clean()).isTrue();
+    }
+
+    /** Each edit, not followed by a run, is found by the model's audit and by doctor. */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(Edit.class)
+    void anEditedHistoryIsFoundByTheAuditAndByDoctor(Edit e) {
+        ModelSettings.Builder[] m = new ModelSettings.Builder[1];
+        built(3, m);
+        IterativeSnapshot snap = fixture.engine(null);
+        assertThat(snap.audit(m[0].build()).clean()).as("before the edit").isTrue();
+        assertThat(snap.check(m[0].build()).checks()).as("doctor before the edit").allMatch(c -> c.passed())
+                .anyMatch(c -> c.name().equals("history"));
+        edit(e);
+
+        dev.itersnap.core.AuditReport report = snap.audit(m[0].build());
+
+        assertThat(report.clean()).as(e + ": %s", report.problems()).isFalse();
+        assertThat(report.problems()).extracting(f -> f.check()).contains(switch (e) {
+            case KEY_VERSIONS_DELETED -> dev.itersnap.core.AuditReport.Check.LEDGER_COUNTS;
+            case CURRENT_VERSION_CLOSED, OLD_VERSION_REOPENED -> dev.itersnap.core.AuditReport.Check.BOOKKEEPING;
+            case CURRENT_VERSION_DELETED -> dev.itersnap.core.AuditReport.Check.CLOSED_WITHOUT_SUCCESSOR;
+        });
+        assertThat(snap.check(m[0].build()).failures()).as("doctor").singleElement().satisfies(c -> {
+            assertThat(c.name()).isEqualTo("history");
+            assertThat(c.detail()).contains(e == Edit.KEY_VERSIONS_DELETED ? "2024-01-03" : "replay --from");
+        });
+    }
+
+    /**
+     * Every version of a key deleted where none of them was opened by a batch an ordinary run compares (key 2, opened
+     * by day 1 only): a full check counts every batch's versions and refuses before writing; a full refresh repairs.
+     */
+    @Test
+    void aKeyWhoseOldVersionsWereAllDeletedIsFoundByAFullCheck() {
+        ModelSettings.Builder[] m = new ModelSettings.Builder[1];
+        RawTable raw = built(3, m);
+        assertThat(fixture.execute("DELETE FROM " + TARGET + " WHERE id = 2")).isEqualTo(1);
+        List<String> edited = rawHistory();
+        file(raw, 4);
+
+        assertThatThrownBy(() -> fixture.engine(null).runWithFullCheck(m[0].build()))
+                .satisfies(e -> assertEdited(e, "batch 2024-01-01 opened 5 by the ledger, the history holds 4"));
+        assertThat(rawHistory()).isEqualTo(edited);
+        fixture.engine(null).fullRefresh(m[0].build());
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(4));
+    }
+
+    /**
+     * The timeline check after the write fails the run: a late batch replays only the keys it changes (key-scoped), so
+     * the check before writing reads only theirs; key 1, whose versions the replay does not rewrite but which has one
+     * opened after the replay point, was edited to overlap. The run fails naming key 1, its writes rolled back where
+     * the database has transactions.
+     */
+    @Test
+    void aViolationFoundAfterTheWriteFailsTheRun() {
+        RawTable raw = customers(fixture);
+        ModelSettings model = fullBatches(raw).build();
+        file(raw, 1);
+        fixture.run(model);
+        file(raw, 3);
+        fixture.run(model);
+        // key 1's first version now ends a day after its successor (opened by day 3) starts
+        assertThat(fixture.execute("UPDATE " + TARGET + " SET dbt_valid_to = ? WHERE id = 1 AND status = 'Active'",
+                ts("2024-01-04 09:00"))).isEqualTo(1);
+        List<String> edited = rawHistory();
+        file(raw, 2); // late
+        RecordingListener events = new RecordingListener();
+
+        assertThatThrownBy(() -> fixture.engine(events).run(model)).satisfies(e -> {
+            assertEdited(e, "timeline check after", "id=1: versions overlap", "1 key ");
+            assertThat(e.getMessage()).doesNotContainIgnoringCase("id=3");
+        });
+
+        assertThat(events.of(SnapshotEvent.TimelineViolation.class)).singleElement()
+                .satisfies(v -> assertThat(v.keys()).isEqualTo(1));
+        if (fixture.engine(null).dialect().capabilities().transactionalDml()) {
+            assertThat(rawHistory()).as("rolled back").isEqualTo(edited);
+        }
+        fixture.engine(null).replayFrom(model, "2024-01-01");
+        assertThat(fixture.essence(TARGET)).isEqualTo(inOrder(3));
+    }
 }

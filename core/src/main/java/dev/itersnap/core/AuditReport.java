@@ -49,7 +49,11 @@ public record AuditReport(AuditSettings settings, List<Finding> findings) {
         return findings.stream().filter(f -> f.count() > 0).toList();
     }
 
-    /** The finding of {@code check}; empty when the check did not run ({@link Check#MISSING_VERSIONS} without a source). */
+    /**
+     * The finding of {@code check}; empty when the check did not run ({@link Check#MISSING_VERSIONS} without a source,
+     * {@link Check#BOOKKEEPING} and {@link Check#CLOSED_WITHOUT_SUCCESSOR} on a table without those columns, {@link
+     * Check#LEDGER_COUNTS} but for a model's history with a ledger).
+     */
     public Optional<Finding> finding(Check check) {
         return findings.stream().filter(f -> f.check() == check).findFirst();
     }
@@ -76,7 +80,26 @@ public record AuditReport(AuditSettings settings, List<Finding> findings) {
          * With the raw batches ({@link AuditSettings#source()}): a (key, updated_at) of the source that no version
          * carries (what a timestamp-strategy snapshot drops silently), with the first batch holding it.
          */
-        MISSING_VERSIONS;
+        MISSING_VERSIONS,
+        /**
+         * Where the table records the batches that opened and closed each version (an itersnap history): a version
+         * whose valid_to and closing batch disagree (open with a closing batch: reopened by hand; closed without one:
+         * closed by hand), or closed by a change (change type {@code update}) at a batch that opened no version of
+         * its key (the next version deleted by hand).
+         */
+        BOOKKEEPING,
+        /**
+         * Where the table has a change type: a key whose last version is closed, and not by a deletion (change type
+         * {@code delete}, or a deletion record): its current version was closed or deleted by hand.
+         */
+        CLOSED_WITHOUT_SUCCESSOR,
+        /**
+         * The audit of a model's history ({@code IterativeSnapshot.audit(ModelSettings)}), once its ledger records
+         * batches: a batch whose versions in the table (by the batch that opened them) are not as many as the ledger
+         * counts it inserted: versions deleted (a key's whole history among them) or added by hand. Counted in
+         * batches.
+         */
+        LEDGER_COUNTS;
 
         /** The check's name as the command line and its JSON print it: {@code out_of_order}, {@code overlap}, ... */
         public String label() {
@@ -89,8 +112,9 @@ public record AuditReport(AuditSettings settings, List<Finding> findings) {
      *
      * @param check       the check
      * @param description what it counts, in a line
-     * @param count       how many it found (versions, or keys for {@link Check#MULTIPLE_CURRENT}, or source rows
-     *                    for {@link Check#MISSING_VERSIONS})
+     * @param count       how many it found (versions, or keys for {@link Check#MULTIPLE_CURRENT} and {@link
+     *                    Check#CLOSED_WITHOUT_SUCCESSOR}, source rows for {@link Check#MISSING_VERSIONS}, batches for
+     *                    {@link Check#LEDGER_COUNTS})
      * @param columns     the names of the example rows' values: the key columns as the settings name them, then the
      *                    check's own ({@code valid_from}, {@code updated_at}, {@code previous_updated_at}, ...)
      * @param examples    up to {@link AuditSettings#examples()} rows, ordered by the first key column, each value as

@@ -19,9 +19,9 @@ import java.util.Objects;
  * }</pre>
  *
  * <p>Column names default to dbt's ({@code dbt_updated_at}, {@code dbt_valid_from}, {@code dbt_valid_to}, {@code
- * dbt_change_type}, {@code dbt_is_deleted}, {@code dbt_opened_seq}) and are matched against the table's columns
- * case-insensitively. The change type, deletion flag and opened-sequence columns are read only where the table has
- * them.
+ * dbt_change_type}, {@code dbt_is_deleted}, {@code dbt_opened_seq}, {@code dbt_closed_seq}) and are matched against
+ * the table's columns case-insensitively. The change type, deletion flag and opened- and closed-sequence columns are
+ * read only where the table has them.
  */
 public final class AuditSettings {
     /** Example rows a finding carries unless {@link Builder#examples(int)} says otherwise. */
@@ -36,6 +36,7 @@ public final class AuditSettings {
     private final String changeType;
     private final String isDeleted;
     private final String openedSeq;
+    private final String closedSeq;
     private final String source;
     private final String sequenceBy;
     private final String sourceUpdatedAt;
@@ -51,6 +52,7 @@ public final class AuditSettings {
         this.changeType = b.changeType;
         this.isDeleted = b.isDeleted;
         this.openedSeq = b.openedSeq;
+        this.closedSeq = b.closedSeq;
         this.source = b.source;
         this.sequenceBy = b.sequenceBy;
         this.sourceUpdatedAt = b.sourceUpdatedAt;
@@ -99,6 +101,9 @@ public final class AuditSettings {
     /** The column naming the batch that opened a version, read where the table has it ({@code dbt_opened_seq}). */
     public String openedSeq() { return openedSeq; }
 
+    /** The column naming the batch that closed a version, read where the table has it ({@code dbt_closed_seq}). */
+    public String closedSeq() { return closedSeq; }
+
     /** A SELECT over the raw batches, or null (then there is no {@code missing_versions} check). */
     public String source() { return source; }
 
@@ -116,7 +121,7 @@ public final class AuditSettings {
         return o instanceof AuditSettings a && table.equals(a.table) && uniqueKey.equals(a.uniqueKey)
                 && updatedAt.equals(a.updatedAt) && validFrom.equals(a.validFrom) && validTo.equals(a.validTo)
                 && Objects.equals(validToCurrent, a.validToCurrent) && changeType.equals(a.changeType)
-                && isDeleted.equals(a.isDeleted) && openedSeq.equals(a.openedSeq) && Objects.equals(source, a.source)
+                && isDeleted.equals(a.isDeleted) && openedSeq.equals(a.openedSeq) && closedSeq.equals(a.closedSeq) && Objects.equals(source, a.source)
                 && Objects.equals(sequenceBy, a.sequenceBy) && sourceUpdatedAt.equals(a.sourceUpdatedAt)
                 && examples == a.examples;
     }
@@ -124,7 +129,7 @@ public final class AuditSettings {
     @Override
     public int hashCode() {
         return Objects.hash(table, uniqueKey, updatedAt, validFrom, validTo, validToCurrent, changeType, isDeleted,
-                openedSeq, source, sequenceBy, sourceUpdatedAt, examples);
+                openedSeq, closedSeq, source, sequenceBy, sourceUpdatedAt, examples);
     }
 
     @Override
@@ -146,6 +151,7 @@ public final class AuditSettings {
         private String changeType = ColumnNames.DEFAULTS.changeType();
         private String isDeleted = ColumnNames.DEFAULTS.isDeleted();
         private String openedSeq = ColumnNames.DEFAULTS.openedSeq();
+        private String closedSeq = ColumnNames.DEFAULTS.closedSeq();
         private String source;
         private String sequenceBy;
         private String sourceUpdatedAt = "updated_at";
@@ -192,13 +198,20 @@ public final class AuditSettings {
         public Builder openedSeq(String column) { this.openedSeq = column; return this; }
 
         /**
+         * Default {@code dbt_closed_seq}: the batch that closed a version (NULL while open); with the opened sequence it
+         * lets the audit check the bookkeeping of an itersnap history.
+         */
+        public Builder closedSeq(String column) { this.closedSeq = column; return this; }
+
+        /**
          * Every meta column name at once, as a model's {@code column_names} gives them (updated_at, validity, change
-         * type, deletion flag, opened sequence).
+         * type, deletion flag, opened and closed sequence).
          */
         public Builder columnNames(ColumnNames names) {
             Objects.requireNonNull(names, "names");
             return updatedAt(names.updatedAt()).validFrom(names.validFrom()).validTo(names.validTo())
-                    .changeType(names.changeType()).isDeleted(names.isDeleted()).openedSeq(names.openedSeq());
+                    .changeType(names.changeType()).isDeleted(names.isDeleted()).openedSeq(names.openedSeq())
+                    .closedSeq(names.closedSeq());
         }
 
         /**
@@ -233,6 +246,7 @@ public final class AuditSettings {
             column("change_type", changeType);
             column("is_deleted", isDeleted);
             column("opened_seq", openedSeq);
+            column("closed_seq", closedSeq);
             column("source_updated_at", sourceUpdatedAt);
             if ((source == null) != (sequenceBy == null)) {
                 throw Settings.invalid("source", "and setting 'sequence_by' go together: the raw batches and the "

@@ -32,6 +32,15 @@ public enum ErrorCode {
      * message names the batch, the adoption point and the ways forward.
      */
     LATE_BEFORE_ADOPTION,
+    /**
+     * The history holds, among the versions a run was about to write over (or, checked after its writes, among the
+     * keys it touched), a state no run of the model leaves: a version deleted, closed or reopened by hand, a key with
+     * two open versions, versions that overlap, or fewer versions opened by a batch than the ledger counts. The run
+     * stopped before writing to the history (after it, its writes were rolled back where the database has
+     * transactions); the message names the keys or batches and the way out ({@code replay --from SEQ},
+     * {@code full-refresh --yes}). Not worth retrying: a person must look.
+     */
+    HISTORY_EDITED,
     /** The database rejected a statement; the exception carries the step, the statement and the SQLState. */
     DATABASE_ERROR
 }

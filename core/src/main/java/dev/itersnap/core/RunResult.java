@@ -11,7 +11,8 @@ import java.util.List;
  * @param batches        the batches applied, in business order (replayed ones included)
  * @param lateBatchFound true when a batch arrived with a sequence lower than one already applied
  * @param replayPoint    the sequence the history was rolled back to (inclusive), or null when nothing was rolled back
- * @param timelineViolations keys whose timeline failed the check after the run (0 when healthy)
+ * @param timelineViolations 0: a violation of the timeline check after the writes fails the run ({@link
+ *                           ErrorCode#HISTORY_EDITED}) instead of being counted here (kept for compatibility)
  * @param duration       wall time of the run
  */
 public record RunResult(String runId, String model, List<BatchResult> batches, boolean lateBatchFound,

@@ -54,7 +54,10 @@ public sealed interface SnapshotEvent {
     /** Source columns were added to the history table, or became missing from the source (kept, NULL from now on). */
     record SchemaChange(String model, String runId, List<String> added, List<String> missing) implements SnapshotEvent { }
 
-    /** The timeline check after the run found keys breaking the SCD2 invariants. */
+    /**
+     * The timeline check after the run's writes found keys breaking the SCD2 invariants ({@code examples}: up to five,
+     * as {@code key=value}); the run then fails with {@link ErrorCode#HISTORY_EDITED}.
+     */
     record TimelineViolation(String model, String runId, long keys, List<String> examples) implements SnapshotEvent { }
 
     /**

@@ -43,6 +43,8 @@ final class BatchApplier {
     private final SnapshotListener listener;
     private final String runId;
     private final ModelLock lock;
+    /** Runs once the keys table holds a pass's keys, before its first write to the history (it may refuse). */
+    private Runnable beforeWriting = () -> { };
     /** Columns the source no longer has that the run carries ({@link RunSchema.Carried}); {@link #m} carries them. */
     private List<RunSchema.Carried> carried = List.of();
 
@@ -57,6 +59,12 @@ final class BatchApplier {
         this.listener = listener;
         this.runId = runId;
         this.lock = lock;
+    }
+
+    /** {@code check} runs before each pass writes to the history, once its keys are found; returns this. */
+    BatchApplier beforeWriting(Runnable check) {
+        this.beforeWriting = check;
+        return this;
     }
 
     /**
@@ -127,6 +135,7 @@ final class BatchApplier {
         ApplyStatements sql = statements(pass, false);
         jdbc.updateAll(sql.listBatches());
         jdbc.updateAll(sql.prepare());
+        beforeWriting.run(); // the keys the pass writes are in the keys table now
         Counts counts = derive(sql.derivation());
         write(sql, counts);
         List<BatchResult> results = new ArrayList<>();

@@ -34,8 +34,10 @@ import javax.sql.DataSource;
  * itersnap doctor}): connection and driver, the dialect's runtime checks (version, session time zone), the source
  * query and the collation of its string columns, the permission to create the metadata schema and a table in it (and
  * in the target's schema) with the table features the dialect asks for, and the binding of every value type the
- * engine binds, written to that table and read back. It writes only a probe table, {@code itersnap_probe_<model>},
- * which it drops again; it does not create the metadata tables or touch the history. Internal.
+ * engine binds, written to that table and read back; and, once the model has a history and a ledger, whether a run
+ * would refuse it as edited by hand ({@link EditedHistory}: every key by the rules, every batch's versions against the
+ * ledger). It writes only a probe table, {@code itersnap_probe_<model>}, which it drops again; it does not create the
+ * metadata tables or touch the history. Internal.
  */
 public final class Doctor {
     private final DataSource dataSource;
@@ -69,6 +71,10 @@ public final class Doctor {
                     List<String> parts = new ArrayList<>(m.target().parts());
                     parts.set(parts.size() - 1, m.id("itersnap_probe_" + settings.name()));
                     probe(jdbc, m, new TableName(parts), "target schema", false, out);
+                }
+                dev.itersnap.core.Check history = EditedHistory.doctor(c, dialect, settings);
+                if (history != null) {
+                    out.add(history);
                 }
                 try {
                     out.addAll(dialect.tableChecks(c, m));

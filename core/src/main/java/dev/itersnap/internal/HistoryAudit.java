@@ -36,6 +36,20 @@ public final class HistoryAudit {
         this.dialect = dialect;
     }
 
+    /**
+     * The {@code ledger_counts} finding of a model's history ({@link AuditReport.Check#LEDGER_COUNTS}), or null when
+     * its ledger records nothing (or its source cannot be described).
+     */
+    public static Finding ledgerCounts(DataSource dataSource, Dialect dialect, dev.itersnap.core.ModelSettings model,
+                                       int examples) {
+        try (Connection c = dataSource.getConnection()) {
+            return EditedHistory.ledgerFinding(c, dialect, model, examples);
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "audit of model '" + model.name() + "': "
+                    + Jdbc.firstLine(e.getMessage()) + " [SQLState " + e.getSQLState() + "]", e);
+        }
+    }
+
     /** A column as a query's metadata describes it. */
     private record Column(String name, int jdbcType, String typeName) {
     }
@@ -137,7 +151,8 @@ public final class HistoryAudit {
             String ends = changeType == null ? record : "CASE WHEN " + q(changeType) + " = 'delete' THEN 1 ELSE "
                     + record + " END";
             String window = " OVER (PARTITION BY " + keyList + " ORDER BY " + order + ")";
-            String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, " + record
+            String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, CASE WHEN "
+                    + current + " THEN 1 ELSE 0 END AS cur, " + record
                     + " AS drec, " + ends + " AS ends, LAG(" + ends + ")" + window + " AS prev_ends, "
                     + "LAG(" + u + ")" + window + " AS prev_u, LAG(" + vf + ")" + window + " AS prev_vf, "
                     + "LEAD(" + vf + ")" + window + " AS next_vf FROM " + t;
@@ -165,6 +180,36 @@ public final class HistoryAudit {
                     headers(keys, "valid_from", "valid_to")));
             if (s.source() != null) {
                 out.add(missing(t, k, u));
+            }
+            Column closed = find(columns, s.closedSeq());
+            if (opened != null && closed != null) {
+                // itersnap's bookkeeping: a version is open exactly while no batch closed it, and a change that closed
+                // it opened the next version in the same batch
+                String os = q(opened);
+                String cs = q(closed);
+                String rows = "SELECT " + keyList + ", " + vf + ", " + vt + ", " + os + ", " + cs + " FROM " + t;
+                String query = rows + " v WHERE (" + current + " AND " + cs + " IS NOT NULL) OR (NOT " + current
+                        + " AND " + cs + " IS NULL)";
+                if (changeType != null) {
+                    List<String> same = new ArrayList<>();
+                    for (String key : k) {
+                        same.add("x." + key + " = v." + key);
+                    }
+                    query += " UNION " + rows + " v WHERE " + q(changeType) + " = 'update' AND " + cs
+                            + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t + " x WHERE " + String.join(" AND ",
+                            same) + " AND x." + os + " = v." + cs + ")";
+                }
+                out.add(check(Check.BOOKKEEPING, "versions whose valid_to and closing batch disagree (open with a "
+                                + "closing batch, closed without one), or closed by a change at a batch that opened no "
+                                + "version of the key", query,
+                        headers(keys, "valid_from", "valid_to", "opened_seq", "closed_seq")));
+            }
+            if (changeType != null) {
+                out.add(check(Check.CLOSED_WITHOUT_SUCCESSOR, "keys whose last version is closed, and not by a "
+                                + "deletion: no current version",
+                        "SELECT " + keyList + ", vf, vt FROM (" + v + ") v WHERE next_vf IS NULL AND cur = 0 AND "
+                                + "ends = 0",
+                        headers(keys, "valid_from", "valid_to")));
             }
             return out;
         }

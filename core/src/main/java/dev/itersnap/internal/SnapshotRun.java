@@ -192,6 +192,10 @@ final class SnapshotRun {
     final RunRecovery recovery = new RunRecovery(this);
     final RunDiscovery discovery = new RunDiscovery(this);
     final RunSchema schema = new RunSchema(this);
+    /** The checks that refuse an edited history (before the first write) and the timeline check (after). */
+    final EditedHistory edited = new EditedHistory(this);
+    /** Whether the timeline check ran (before the writes were committed). */
+    private boolean timelineChecked;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
@@ -317,6 +321,7 @@ final class SnapshotRun {
         Discovery source = d.source();
         TreeSet<Seq> fresh = d.fresh();
         boolean late = d.late();
+        edited.plan(applied, source.rows().keySet()); // what is checked before the first write to the history
         recovery.forgetRowsLoggedWithoutEntry(fresh);
         TreeSet<Seq> batches = new TreeSet<>(decision.batches());
         discovery.warnAboutGrownBatches(applied, source, batches);
@@ -361,12 +366,16 @@ final class SnapshotRun {
             if (replayPoint != null) {
                 rollBack(applied, introduced);
             }
-            results = batches.isEmpty() ? List.of() : apply(batches, reproduced, applied, introduced);
+            results = batches.isEmpty() ? List.of() : apply(first, batches, reproduced, applied, introduced);
         }
-        long violations = check(first);
+        if (!timelineChecked) { // nothing applied: a roll back may have run
+            check(first);
+            jdbc.commit("check timeline");
+        }
         discovery.recordFingerprints(unrecorded);
+        // a violation fails the run (check): a result reports none
         return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.shown(),
-                violations, Duration.ZERO);
+                0, Duration.ZERO);
     }
 
     // ---------------------------------------------------------------- steps
@@ -512,10 +521,10 @@ final class SnapshotRun {
      * Step 7: apply the batches together, in business order, each recorded in the ledger with its counts; committed
      * once, with the ledger entries, where the database has transactions.
      */
-    List<BatchResult> apply(TreeSet<Seq> batches, List<Seq> reproduced,
+    List<BatchResult> apply(Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
                                     TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock)
-                .carrying(carried);
+                .beforeWriting(edited::verifyBeforeWriting).carrying(carried);
         List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
             boolean isReproduced = reproduced.contains(s);
@@ -526,6 +535,7 @@ final class SnapshotRun {
         }
         lock.verifyHeld();
         List<BatchResult> results = applier.apply(planned);
+        check(first); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
         // BatchApplied only once the batches are committed
         for (BatchResult r : results) {
@@ -610,11 +620,13 @@ final class SnapshotRun {
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
         jdbc.updateAll(sql.rollback(m, Rollback.keys(replayPoint.value(), setAside)));
+        edited.verifyBeforeWriting(); // the state the replay builds on: its keys rolled back, the others as they were
         List<BatchResult> results = applier.applyReplay(statements, planned, applied);
         if (setAside) {
             store.relogErrors(replayed.stream().filter(s -> applied.get(s).counts().rejected() > 0).toList(), runId,
                     LocalDateTime.now());
         }
+        check(batches.first()); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
         for (BatchResult r : results) {
             listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
@@ -622,21 +634,12 @@ final class SnapshotRun {
         return results;
     }
 
-    /** Step 8: check the timeline of the keys touched by this run. */
-    long check(Seq first) {
-        List<String> keys = jdbc.query(sql.timelineCheck(m, first.value()), rs -> {
-            StringBuilder k = new StringBuilder();
-            for (int i = 1; i <= m.keys().size(); i++) {
-                k.append(i > 1 ? "|" : "").append(rs.getString(i));
-            }
-            return k.toString();
-        });
-        List<String> distinct = keys.stream().distinct().toList();
-        if (!distinct.isEmpty()) {
-            listener.onEvent(new SnapshotEvent.TimelineViolation(settings.name(), runId, distinct.size(),
-                    distinct.subList(0, Math.min(5, distinct.size()))));
-        }
-        jdbc.commit("check timeline");
-        return distinct.size();
+    /**
+     * Step 8: check the timeline of the keys touched by this run, before its writes are committed; a violation fails
+     * the run ({@link EditedHistory#verifyAfterWriting}).
+     */
+    void check(Seq first) {
+        timelineChecked = true;
+        edited.verifyAfterWriting(first);
     }
 }

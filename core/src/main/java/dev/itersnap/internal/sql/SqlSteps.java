@@ -85,6 +85,8 @@ public final class SqlSteps {
 
     /** Slot: the first sequence of a range (replay point, first batch). */
     static final String FROM = "from";
+    /** Slot: the point a history was adopted through. */
+    static final String ADOPTED = "adopted";
 
     /** Slot: the model name. */
     static final String MODEL = "model";
@@ -818,28 +820,161 @@ public final class SqlSteps {
     }
 
     /**
-     * Check: the keys, one row each (key columns in order), whose timeline is broken among the keys with a version
-     * opened or closed from sequence {@code from} on: more than one current version, overlaps, or a closed version
-     * whose end is not its successor's start.
+     * Check after the write: the versions that break a rule of {@link #editedVersions} among the keys with a version
+     * opened or closed from sequence {@code from} on, as rows of (key columns in order, rule, opened sequence).
      */
     public Statement timelineCheck(ResolvedModel m, Object from) {
+        return timelineCheck(m, from, null);
+    }
+
+    /**
+     * {@link #timelineCheck(ResolvedModel, Object)} of a history adopted through {@code adoptedThrough} (or null):
+     * versions the adoption kept as they were are not held to the rules among themselves.
+     */
+    public Statement timelineCheck(ResolvedModel m, Object from, Object adoptedThrough) {
+        String p = d.ordered(m, d.param(m.sequenceColumn(), FROM));
+        return historyRules("check timeline", m, touchedVersions(m, p), from, adoptedThrough);
+    }
+
+    /**
+     * Check before the write: the versions of the keys the run writes (the keys table, through the history's index on
+     * the key) that are in a state no run of the model leaves, one row per version, (key columns in order, rule,
+     * opened sequence), the rules in {@link HistoryRule}'s order, the first that applies named. Versions of a key
+     * ordered by the batch that opened them (then valid_from, closed before open, valid_to). Versions a history
+     * adopted through {@code adoptedThrough} (or null) kept as they were are held only to the first two rules when
+     * the adoption also closed them, the next version is adopted too, or they are the open last one.
+     */
+    public Statement editedVersions(ResolvedModel m, Object adoptedThrough) {
+        return historyRules("check history", m, d.table(m.keysTable()) + " k JOIN " + d.table(m.target()) + " h ON "
+                + d.keyJoin(m, "k", "h"), null, adoptedThrough);
+    }
+
+    /** {@link #editedVersions} over every key of the history (doctor). */
+    public Statement editedVersionsOfEveryKey(ResolvedModel m, Object adoptedThrough) {
+        return historyRules("check history", m, d.table(m.target()) + " h", null, adoptedThrough);
+    }
+
+    /**
+     * The rules every version of a history written by the engine keeps, in the order {@link #historyRules} names the
+     * first that a version breaks. A version is open when its valid_to is NULL (or {@code valid_to_current}).
+     */
+    public enum HistoryRule {
+        /** Open, but a batch closed it ({@code dbt_closed_seq} set): reopened by hand. */
+        REOPENED("reopened"),
+        /** Closed (valid_to set), but no batch closed it: closed by hand. */
+        CLOSED_WITHOUT_BATCH("closed_without_batch"),
+        /** The key has more than one open version. */
+        OPEN_TWICE("open_twice"),
+        /** Open, and a later version of the key follows it. */
+        OPEN_NOT_LAST("open_not_last"),
+        /** Closed by a change (change type 'update'), but the batch that closed it opened no next version. */
+        SUCCESSOR_MISSING("successor_missing"),
+        /** The key's last version is closed, and not by a deletion: the key has no current version. */
+        CLOSED_LAST("closed_last"),
+        /** The next version was opened by a batch before the one that closed this one. */
+        SUCCESSOR_EARLY("successor_early"),
+        /** valid_to before valid_from. */
+        INVERTED("inverted"),
+        /** Still valid when the next version starts. */
+        OVERLAP("overlap"),
+        /** Closed by a change, and the next version does not start when it ends. */
+        GAP("gap");
+
+        private final String code;
+
+        HistoryRule(String code) {
+            this.code = code;
+        }
+
+        /** The code the check's rows carry. */
+        public String code() {
+            return code;
+        }
+
+        /** The rule of a code, or null. */
+        public static HistoryRule of(String code) {
+            for (HistoryRule r : values()) {
+                if (r.code.equals(code)) {
+                    return r;
+                }
+            }
+            return null;
+        }
+    }
+
+    /**
+     * The rules of {@link HistoryRule} over the versions {@code h} that {@code from} (the text after FROM) reads, with
+     * the slot FROM bound to {@code from} where it occurs (null: it does not).
+     */
+    private Statement historyRules(String step, ResolvedModel m, String versions, Object from,
+                                   Object adoptedThrough) {
         ColumnNames n = m.meta();
         String keys = d.list(m.keys(), "h");
-        String p = d.ordered(m, d.param(m.sequenceColumn(), FROM));
-        Object current = m.validToCurrent();
-        String closed = "v.vt IS NOT NULL" + (current == null ? "" : " AND v.vt <> " + openValidTo(m));
-        String v = "SELECT " + keys + ", " + d.col("h", n.validFrom()) + " AS vf, " + d.col("h", n.validTo())
-                + " AS vt, " + d.col("h", n.changeType()) + " AS ct, LEAD(" + d.col("h", n.validFrom())
-                + ") OVER (PARTITION BY " + keys + " ORDER BY " + d.col("h", n.validFrom()) + ", "
-                + d.col("h", n.openedSeq()) + ") AS next_vf, SUM(CASE WHEN " + isOpen(m, d.col("h", n.validTo()))
-                + " THEN 1 ELSE 0 END) OVER (PARTITION BY " + keys + ") AS open_count FROM "
-                + touchedVersions(m, p);
-        return statement("check timeline", "SELECT DISTINCT " + d.list(m.keys(), "v") + " FROM (" + v + ") v WHERE "
-                + "v.open_count > 1"
-                + " OR (" + closed + " AND v.vt < v.vf)"
-                + " OR (" + closed + " AND v.next_vf IS NOT NULL AND v.next_vf < v.vt)"
-                + " OR (" + closed + " AND v.next_vf IS NOT NULL AND v.ct = 'update' AND v.next_vf <> v.vt)"
-                + " OR (" + isOpen(m, "v.vt") + " AND v.next_vf IS NOT NULL)", FROM, from);
+        String os = d.col("h", n.openedSeq());
+        String vf = d.col("h", n.validFrom());
+        String vt = d.col("h", n.validTo());
+        String op = "CASE WHEN " + isOpen(m, vt) + " THEN 1 ELSE 0 END";
+        String window = " OVER (PARTITION BY " + keys + " ORDER BY " + d.ordered(m, os) + ", " + vf + ", " + op
+                + ", " + vt + ")";
+        String v = "SELECT " + keys + ", " + os + " AS os, " + d.col("h", n.closedSeq()) + " AS cs, " + vf
+                + " AS vf, " + vt + " AS vt, " + d.col("h", n.changeType()) + " AS ct, " + op + " AS op, SUM(" + op
+                + ") OVER (PARTITION BY " + keys + ") AS open_count, LEAD(" + os + ")" + window + " AS next_os, LEAD("
+                + vf + ")" + window + " AS next_vf FROM " + versions;
+        String o = "v.os";
+        String nos = "v.next_os";
+        String cs = "v.cs";
+        // the adopted versions were kept as they were (also with an audit's problems, an out-of-order timeline among
+        // them): a version the adoption opened is not held to the rules after the first two when the adoption also
+        // closed it, when the next version is adopted too, or when it is the open last one
+        String kept = "";
+        Map<String, Object> values = new LinkedHashMap<>();
+        if (from != null) {
+            values.put(FROM, from);
+        }
+        if (adoptedThrough != null) {
+            values.put(ADOPTED, adoptedThrough);
+            String a = d.ordered(m, d.param(m.sequenceColumn(), ADOPTED));
+            kept = " WHEN " + d.ordered(m, o) + " <= " + a + " AND ((" + cs + " IS NOT NULL AND " + d.ordered(m, cs)
+                    + " <= " + a + ") OR (" + nos + " IS NOT NULL AND " + d.ordered(m, nos) + " <= " + a + ") OR ("
+                    + nos + " IS NULL AND " + cs + " IS NULL)) THEN NULL";
+        }
+        String rule = "CASE WHEN v.op = 1 AND " + cs + " IS NOT NULL THEN '" + HistoryRule.REOPENED.code()
+                + "' WHEN v.op = 0 AND " + cs + " IS NULL THEN '" + HistoryRule.CLOSED_WITHOUT_BATCH.code()
+                + "'" + kept
+                + " WHEN v.open_count > 1 AND v.op = 1 THEN '" + HistoryRule.OPEN_TWICE.code()
+                + "' WHEN v.op = 1 AND " + nos + " IS NOT NULL THEN '" + HistoryRule.OPEN_NOT_LAST.code()
+                + "' WHEN v.op = 1 THEN NULL"
+                + " WHEN v.ct = 'update' AND (" + nos + " IS NULL OR " + nos + " <> " + cs + ") THEN '"
+                + HistoryRule.SUCCESSOR_MISSING.code()
+                + "' WHEN " + nos + " IS NULL AND (v.ct IS NULL OR v.ct <> 'delete') THEN '"
+                + HistoryRule.CLOSED_LAST.code()
+                + "' WHEN " + nos + " IS NOT NULL AND " + d.ordered(m, nos) + " < " + d.ordered(m, cs) + " THEN '"
+                + HistoryRule.SUCCESSOR_EARLY.code()
+                + "' WHEN v.vt < v.vf THEN '" + HistoryRule.INVERTED.code()
+                + "' WHEN v.next_vf IS NOT NULL AND v.next_vf < v.vt THEN '" + HistoryRule.OVERLAP.code()
+                + "' WHEN v.ct = 'update' AND v.next_vf IS NOT NULL AND v.next_vf <> v.vt THEN '"
+                + HistoryRule.GAP.code() + "' END";
+        String sql = "SELECT " + d.list(m.keys(), "r") + ", r.broken, r.os FROM (SELECT " + d.list(m.keys(), "v")
+                + ", " + rule + " AS broken, v.os FROM (" + v + ") v) r WHERE r.broken IS NOT NULL";
+        return values.isEmpty() ? Statement.of(step, sql) : statement(step, sql, values);
+    }
+
+    /**
+     * The versions the history holds opened by each of {@code sequences} (bound values; empty: by every sequence), as
+     * rows (opened sequence, count): a grouped count through the history's index on the opened sequence that grows
+     * with the batches asked for (every version with none).
+     */
+    public Statement openedVersions(ResolvedModel m, List<?> sequences) {
+        String os = d.col("h", m.meta().openedSeq());
+        Map<String, Object> values = new LinkedHashMap<>();
+        List<String> in = new ArrayList<>();
+        for (int i = 0; i < sequences.size(); i++) {
+            values.put("seq" + i, sequences.get(i));
+            in.add(d.param(m.sequenceColumn(), "seq" + i));
+        }
+        String sql = "SELECT " + os + ", COUNT(*) FROM " + d.table(m.target()) + " h WHERE " + os + (in.isEmpty()
+                ? " IS NOT NULL" : " IN (" + String.join(", ", in) + ")") + " GROUP BY " + os;
+        return values.isEmpty() ? Statement.of("check history", sql) : statement("check history", sql, values);
     }
 
     /**

@@ -116,6 +116,8 @@ class DatabricksDialectSqlTest {
         s.put("replay: derive", List.of(r.derivation().derive().sql()));
         s.put("replay: resetRegressions", List.of(r.resetRegressions().sql()));
         s.put("timelineCheck", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, SEQ).sql()));
+        s.put("editedVersions", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).editedVersions(m, SEQ).sql()));
+        s.put("openedVersions", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).openedVersions(m, List.of(SEQ)).sql()));
         s.put("asOf", List.of(dev.itersnap.internal.sql.SqlSteps.of(dialect).asOf(m, AsOf.time("2024-03-01T00:00")).sql()));
         return s;
     }

@@ -259,6 +259,9 @@ class H2DialectSqlTest {
             all.addAll(List.of(x.closeCurrent(), x.insertVersions(), x.logRejected(), x.archive()));
         }
         all.addAll(dev.itersnap.internal.sql.SqlSteps.of(dialect).rollback(m, Rollback.keys(SEQ, true)));
+        all.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).editedVersions(m, SEQ));
+        all.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, SEQ, SEQ));
+        all.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).openedVersions(m, List.of(SEQ, SEQ)));
         for (StageScope scope : StageScope.values()) { // the source's text has a '?' of its own: values only
             assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).stageSource(m, SEQ, true, scope).values()).containsExactly(SEQ);
         }
@@ -272,7 +275,18 @@ class H2DialectSqlTest {
         assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(model(HardDeletes.IGNORE), SEQ).sql()).contains(" FROM (SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
-                + "ON k.\"ID\" = h.\"ID\") v WHERE v.open_count > 1");
+                + "ON k.\"ID\" = h.\"ID\") v) r WHERE r.broken IS NOT NULL");
+    }
+
+    @Test
+    void theCheckBeforeWritingReadsTheVersionsOfTheKeysInTheKeysTable() {
+        String sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).editedVersions(model(HardDeletes.IGNORE), null).sql();
+        assertThat(sql).contains(" FROM \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k JOIN \"SNAP\".\"CUSTOMERS\" h ON "
+                + "k.\"ID\" = h.\"ID\") v) r WHERE r.broken IS NOT NULL").doesNotContain("?");
+        assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).openedVersions(model(HardDeletes.IGNORE),
+                List.of(SEQ, SEQ.plusDays(1))).sql()).isEqualTo("SELECT h.\"DBT_OPENED_SEQ\", COUNT(*) FROM "
+                + "\"SNAP\".\"CUSTOMERS\" h WHERE h.\"DBT_OPENED_SEQ\" IN (CAST(? AS DATE), CAST(? AS DATE)) GROUP BY "
+                + "h.\"DBT_OPENED_SEQ\"");
     }
 
     @Test
