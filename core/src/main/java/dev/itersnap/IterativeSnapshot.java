@@ -19,6 +19,7 @@ import dev.itersnap.internal.PointInTime;
 import dev.itersnap.internal.SnapshotEngine;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Dialects;
+import dev.itersnap.spi.ResolvedModel;
 
 import javax.sql.DataSource;
 
@@ -128,10 +129,15 @@ public final class IterativeSnapshot {
      * configured columns, every column type can be carried into the history exactly, {@code delete_when} parses,
      * and every identifier fits the database's limit.
      *
+     * @return the model as the checks resolved it, for a caller that shows it (the command line's {@code validate}
+     *         prints it): the source query's columns with their types ({@link ResolvedModel#sourceColumns()}; a
+     *         {@code sequence_by} list adds the engine's key column), the key, {@code updated_at}, the
+     *         {@code sequence_by} columns and the tracked columns as the database spells them, and the sequence's
+     *         type ({@link ResolvedModel#sequenceKey()} for a list). The history's own columns are not read.
      * @throws ItersnapException ({@code INVALID_SOURCE}, {@code INVALID_SETTING}) naming the problem
      */
-    public void validate(ModelSettings model) {
-        engine(model, "validate").validate();
+    public ResolvedModel validate(ModelSettings model) {
+        return engine(model, "validate").validate();
     }
 
     /**

@@ -98,16 +98,16 @@ public final class AdoptCommand implements Callable<Integer> {
             List<String> declared = new ArrayList<>();
             try (Connection c = dataSource.getConnection()) {
                 Sql.readOnly(c);
-                Sql sql = new Sql(c);
-                ModelInspection inspection = ModelInspection.of(settings, sql);
-                Comparable<?> point = inspection.typed(through);
-                audit = connection.snapshots(dataSource, e -> { }).audit(settings);
-                for (Comparable<?> s : inspection.sourceSequences()) {
-                    if (inspection.sequenceType.compare(s, point) <= 0) {
-                        declared.add(inspection.text(s));
+                var snapshots = connection.snapshots(dataSource, e -> { });
+                ModelSequences sequences = new ModelSequences(snapshots.validate(settings));
+                Comparable<?> point = sequences.typed(through);
+                audit = snapshots.audit(settings);
+                for (Comparable<?> s : sequences.sourceSequences(new Sql(c))) {
+                    if (sequences.type.compare(s, point) <= 0) {
+                        declared.add(sequences.text(s));
                     }
                 }
-                String pointText = inspection.text(point);
+                String pointText = sequences.text(point);
                 if (!declared.contains(pointText)) {
                     declared.add(pointText);
                 }
@@ -173,17 +173,18 @@ public final class AdoptCommand implements Callable<Integer> {
             List<String> rebuilt = new ArrayList<>();
             try (Connection c = dataSource.getConnection()) {
                 Sql sql = new Sql(c);
-                ModelInspection inspection = ModelInspection.of(settings, sql);
-                Comparable<?> point = inspection.typed(rebuildFrom);
-                AuditReport audit = connection.snapshots(dataSource, e -> { }).audit(settings);
+                var snapshots = connection.snapshots(dataSource, e -> { });
+                ModelSequences sequences = new ModelSequences(snapshots.validate(settings));
+                Comparable<?> point = sequences.typed(rebuildFrom);
+                AuditReport audit = snapshots.audit(settings);
                 o.set("audit", AuditCommand.jsonNode(JSON, audit));
                 if (!json) {
                     out.println("before the rebuild:");
                     AuditCommand.print(out, audit, false);
                 }
-                for (Comparable<?> s : inspection.sourceSequences()) {
-                    if (inspection.sequenceType.compare(s, point) >= 0) {
-                        rebuilt.add(inspection.text(s));
+                for (Comparable<?> s : sequences.sourceSequences(sql)) {
+                    if (sequences.type.compare(s, point) >= 0) {
+                        rebuilt.add(sequences.text(s));
                     }
                 }
                 table = sql.table(settings.target().parts());

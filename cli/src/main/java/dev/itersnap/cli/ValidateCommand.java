@@ -2,14 +2,13 @@ package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.spi.ResolvedModel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
@@ -32,26 +31,27 @@ public final class ValidateCommand implements Callable<Integer> {
     private ModelOption model;
 
     @Override
-    public Integer call() throws SQLException {
+    public Integer call() {
         ModelSettings settings = model.load();
-        ModelInspection m;
-        try (HikariDataSource dataSource = connection.open(settings); Connection c = dataSource.getConnection()) {
-            Sql.readOnly(c);
-            m = ModelInspection.of(settings, new Sql(c));
-            // what a run checks before it writes: every type carried exactly, identifiers within the limit
-            connection.snapshots(dataSource, event -> { }).validate(settings);
+        ResolvedModel m;
+        try (HikariDataSource dataSource = connection.openReadOnly(settings)) {
+            // the library's own checks, the ones a run makes before it writes; every problem is one line naming it
+            m = connection.snapshots(dataSource, event -> { }).validate(settings);
         }
+        ModelSequences sequence = new ModelSequences(m);
         PrintWriter out = spec.commandLine().getOut();
         out.println("valid: model " + settings.name() + " -> " + settings.target());
-        out.println("  unique_key:  " + String.join(", ", m.keys));
-        out.println("  updated_at:  " + m.updatedAt);
-        out.println("  sequence_by: " + m.sequenceBy + " (" + m.sequenceTypeText() + ")");
+        out.println("  unique_key:  " + String.join(", ", m.keys()));
+        out.println("  updated_at:  " + m.updatedAt());
+        out.println("  sequence_by: " + sequence.columns() + " (" + sequence.typeText() + ")");
         out.println("  strategy:    " + settings.strategy().name().toLowerCase(Locale.ROOT));
-        out.println("  tracked:     " + String.join(", ", m.tracked));
+        out.println("  tracked:     " + String.join(", ", m.tracked()));
         if (settings.deleteWhen() != null) {
             out.println("  delete_when: " + settings.deleteWhen());
         }
-        out.println("  source columns: " + String.join(", ", m.sourceColumns.stream()
+        // the source query's own columns: a sequence_by list's key column is the engine's
+        out.println("  source columns: " + String.join(", ", m.sourceColumns().stream()
+                .filter(col -> m.sequenceKey() == null || !col.name().equals(m.sequenceBy()))
                 .map(col -> col.name() + " " + col.typeName()).toList()));
         out.flush();
         return ExitCodes.OK;

@@ -107,10 +107,13 @@ public final class SnapshotEngine {
         }
     }
 
-    /** Resolves the model against the source (columns, types, delete_when, identifier limits); writes nothing. */
-    public void validate() {
+    /**
+     * Resolves the model against the source (columns, types, delete_when, identifier limits) and returns it; writes
+     * nothing.
+     */
+    public ResolvedModel validate() {
         try (Connection c = dataSource.getConnection()) {
-            ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
+            return ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         } catch (SQLException e) {
             throw cannotConnect(e);
         }
