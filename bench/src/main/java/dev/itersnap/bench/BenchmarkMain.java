@@ -28,7 +28,8 @@ import java.util.Map;
  * measured runs (median and min–max reported). See docs/benchmarks.md for the command and the figures.
  *
  * <pre>
- * --db h2,postgres        databases: h2, postgres, duckdb (default h2,postgres)
+ * --db h2,postgres        databases: h2, postgres, duckdb, spark (default h2,postgres; spark: a local Spark
+ *                         session with Delta Lake, run with the JVM options of docs/benchmarks.md)
  * --keys 10000,100000     data sizes K (default 10000,100000)
  * --batches 30            B, full daily batches of the first load
  * --change-pct 1          c, % of keys changed per batch
@@ -142,6 +143,7 @@ public final class BenchmarkMain {
                 try (Database db = switch (dbName) {
                     case "h2" -> new Database.H2();
                     case "duckdb" -> new Database.DuckDb();
+                    case "spark" -> new Database.Spark();
                     default -> new Database.Postgres();
                 }) {
                     db.open("k" + k);
@@ -177,8 +179,12 @@ public final class BenchmarkMain {
         }
 
         /** The rows of the model's keys scratch table: the keys its last run that applied batches computed. */
-        long keysComputed(ModelSettings m) throws SQLException {
-            return w.count("SELECT COUNT(*) FROM " + METADATA_SCHEMA + ".itersnap_keys_" + m.name());
+        long keysComputed(ModelSettings m) {
+            try {
+                return w.count("SELECT COUNT(*) FROM " + METADATA_SCHEMA + ".itersnap_keys_" + m.name());
+            } catch (SQLException e) {
+                return -1; // no such scratch table on this database
+            }
         }
 
         ModelSettings model(String name, String target) {
@@ -224,11 +230,12 @@ public final class BenchmarkMain {
                 ModelSettings m = r == 0 ? main : model("load" + r, target);
                 profiler.startCounting(target);
                 long cpu0 = db.serverCpuMillis();
+                long commits0 = db.commits();
                 long s = System.nanoTime();
                 RunResult res = engine.run(m);
                 load.add(System.nanoTime() - s);
                 loadCpu.add(db.serverCpuMillis() - cpu0);
-                loadWork.add(profiler.stopCounting(), keysComputed(m), -1);
+                loadWork.add(profiler.stopCounting(), keysComputed(m), -1, commits(commits0));
                 check(res.batchesApplied() == batches, "first load applied " + res.batchesApplied());
                 if (r > 0) {
                     w.exec("DROP TABLE hist_load" + r);
@@ -298,12 +305,19 @@ public final class BenchmarkMain {
             // (3) nothing new, R = B retained batches, against a bare SELECT DISTINCT
             Stats noop = new Stats();
             Stats distinct = new Stats();
+            Work noopWork = work.computeIfAbsent("(3) nothing new", x -> new Work());
             heap.reset();
             startProfile();
             for (int r = 0; r < warmup + reps; r++) {
+                profiler.startCounting("hist");
+                long commits0 = db.commits();
                 long s = System.nanoTime();
                 RunResult res = engine.run(main);
                 long e = System.nanoTime() - s;
+                StatementProfiler.Counts counts = profiler.stopCounting();
+                if (r >= warmup) {
+                    noopWork.add(counts, -1, -1, commits(commits0));
+                }
                 check(res.batchesApplied() == 0, "no-op run applied " + res.batchesApplied());
                 s = System.nanoTime();
                 w.distinctSequences();
@@ -355,6 +369,7 @@ public final class BenchmarkMain {
             w.createFloorFrom("recompute");
             Stats inOrder = new Stats();
             Stats floor = new Stats();
+            List<Long> floorCommits = new ArrayList<>();
             Work inOrderWork = work.computeIfAbsent("(1) one new batch", x -> new Work());
             heap.reset();
             startProfile();
@@ -362,23 +377,32 @@ public final class BenchmarkMain {
                 int b = next++;
                 w.insertMainBatch(b);
                 profiler.startCounting("hist");
+                long commits0 = db.commits();
                 long s = System.nanoTime();
                 RunResult res = engine.run(main);
                 long e = System.nanoTime() - s;
                 StatementProfiler.Counts counts = profiler.stopCounting();
                 check(res.batchesApplied() == 1 && !res.lateBatchFound(), "in-order run: " + res);
                 if (r >= warmup) {
-                    inOrderWork.add(counts, keysComputed(main), w.keysChanged(Workload.mainDate(b)));
+                    inOrderWork.add(counts, keysComputed(main), w.keysChanged(Workload.mainDate(b)),
+                            commits(commits0));
                 }
+                long floorCommits0 = db.commits();
                 s = System.nanoTime();
                 w.floorApply(Workload.mainDate(b));
                 long f = System.nanoTime() - s;
+                if (floorCommits0 >= 0 && r >= warmup) {
+                    floorCommits.add(db.commits() - floorCommits0);
+                }
                 if (r >= warmup) {
                     inOrder.add(e);
                     floor.add(f);
                 }
             }
             stopProfile("scenario 1 (one new batch in order)");
+            if (!floorCommits.isEmpty()) {
+                out.printf("floor MERGE: %s commits per batch%n", Stats.counts(floorCommits));
+            }
             rows.add(new String[] {"(1) one new batch", inOrder.describe(), "floor MERGE", floor.describe(),
                     Stats.ratio(inOrder, floor), String.valueOf(heap.peakMiB())});
 
@@ -414,6 +438,7 @@ public final class BenchmarkMain {
                     LocalDate lateDate = Workload.mainDate(content).minusDays(5);
                     w.insertBatch(content, lateDate);
                     profiler.startCounting("hist");
+                    long commits0 = db.commits();
                     long s = System.nanoTime();
                     RunResult res = engine.run(main);
                     long e = System.nanoTime() - s;
@@ -422,7 +447,7 @@ public final class BenchmarkMain {
                             + res.batchesApplied() + " batches, late=" + res.lateBatchFound());
                     if (r >= warmup) {
                         st.add(e);
-                        lateWork.add(counts, keysComputed(main), w.keysChanged(lateDate));
+                        lateWork.add(counts, keysComputed(main), w.keysChanged(lateDate), commits(commits0));
                     }
                 }
                 stopProfile("scenario 2 (L=" + l + ")");
@@ -472,14 +497,21 @@ public final class BenchmarkMain {
                     + "only in one of) the batch dated just before it, counted by SQL comparison in raw (a late batch "
                     + "is a copy of the L-th newest main batch dated five days before it, so it follows the main batch "
                     + "before that one); the workload's parameters predict K/P + 2K/D ≈ %,d.%n", METADATA_SCHEMA, w.expectedKeysChanged());
-            out.printf("%n| K | scenario | statements | writes | history rows written | keys computed | keys changed "
-                    + "| history rows / changed key |%n");
-            out.println("|---:|---|---:|---:|---:|---:|---:|---:|");
+            boolean commits = db.commits() >= 0;
+            if (commits) {
+                out.printf("Delta commits: log entries written to every table of the warehouse during the run "
+                        + "(history, metadata, scratch).%n");
+            }
+            out.printf("%n| K | scenario | statements | writes |%s history rows written | keys computed | keys changed "
+                    + "| history rows / changed key |%n", commits ? " Delta commits |" : "");
+            out.println("|---:|---|---:|---:|" + (commits ? "---:|" : "") + "---:|---:|---:|---:|");
             for (Map.Entry<String, Work> e : work.entrySet()) {
                 Work x = e.getValue();
-                out.printf("| %,d | %s | %s | %s | %s | %s | %s | %s |%n", keys, e.getKey(),
-                        Stats.counts(x.statements), Stats.counts(x.writes), Stats.counts(x.rows),
-                        Stats.counts(x.computed), x.changed.isEmpty() ? "–" : Stats.counts(x.changed), x.rowsPerKey());
+                out.printf("| %,d | %s | %s | %s |%s %s | %s | %s | %s |%n", keys, e.getKey(),
+                        Stats.counts(x.statements), Stats.counts(x.writes),
+                        commits ? " " + (x.commits.isEmpty() ? "–" : Stats.counts(x.commits)) + " |" : "",
+                        Stats.counts(x.rows), x.computed.isEmpty() ? "–" : Stats.counts(x.computed),
+                        x.changed.isEmpty() ? "–" : Stats.counts(x.changed), x.rowsPerKey());
             }
         }
 
@@ -513,6 +545,11 @@ public final class BenchmarkMain {
             }
         }
 
+        /** The commits since {@code before} ({@link Database#commits}), or -1 where the database does not say. */
+        long commits(long before) {
+            return before < 0 ? -1 : db.commits() - before;
+        }
+
         void startProfile() {
             profiler.reset();
             profiler.enable(profile);
@@ -539,15 +576,24 @@ public final class BenchmarkMain {
         final List<Long> rows = new ArrayList<>();
         final List<Long> computed = new ArrayList<>();
         final List<Long> changed = new ArrayList<>();
+        final List<Long> commits = new ArrayList<>();
 
-        /** One run; {@code keysChanged} negative when it does not apply (a first load changes every key). */
-        void add(StatementProfiler.Counts counts, long keysComputed, long keysChanged) {
+        /**
+         * One run; {@code keysChanged} negative when it does not apply (a first load changes every key), {@code
+         * keysComputed} and {@code commits} negative where the database does not say.
+         */
+        void add(StatementProfiler.Counts counts, long keysComputed, long keysChanged, long commits) {
             statements.add(counts.statements());
             writes.add(counts.writes());
             rows.add(counts.targetRows());
-            computed.add(keysComputed);
+            if (keysComputed >= 0) {
+                computed.add(keysComputed);
+            }
             if (keysChanged >= 0) {
                 changed.add(keysChanged);
+            }
+            if (commits >= 0) {
+                this.commits.add(commits);
             }
         }
 

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
 
 import javax.sql.DataSource;
+import org.apache.spark.sql.SparkSession;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -31,6 +32,29 @@ abstract class Database implements AutoCloseable {
 
     /** Refreshes planner statistics of a table (untimed bookkeeping). */
     void analyze(String table) throws SQLException {
+    }
+
+    /** Whether the database has secondary indexes ({@code CREATE INDEX}); Delta tables have none. */
+    boolean indexes() {
+        return true;
+    }
+
+    /** The quotient of two integers, truncated (Spark's {@code /} always divides exactly). */
+    String intDiv(String a, String b) {
+        return "(" + a + ") / (" + b + ")";
+    }
+
+    /** The type a value is cast to for its text. */
+    String textType() {
+        return "VARCHAR";
+    }
+
+    /**
+     * Commits written so far to every table of the database (Delta: the log entries of every table under the
+     * warehouse), or -1 where the database does not say (a transactional database commits once per transaction).
+     */
+    long commits() {
+        return -1;
     }
 
     String version() {
@@ -280,6 +304,131 @@ abstract class Database implements AutoCloseable {
                 try (Connection c = server().getPostgresDatabase().getConnection(); Statement st = c.createStatement()) {
                     st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
                 }
+            }
+        }
+    }
+
+    /**
+     * Delta Lake on a local Spark 4.2 session (two cores, UTC, Delta the default table format, the warehouse in a
+     * temporary directory deleted at exit), through the Databricks dialect's {@code SparkDataSource}, as Spark driver
+     * code uses itersnap. One session per JVM (Spark allows one context); each data size gets a database of its own,
+     * and the engine's metadata schema is dropped between sizes. Spark's defaults otherwise (adaptive execution,
+     * code generation, a MERGE's source materialized), except four shuffle partitions for two cores;
+     * {@code -Dbench.spark.conf=key=value,...} sets others for both the engine and the baselines.
+     */
+    static final class Spark extends Database {
+        private static SparkSession session;
+        private static Path warehouse;
+        private SparkSession spark;
+        private DataSource dataSource;
+        private String database;
+
+        @Override
+        String name() {
+            return "spark";
+        }
+
+        private static synchronized SparkSession session() throws IOException {
+            if (session == null) {
+                Path dir = Files.createTempDirectory("itersnap-bench-spark-");
+                warehouse = dir.resolve("warehouse");
+                SparkSession.Builder b = SparkSession.builder().master("local[2]").appName("itersnap-bench")
+                        .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
+                        .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
+                        .config("spark.sql.warehouse.dir", warehouse.toString())
+                        .config("spark.sql.sources.default", "delta")
+                        .config("spark.sql.session.timeZone", "UTC")
+                        .config("spark.sql.shuffle.partitions", "4")
+                        .config("spark.ui.enabled", "false")
+                        .config("spark.driver.host", "127.0.0.1")
+                        .config("spark.driver.bindAddress", "127.0.0.1");
+                for (String kv : System.getProperty("bench.spark.conf", "").split(",")) {
+                    int eq = kv.indexOf('=');
+                    if (eq > 0) {
+                        b.config(kv.substring(0, eq).strip(), kv.substring(eq + 1).strip());
+                    }
+                }
+                session = b.getOrCreate();
+                session.sparkContext().setLogLevel("ERROR");
+                Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                    session.stop();
+                    try (Stream<Path> files = Files.walk(dir)) {
+                        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                    } catch (IOException ignored) {
+                        // a temporary directory left behind
+                    }
+                }));
+            }
+            return session;
+        }
+
+        @Override
+        void open(String label) throws IOException {
+            database = "bench_" + label.toLowerCase(java.util.Locale.ROOT);
+            SparkSession root = session();
+            root.sql("DROP DATABASE IF EXISTS " + database + " CASCADE");
+            root.sql("DROP DATABASE IF EXISTS itersnap_metadata CASCADE");
+            root.sql("CREATE DATABASE " + database);
+            spark = root.newSession();
+            spark.sql("USE " + database);
+            dataSource = dev.itersnap.dialect.databricks.SparkDataSource.of(spark);
+        }
+
+        @Override
+        DataSource dataSource() {
+            return dataSource;
+        }
+
+        @Override
+        String version() {
+            return "Spark " + spark.version() + " + Delta Lake " + io.delta.tables.DeltaTable.class.getPackage()
+                    .getImplementationVersion();
+        }
+
+        @Override
+        String keySeries(long n) {
+            return "(SELECT id AS k FROM range(1, " + (n + 1) + ")) keys";
+        }
+
+        @Override
+        String plusHours(String hoursExpr) {
+            return "TIMESTAMPADD(HOUR, " + hoursExpr + ", TIMESTAMP '2024-01-01 00:00:00')";
+        }
+
+        @Override
+        boolean indexes() {
+            return false;
+        }
+
+        @Override
+        String intDiv(String a, String b) {
+            return "(" + a + ") DIV (" + b + ")";
+        }
+
+        @Override
+        String textType() {
+            return "STRING";
+        }
+
+        @Override
+        long commits() {
+            // every Delta commit writes one log entry, _delta_log/<20 digits>.json, in its table's directory
+            try (Stream<Path> files = Files.walk(warehouse)) {
+                return files.filter(p -> p.getParent() != null && p.getParent().getFileName() != null
+                        && p.getParent().getFileName().toString().equals("_delta_log")
+                        && p.getFileName().toString().matches("\\d{20}\\.json")).count();
+            } catch (IOException | java.io.UncheckedIOException e) {
+                return -1;
+            }
+        }
+
+        @Override
+        public void close() {
+            if (spark != null) {
+                spark.sql("USE default");
+                session.sql("DROP DATABASE IF EXISTS " + database + " CASCADE");
+                session.sql("DROP DATABASE IF EXISTS itersnap_metadata CASCADE");
+                spark = null;
             }
         }
     }
