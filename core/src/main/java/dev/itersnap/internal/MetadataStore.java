@@ -70,6 +70,9 @@ public final class MetadataStore {
     private long ledgerRowsAt;
     /** See {@link #readNothing}. */
     private boolean readsNothing;
+    /** What {@link #readAll} read, valid while {@link Jdbc#writes} is {@link #readAt}; null before. */
+    private ReadAll read;
+    private long readAt;
 
     MetadataStore(Jdbc jdbc, Dialect dialect, MetadataSchema schema, String model) {
         this.jdbc = jdbc;
@@ -142,6 +145,106 @@ public final class MetadataStore {
         }
     }
 
+    // ---------------------------------------------------------------- what a run reads first
+
+    /**
+     * What {@link #readAll} read: the run log's head for run {@code runId}, the owners of table {@code target}, the
+     * ledger, the column registry and the sequences with rows in the error log.
+     */
+    private record ReadAll(String runId, String target, RunLogHead head, Owners owners, List<LedgerRead> ledger,
+                           Map<String, Column> columns, List<String> errorSequences) {
+    }
+
+    /**
+     * Reads in one statement what a run reads of its model's metadata before it writes (issue 39: on a warehouse every
+     * statement is a round trip, on Delta a job): the run log's head ({@link #runLogHead}), the owners of {@code
+     * target} ({@link #owners}), the ledger ({@link #ledger}), the column registry ({@link #columns}) and the error
+     * log's sequences ({@link #loggedSequences}). Each of those answers from it until the run writes on this
+     * connection; after a write it reads again, as before. One {@code UNION ALL} of one branch per table, each row
+     * tagged with its table, its values in typed slots (text, six integers, a flag, a time) so that no value changes
+     * type on the way.
+     */
+    void readAll(String runId, String target) {
+        if (readsNothing) {
+            return;
+        }
+        var p = SqlSteps.of(dialect).primitives();
+        String text = "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.longText()) + ")";
+        String number = "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.bigint()) + ")";
+        String flag = "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.bool()) + ")";
+        String time = "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.timestamp()) + ")";
+        String longText = p.typeName(TableSpec.ColumnType.longText());
+        java.util.function.Function<String, String> t = e -> "CAST(" + e + " AS " + longText + ")";
+        java.util.function.Function<String, String> n = e -> "CAST(" + e + " AS "
+                + p.typeName(TableSpec.ColumnType.bigint()) + ")";
+        MetadataSchema.Ledger l = schema.ledger();
+        MetadataSchema.Targets g = schema.targets();
+        MetadataSchema.Columns c = schema.columns();
+        MetadataSchema.Errors e = schema.errors();
+        Statement.Builder b = Statement.builder("read metadata");
+        // the slots: 1 the table, 2-5 text, 6-11 numbers, 12 a flag, 13 a time
+        b.sql("SELECT 'r', " + t.apply("itersnap_run") + ", " + t.apply("itersnap_logic") + ", "
+                + t.apply("itersnap_status") + ", " + t.apply("itersnap_checked") + ", " + n.apply("itersnap_latest")
+                + ", " + n.apply("itersnap_logged") + ", " + n.apply("itersnap_latest_logged") + ", "
+                + n.apply("itersnap_swept") + ", " + n.apply("itersnap_latest_swept") + ", " + number + ", " + flag
+                + ", itersnap_start FROM ").sql(headRows(runId));
+        b.sql(" UNION ALL SELECT 'l', " + t.apply(q(l.sequence())) + ", " + t.apply(q(l.runId())) + ", "
+                + t.apply(q(l.deletionTime())) + ", " + t.apply(q(l.contentHash())) + ", " + n.apply(q(l.sourceRows()))
+                + ", " + n.apply(q(l.duplicateRows())) + ", " + n.apply(q(l.inserted())) + ", "
+                + n.apply(q(l.updated())) + ", " + n.apply(q(l.deleted())) + ", " + n.apply(q(l.rejected())) + ", "
+                + q(l.reproduced()) + ", " + time + " FROM " + name(l.spec().name()) + " WHERE " + q(l.model())
+                + " = ").bind(model);
+        String bigint = p.typeName(TableSpec.ColumnType.bigint());
+        b.sql(" UNION ALL SELECT 'o', " + t.apply(q(g.target())) + ", " + t.apply(q(g.model())) + ", " + text + ", "
+                + text + ", CAST(CASE WHEN " + q(g.target()) + " = ").bind(target).sql(" THEN 1 ELSE 0 END AS "
+                + bigint + "), CAST(CASE WHEN " + q(g.model()) + " = ").bind(model).sql(" THEN 1 ELSE 0 END AS "
+                + bigint + "), " + number + ", " + number + ", " + number + ", " + number + ", " + flag + ", " + time + " FROM "
+                + name(g.spec().name()) + " WHERE " + q(g.target()) + " = ").bind(target).sql(" OR " + q(g.model())
+                + " = ").bind(model);
+        b.sql(" UNION ALL SELECT 'c', " + t.apply(q(c.column())) + ", " + t.apply(q(c.introduced())) + ", "
+                + t.apply(q(c.droppedAfter())) + ", " + text + ", " + number + ", " + number + ", " + number + ", "
+                + number + ", " + number + ", " + number + ", " + q(c.inSource()) + ", " + time + " FROM "
+                + name(c.spec().name()) + " WHERE " + q(c.model()) + " = ").bind(model);
+        b.sql(" UNION ALL SELECT 'e', " + t.apply("d.itersnap_sequence") + ", " + text + ", " + text + ", " + text
+                + ", " + number + ", " + number + ", " + number + ", " + number + ", " + number + ", " + number + ", "
+                + flag + ", " + time + " FROM (SELECT DISTINCT " + q(e.sequence()) + " AS itersnap_sequence FROM "
+                + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ").bind(model).sql(" AND "
+                + q(e.sequence()) + " IS NOT NULL) d");
+        HeadReader head = new HeadReader();
+        String[] owners = new String[2];
+        List<LedgerRead> ledger = new ArrayList<>();
+        Map<String, Column> columns = new LinkedHashMap<>();
+        List<String> errors = new ArrayList<>();
+        jdbc.query(b.build(), rs -> {
+            switch (rs.getString(1)) {
+                case "r" -> head.row(rs, 2, 6, 13);
+                case "l" -> ledger.add(new LedgerRead(rs.getString(2), rs.getString(3), rs.getString(4),
+                        rs.getBoolean(12), rs.getLong(6), rs.getLong(7), rs.getLong(8), rs.getLong(9), rs.getLong(10),
+                        rs.getLong(11), rs.getString(5)));
+                case "o" -> {
+                    if (rs.getLong(6) == 1 && owners[0] == null) {
+                        owners[0] = rs.getString(3);
+                    }
+                    if (rs.getLong(7) == 1 && owners[1] == null) {
+                        owners[1] = rs.getString(2);
+                    }
+                }
+                case "c" -> columns.put(rs.getString(2), new Column(rs.getString(2), rs.getString(3),
+                        rs.getBoolean(12), rs.getString(4)));
+                default -> errors.add(rs.getString(2));
+            }
+            return null;
+        });
+        read = new ReadAll(runId, target, head.head(), new Owners(owners[0], owners[1]), List.copyOf(ledger),
+                columns, List.copyOf(errors));
+        readAt = jdbc.writes();
+    }
+
+    /** What {@link #readAll} read, or null when nothing was or the run wrote since. */
+    private ReadAll valid() {
+        return read != null && readAt == jdbc.writes() ? read : null;
+    }
+
     // ---------------------------------------------------------------- ledger
 
     /** Applied batches in business order. */
@@ -187,6 +290,10 @@ public final class MetadataStore {
         }
         if (ledgerRows != null && ledgerRowsAt == jdbc.writes()) {
             return ledgerRows;
+        }
+        ReadAll all = valid();
+        if (all != null) {
+            return all.ledger();
         }
         MetadataSchema.Ledger l = schema.ledger();
         ledgerRows = List.copyOf(jdbc.query(select("read ledger", l.spec(), List.of(l.sequence(), l.runId(),
@@ -357,6 +464,10 @@ public final class MetadataStore {
         if (readsNothing) {
             return new Owners(null, null);
         }
+        ReadAll all = valid();
+        if (all != null && all.target().equals(target)) {
+            return all.owners();
+        }
         MetadataSchema.Targets t = schema.targets();
         String[] out = new String[2];
         jdbc.query(Statement.builder("check owner").sql("SELECT " + q(t.target()) + ", " + q(t.model()) + ", CASE WHEN "
@@ -399,6 +510,10 @@ public final class MetadataStore {
 
     /** The sequences (as text) that have set-aside rows in the error log (rows with a NULL sequence excluded). */
     List<String> loggedSequences() {
+        ReadAll all = valid();
+        if (all != null) {
+            return all.errorSequences();
+        }
         MetadataSchema.Errors e = schema.errors();
         return jdbc.query(Statement.builder("read error log").sql("SELECT DISTINCT " + q(e.sequence()) + " FROM "
                 + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ").bind(model).sql(" AND "
@@ -407,6 +522,11 @@ public final class MetadataStore {
 
     /** The sequences among {@code batches} (canonical texts) with rows in the error log. */
     List<String> loggedSequences(List<Seq> batches) {
+        ReadAll all = valid();
+        if (all != null) {
+            java.util.Set<String> texts = batches.stream().map(Seq::text).collect(Collectors.toSet());
+            return all.errorSequences().stream().filter(texts::contains).toList();
+        }
         MetadataSchema.Errors e = schema.errors();
         List<String> out = new ArrayList<>();
         for (List<Seq> chunk : chunks(batches)) {
@@ -489,6 +609,10 @@ public final class MetadataStore {
 
     /** The column registry, keyed by column name. */
     Map<String, Column> columns() {
+        ReadAll all = valid();
+        if (all != null) {
+            return new LinkedHashMap<>(all.columns());
+        }
         MetadataSchema.Columns c = schema.columns();
         Map<String, Column> out = new LinkedHashMap<>();
         jdbc.query(select("read column registry", c.spec(), List.of(c.column(), c.introduced(), c.inSource(),
@@ -558,17 +682,31 @@ public final class MetadataStore {
     }
 
     RunLogHead runLogHead(String runId) {
+        ReadAll all = valid();
+        if (all != null && all.runId().equals(runId)) {
+            return all.head();
+        }
+        HeadReader reader = new HeadReader();
+        jdbc.query(Statement.builder("read run log").sql("SELECT itersnap_run, itersnap_logic, itersnap_status, "
+                + "itersnap_checked, itersnap_latest, itersnap_logged, itersnap_latest_logged, itersnap_swept, "
+                + "itersnap_latest_swept, itersnap_start FROM ").sql(headRows(runId)).build(), rs -> {
+                    reader.row(rs, 1, 5, 10);
+                    return null;
+                });
+        return reader.head();
+    }
+
+    /**
+     * The run log's rows that say the previous run's status, the last logged logic and the last sweep's end, as a
+     * derived table {@code x} of the columns {@link HeadReader#row} reads (the model's runs but {@code runId}).
+     */
+    private Statement headRows(String runId) {
         MetadataSchema.Runs r = schema.runs();
         String logged = "CASE WHEN " + q(r.status()) + " = 'success' AND " + q(r.logic()) + " IS NOT NULL THEN 1 "
                 + "ELSE 0 END";
         String swept = "CASE WHEN " + q(r.status()) + " = 'success' AND " + q(r.checkedThrough()) + " IS NOT NULL "
                 + "THEN 1 ELSE 0 END";
-        String[] previous = new String[1];
-        LoggedLogic[] logic = new LoggedLogic[1];
-        String[] checked = new String[1];
-        jdbc.query(Statement.builder("read run log").sql("SELECT itersnap_run, itersnap_start, itersnap_logic, "
-                + "itersnap_status, itersnap_latest, itersnap_logged, itersnap_latest_logged, itersnap_checked, "
-                + "itersnap_swept, itersnap_latest_swept FROM (SELECT " + q(r.runId()) + " AS itersnap_run, "
+        return Statement.builder("read run log").sql("(SELECT " + q(r.runId()) + " AS itersnap_run, "
                 + q(r.startedAt()) + " AS itersnap_start, " + q(r.logic()) + " AS itersnap_logic, " + q(r.status())
                 + " AS itersnap_status, " + logged + " AS itersnap_logged, " + q(r.checkedThrough())
                 + " AS itersnap_checked, " + swept + " AS itersnap_swept, ROW_NUMBER() OVER (ORDER BY "
@@ -577,20 +715,35 @@ public final class MetadataStore {
                 + swept + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_swept FROM "
                 + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId())
                 + " <> ").bind(runId).sql(") x WHERE itersnap_latest = 1 OR (itersnap_logged = 1 AND "
-                + "itersnap_latest_logged = 1) OR (itersnap_swept = 1 AND itersnap_latest_swept = 1)").build(),
-                rs -> {
-                    if (rs.getLong(5) == 1) {
-                        previous[0] = rs.getString(4);
-                    }
-                    if (rs.getInt(6) == 1 && rs.getLong(7) == 1) {
-                        logic[0] = new LoggedLogic(rs.getString(1), String.valueOf(rs.getObject(2)), rs.getString(3));
-                    }
-                    if (rs.getInt(9) == 1 && rs.getLong(10) == 1) {
-                        checked[0] = rs.getString(8);
-                    }
-                    return null;
-                });
-        return new RunLogHead(previous[0], logic[0], checked[0]);
+                + "itersnap_latest_logged = 1) OR (itersnap_swept = 1 AND itersnap_latest_swept = 1)").build();
+    }
+
+    /**
+     * Reads rows of {@link #headRows} into a {@link RunLogHead}: run id, logic, status and checked through from column
+     * {@code text} on, the five numbers (latest, logged, latest logged, swept, latest swept) from {@code numbers} on,
+     * the start at {@code start}.
+     */
+    private static final class HeadReader {
+        private String previous;
+        private LoggedLogic logic;
+        private String checked;
+
+        void row(java.sql.ResultSet rs, int text, int numbers, int start) throws SQLException {
+            if (rs.getLong(numbers) == 1) {
+                previous = rs.getString(text + 2);
+            }
+            if (rs.getLong(numbers + 1) == 1 && rs.getLong(numbers + 2) == 1) {
+                logic = new LoggedLogic(rs.getString(text), String.valueOf(rs.getObject(start)),
+                        rs.getString(text + 1));
+            }
+            if (rs.getLong(numbers + 3) == 1 && rs.getLong(numbers + 4) == 1) {
+                checked = rs.getString(text + 3);
+            }
+        }
+
+        RunLogHead head() {
+            return new RunLogHead(previous, logic, checked);
+        }
     }
 
     /**

@@ -89,6 +89,7 @@ public final class SnapshotEngine {
             MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
             MetadataStore.RunLogHead before = new MetadataStore.RunLogHead(null, null, null);
             if (store.exists()) {
+                store.readAll("", pre.target().toString());
                 before = store.runLogHead("");
             } else {
                 store.readNothing(); // no run got as far as the metadata: the first run starts from nothing
@@ -145,6 +146,7 @@ public final class SnapshotEngine {
                         store.started(runId, operation.label(), settings.logic());
                         started = true;
                         listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
+                        store.readAll(runId, pre.target().toString()); // what the steps read first, in one read
                         MetadataStore.RunLogHead before = store.runLogHead(runId);
                         if (logicChange == LogicChange.REFUSE) {
                             refuseLogicChange(before.lastLogic());
@@ -162,7 +164,9 @@ public final class SnapshotEngine {
                         store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
                                 run.replayPointText(), null, run.checkedThrough());
                         listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
-                            return result;
+                        return result;
+                    } catch (ItersnapException e) {
+                        throw lostLeaseFirst(lock, e);
                     } finally {
                         jdbc.fence(null); // the failure record is written after the lock is released
                     }
@@ -181,6 +185,28 @@ public final class SnapshotEngine {
                     Duration.ofNanos(System.nanoTime() - start)));
             throw error;
         }
+    }
+
+    /**
+     * A run's failure, or the loss of its lease when it lost it: what a run read after its lease lapsed may mix what it
+     * read before with another holder's writes since (its writes are fenced, its reads are not), so a check that
+     * failed on such reads (an owner, an edited history) says nothing about the model, and the loss is the failure.
+     */
+    private static ItersnapException lostLeaseFirst(ModelLock lock, ItersnapException failure) {
+        if (failure.code() == ErrorCode.LOCK_TIMEOUT) {
+            return failure;
+        }
+        try {
+            lock.verifyHeld();
+        } catch (ItersnapException lost) {
+            if (lost.code() == ErrorCode.LOCK_TIMEOUT) {
+                lost.addSuppressed(failure);
+                return lost;
+            }
+        } catch (RuntimeException unknown) {
+            failure.addSuppressed(unknown); // whether the lease is held cannot be told: the failure stands
+        }
+        return failure;
     }
 
     /**
