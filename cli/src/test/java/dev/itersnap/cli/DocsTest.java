@@ -1,5 +1,6 @@
 package dev.itersnap.cli;
 
+import dev.itersnap.models.ModelFiles;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -89,7 +90,7 @@ class DocsTest {
         return blocks.stream().map(b -> DynamicTest.dynamicTest(b.language() + " block at " + b.where(), () -> {
             switch (b.language()) {
                 case "java" -> compiles(b);
-                case "yaml" -> ModelConfig.parse(b.text(), b.where());
+                case "yaml" -> ModelFiles.parse(b.text(), b.where());
                 case "xml" -> xml(b);
                 case "bash", "console", "python" -> shell(b);
                 case "properties" -> new Properties().load(new StringReader(b.text()));
