@@ -384,7 +384,13 @@ public final class Project {
         for (Path file : files) {
             String origin = file.toString();
             Map<String, JsonNode> settings = ModelFiles.read(Yaml.read(file, ModelFiles.KIND), origin);
-            defaults.forEach(settings::putIfAbsent);
+            // an empty value (metadata_schema:) reads as "" and means "not given": the default applies
+            defaults.forEach((key, value) -> {
+                JsonNode own = settings.get(key);
+                if (own == null || own.isValueNode() && own.asText().isEmpty()) {
+                    settings.put(key, value);
+                }
+            });
             Model model;
             try {
                 model = new Model(ModelFiles.settings(settings, origin), ModelFiles.tags(settings, origin), file);
