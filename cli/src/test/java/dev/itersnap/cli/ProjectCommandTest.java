@@ -265,6 +265,61 @@ class ProjectCommandTest {
         assertThat(histories()).isEmpty();
     }
 
+    /**
+     * The profile's password comes from the environment of a real process (a child JVM: a test cannot set its own
+     * environment). It opens the database (H2 refuses a wrong one), and no output shows it: not the table, not
+     * {@code --json}, not the error of a model whose source quotes it, not the {@code --verbose} stack trace of the
+     * driver's exception quoting that source.
+     */
+    @Test
+    void aPasswordFromTheEnvironmentIsNeverPrinted() throws Exception {
+        String secret = "Env-Secret-4711";
+        String secured = "jdbc:h2:" + dir.resolve("secured").toAbsolutePath();
+        try (Connection c = DriverManager.getConnection(secured, "etl", secret); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE raw_orders (id INT, status VARCHAR(20), updated_at TIMESTAMP, file_date DATE)");
+            s.execute("INSERT INTO raw_orders VALUES (1, 'new', TIMESTAMP '2024-01-01 09:00:00', DATE '2024-01-01')");
+        }
+        Path folder = Files.createDirectories(dir.resolve("secured-models"));
+        Files.writeString(folder.resolve("orders.yml"), model("orders", ""));
+        Files.writeString(folder.resolve("leaky.yml"), model("leaky", "").replace("FROM raw_leaky",
+                "FROM missing_table WHERE status <> '" + secret + "'"));
+        Files.writeString(folder.resolve("itersnap_project.yml"), """
+                default_profile: prod
+                profiles:
+                  prod:
+                    url: "%s"
+                    user: etl
+                    password: ${env:ITERSNAP_TEST_PASSWORD_40}
+                """.formatted(secured));
+
+        for (List<String> args : List.of(List.of("run", "--verbose"), List.of("run", "--json"), List.of("validate"))) {
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java")
+                    .toString(), "-cp", System.getProperty("java.class.path"), ItersnapCommand.class.getName()));
+            command.addAll(args);
+            command.addAll(List.of("--project", folder.toString()));
+            ProcessBuilder pb = new ProcessBuilder(command);
+            pb.environment().put("ITERSNAP_TEST_PASSWORD_40", secret);
+            pb.environment().remove("ITERSNAP_PASSWORD");
+            Path out = dir.resolve("out.txt");
+            Path err = dir.resolve("err.txt");
+            Process p = pb.redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+            assertThat(p.waitFor(180, java.util.concurrent.TimeUnit.SECONDS)).as("%s finished", args).isTrue();
+            String printed = Files.readString(out) + Files.readString(err);
+
+            assertThat(p.exitValue()).as("%s: %s", args, printed).isEqualTo(ExitCodes.CONFIGURATION);
+            assertThat(printed).as("%s", args).contains("leaky").contains("MISSING_TABLE").doesNotContain(secret);
+            if (args.contains("--verbose")) {
+                // the driver's exception quotes the source, and with it the password, which is masked
+                assertThat(printed).contains("WHERE status <> '***'");
+            }
+        }
+        try (Connection c = DriverManager.getConnection(secured, "etl", secret); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM orders_history")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt(1)).as("the password opened the database: orders was applied").isEqualTo(1);
+        }
+    }
+
     @Test
     void configAndProjectGoOneAtATime() throws Exception {
         Execution both = Execution.of("run", "--jdbc-url", url, "--config", project.resolve("orders.yml").toString(),
