@@ -6,6 +6,7 @@ import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Dialects;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.models.Project;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -15,8 +16,10 @@ import java.time.Duration;
 
 /** The connection options every command that talks to a database shares (a picocli mixin). */
 final class ConnectionOptions {
-    @Option(names = "--jdbc-url", required = true, paramLabel = "URL",
-            description = "JDBC URL of the database, e.g. jdbc:h2:/tmp/warehouse")
+    /** Required (Arguments.check) unless a project's profile gives the URL. */
+    @Option(names = "--jdbc-url", paramLabel = "URL",
+            description = "JDBC URL of the database, e.g. jdbc:h2:/tmp/warehouse (with --project: instead of the "
+                    + "profile's)")
     String jdbcUrl;
 
     @Option(names = "--user", paramLabel = "USER", description = "database user")
@@ -56,6 +59,29 @@ final class ConnectionOptions {
      */
     HikariDataSource openReadOnly(ModelSettings model) {
         return ConnectionPool.open(jdbcUrl, user, password, true, model.lockTimeout(), this::waiting);
+    }
+
+    /**
+     * Opens a pool of {@code size} connections for the models of a project: the URL, user and password of the
+     * command line where it gives them ({@code --password} only when typed, not from ITERSNAP_PASSWORD), else of
+     * {@code profile} (null: none), else ITERSNAP_PASSWORD. {@code lockWait}: how long to wait for a DuckDB file
+     * another process holds. The caller closes it.
+     */
+    HikariDataSource open(Project.Profile profile, String noUrl, boolean readOnly, int size, Duration lockWait) {
+        String url = jdbcUrl != null ? jdbcUrl : profile == null ? null : profile.url();
+        if (url == null) {
+            throw new ConfigException(noUrl);
+        }
+        String u = user != null || profile == null ? user : profile.user();
+        boolean typed = command != null && command.commandLine().getParseResult() != null
+                && command.commandLine().getParseResult().hasMatchedOption("--password");
+        String p = typed || profile == null || profile.password() == null ? password : profile.password();
+        return ConnectionPool.open(url, u, p, readOnly, size, lockWait, this::waiting);
+    }
+
+    /** The URL the command line gives, or null (a project's profile gives it then). */
+    String jdbcUrl() {
+        return jdbcUrl;
     }
 
     /** A line on the command's stderr (where the model lock's waiting notice goes too). */

@@ -32,12 +32,18 @@ final class ConnectionPool {
      */
     static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly, Duration lockWait,
                                  Consumer<String> waiting) {
+        return open(jdbcUrl, user, password, readOnly, SIZE, lockWait, waiting);
+    }
+
+    /** {@link #open(String, String, String, boolean, Duration, Consumer)} with a pool of {@code size} connections. */
+    static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly, int size,
+                                 Duration lockWait, Consumer<String> waiting) {
         long deadline = System.nanoTime() + lockWait.toNanos();
         long pause = 50;
         boolean told = false;
         while (true) {
             try {
-                return open(jdbcUrl, user, password, readOnly);
+                return open(jdbcUrl, user, password, readOnly, size);
             } catch (ItersnapException e) {
                 String held = fileLockHolder(e);
                 if (held == null) {
@@ -88,6 +94,10 @@ final class ConnectionPool {
 
     /** {@link #open(String, String, String, boolean, Duration, Consumer)} without waiting for a held DuckDB file. */
     static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly) {
+        return open(jdbcUrl, user, password, readOnly, SIZE);
+    }
+
+    private static HikariDataSource open(String jdbcUrl, String user, String password, boolean readOnly, int size) {
         if (Secrets.userInfoPassword(jdbcUrl) != null
                 && (jdbcUrl.startsWith("jdbc:postgresql:") || jdbcUrl.startsWith("jdbc:h2:"))) {
             // the drivers read user:password@ as part of the host (and print it in their errors)
@@ -108,7 +118,7 @@ final class ConnectionPool {
         config.setJdbcUrl(jdbcUrl);
         config.setUsername(user);
         config.setPassword(password);
-        config.setMaximumPoolSize(SIZE);
+        config.setMaximumPoolSize(size);
         config.setMinimumIdle(1);
         // DuckDB's driver has no read-only mode per connection and refuses the call ("Can't change read-only status
         // on connection level"); the reading commands write nothing either way

@@ -39,7 +39,7 @@ final class ErrorReporter implements CommandLine.IExecutionExceptionHandler {
         return Secrets.mask(message.strip().replaceAll("\\s*\\R\\s*", " "));
     }
 
-    private static boolean verbose(CommandLine.ParseResult parsed) {
+    static boolean verbose(CommandLine.ParseResult parsed) {
         for (CommandLine.ParseResult p = parsed; p != null; p = p.subcommand()) {
             if (p.hasMatchedOption("--verbose")) {
                 return true;

@@ -5,6 +5,7 @@ import picocli.CommandLine;
 
 import java.sql.SQLException;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 
 /** The exit codes of the itersnap command, and which failure gets which. */
@@ -22,6 +23,21 @@ final class ExitCodes {
     static final int LATE_BEFORE_ADOPTION = 7;
     /** The history was edited by hand into a state no run leaves; nothing was written (or it was rolled back). */
     static final int HISTORY_EDITED = 8;
+
+    /**
+     * The order of severity of the codes, most severe first, for a command over many models ({@code --project}):
+     * the codes that need a person (a configuration to fix, an edited history, a late batch before the adoption, a
+     * logic change to decide on, an audit's problems) before the unknown failure, and that before the ones a retry
+     * may cure (the database, a lock held by another run). Documented in docs/command-line.md.
+     */
+    static final List<Integer> SEVERITY = List.of(CONFIGURATION, HISTORY_EDITED, LATE_BEFORE_ADOPTION, LOGIC_CHANGE,
+            AUDIT_PROBLEMS, FAILED, DATABASE, LOCK_TIMEOUT, OK);
+
+    /** The most severe of {@code codes} by {@link #SEVERITY}; {@link #OK} when there is none. */
+    static int mostSevere(java.util.Collection<Integer> codes) {
+        return codes.stream().min(java.util.Comparator.comparingInt(c -> SEVERITY.contains(c) ? SEVERITY.indexOf(c)
+                : SEVERITY.indexOf(FAILED))).orElse(OK);
+    }
 
     /** For the {@code --help} text; keep in step with {@link #of(Throwable)}. */
     static final Map<String, String> HELP = help();

@@ -35,7 +35,9 @@ public final class ItersnapCommand implements Runnable {
         // every output of the command (stdout, stderr, the error line, log lines and whatever else reaches
         // System.out or System.err while it runs) masks the secrets its own arguments carry
         cl.setExecutionStrategy(parsed -> {
-            List<String> secrets = MaskingWriter.secrets(parsed);
+            // what picocli cannot say in annotations: --config or --project, --jdbc-url unless a project's profile
+            Arguments.check(parsed);
+            List<String> secrets = MaskingWriter.shared(MaskingWriter.secrets(parsed));
             cl.setOut(MaskingWriter.wrap(cl.getOut(), secrets));
             cl.setErr(MaskingWriter.wrap(cl.getErr(), secrets));
             PrintStream out = System.out;

@@ -13,6 +13,7 @@ import java.io.Writer;
 import java.nio.charset.Charset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * The writer every output of a command goes through (stdout and stderr: results, {@code --json}, progress, error
@@ -24,7 +25,8 @@ import java.util.List;
  */
 final class MaskingWriter extends Writer {
     private final Writer delegate;
-    private final List<String> secrets;
+    /** Shared by the writers and streams of one command ({@link #add} reaches them all); thread-safe. */
+    private volatile List<String> secrets;
     private final StringBuilder line = new StringBuilder();
 
     private MaskingWriter(Writer delegate, List<String> secrets) {
@@ -32,14 +34,37 @@ final class MaskingWriter extends Writer {
         this.secrets = secrets;
     }
 
-    /** {@code out} masking {@code secrets}; a writer that masks already is given the secrets instead. */
+    /**
+     * {@code out} masking {@code secrets}; a writer that masks already is given the secrets instead. The list is
+     * shared, not copied: the writers and streams of one command are given the same one (see {@link #shared}), so
+     * that a secret the command learns as it runs ({@link #add}) is masked by all of them.
+     */
     static PrintWriter wrap(PrintWriter out, List<String> secrets) {
         if (out instanceof Masking m) {
-            m.writer.secrets.clear();
-            m.writer.secrets.addAll(secrets);
+            m.writer.secrets = shared(secrets);
             return out;
         }
-        return new Masking(new MaskingWriter(out, new ArrayList<>(secrets)));
+        return new Masking(new MaskingWriter(out, shared(secrets)));
+    }
+
+    /** A list of secrets that writers and streams may share and {@link #add} may grow while they write. */
+    static List<String> shared(List<String> secrets) {
+        return secrets instanceof CopyOnWriteArrayList<String> ? secrets : new CopyOnWriteArrayList<>(secrets);
+    }
+
+    /**
+     * Masks {@code more} from now on in every output of the command {@code out} belongs to (its stdout and stderr and
+     * the {@code System.out} and {@code System.err} it set): the secrets a command reads after its arguments, such as
+     * the password of a project's connection profile. Nothing happens when {@code out} does not mask.
+     */
+    static void add(PrintWriter out, List<String> more) {
+        if (out instanceof Masking m) {
+            for (String s : more) {
+                if (s != null && !s.isEmpty() && !m.writer.secrets.contains(s)) {
+                    m.writer.secrets.add(s);
+                }
+            }
+        }
     }
 
     /**
@@ -67,7 +92,7 @@ final class MaskingWriter extends Writer {
     static PrintStream stream(PrintStream target, List<String> secrets) {
         Charset charset = Charset.defaultCharset();
         PrintWriter lines = new PrintWriter(new MaskingWriter(new OutputStreamWriter(target, charset),
-                new ArrayList<>(secrets)), true);
+                shared(secrets)), true);
         return new PrintStream(new OutputStream() {
             private final ByteArrayOutputStream line = new ByteArrayOutputStream();
 

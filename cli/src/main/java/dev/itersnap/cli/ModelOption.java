@@ -1,6 +1,7 @@
 package dev.itersnap.cli;
 
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.models.ModelFiles;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
@@ -12,6 +13,6 @@ final class ModelOption {
 
     /** Reads and validates the model file. */
     ModelSettings load() {
-        return ModelConfig.load(config);
+        return ModelFiles.load(config);
     }
 }

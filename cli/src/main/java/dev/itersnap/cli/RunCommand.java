@@ -1,5 +1,9 @@
 package dev.itersnap.cli;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
@@ -10,11 +14,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
+import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.Callable;
 
 /** {@code itersnap run}: applies every new batch of one model, described in a YAML file. */
 @Command(name = "run", mixinStandardHelpOptions = true,
-        description = {"Applies the new batches of one model, described in a YAML file.",
+        description = {"Applies the new batches of one model, described in a YAML file (--config), or of the models "
+                + "of a project folder (--project), one summary table for them all.",
                 "Every batch of the source that the ledger does not hold yet is applied in business order; a late batch "
                         + "rolls the history back and replays. Progress goes to stderr, the result to stdout."},
         footerHeading = "%nModel file:%n",
@@ -31,14 +40,15 @@ public final class RunCommand implements Callable<Integer> {
     private ConnectionOptions connection;
 
     @Mixin
-    private ModelOption model;
+    private ProjectOptions model;
 
     @Option(names = "--accept-logic-change", description = "when the model's logic changed since its last successful "
             + "run, keep the history built with the old logic and apply the new logic from now on (without it the "
             + "run stops with exit code 6; the other way forward is replay --from SEQ)")
     private boolean acceptLogicChange;
 
-    @Option(names = "--json", description = "print the run's result as one JSON object on stdout")
+    @Option(names = "--json", description = "print the run's result as one JSON object on stdout (with --project: "
+            + "a JSON array of one such object per model, with its status and exit_code)")
     private boolean json;
 
     @Option(names = "--full-check", description = "compare every applied batch the source still holds with the "
@@ -49,6 +59,9 @@ public final class RunCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
+        if (model.isProject()) {
+            return runProject();
+        }
         ModelSettings settings = model.load();
         try (HikariDataSource dataSource = connection.open(settings)) {
             ConsoleListener progress = new ConsoleListener(spec.commandLine().getErr(), "");
@@ -62,6 +75,73 @@ public final class RunCommand implements Callable<Integer> {
             spec.commandLine().getOut().flush();
             return ExitCodes.OK;
         }
+    }
+
+    /** A model's run result and the rows without a sequence it set aside. */
+    record Applied(RunResult result, long withoutSequence) {
+    }
+
+    /** {@code run --project}: every selected model, one table (or one JSON array), the most severe exit code. */
+    private int runProject() {
+        LogicChange logicChange = acceptLogicChange ? LogicChange.ACCEPT : LogicChange.REFUSE;
+        List<ProjectRun.Outcome<Applied>> outcomes = ProjectRun.execute(spec, connection, model, false,
+                (snapshots, progress, settings) -> new Applied(fullCheck ? snapshots.runWithFullCheck(settings,
+                        logicChange) : snapshots.run(settings, logicChange), progress.rowsWithoutSequence()));
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(projectJson(outcomes));
+        } else {
+            List<List<String>> rows = new ArrayList<>();
+            for (ProjectRun.Outcome<Applied> o : outcomes) {
+                RunResult r = o.result() == null ? null : o.result().result();
+                rows.add(Arrays.asList(o.name(), r == null ? o.status().replace('_', ' ')
+                                : r.batchesApplied() == 0 ? "up to date" : "applied", String.valueOf(o.exitCode()),
+                        r == null ? null : String.valueOf(r.batchesApplied()),
+                        r == null ? null : String.valueOf(r.inserted()),
+                        r == null ? null : String.valueOf(r.updated()),
+                        r == null ? null : String.valueOf(r.deleted()),
+                        r == null ? null : String.valueOf(r.rejected() + o.result().withoutSequence()),
+                        r == null ? null : String.valueOf(r.duration().toMillis()),
+                        r == null ? shorten(o.error()) : "run " + r.runId() + (r.replayPoint() == null ? ""
+                                : (r.lateBatchFound() ? "; late batch found" : "") + "; replayed from "
+                                + r.replayPointText())));
+            }
+            TablePrinter.print(out, List.of("model", "result", "exit", "batches", "inserted", "updated", "deleted",
+                    "rejected", "ms", "run or error"), rows, false, false, true, true, true, true, true, true, true,
+                    false);
+            out.println(ProjectRun.totals(outcomes, "succeeded"));
+        }
+        out.flush();
+        return ProjectRun.exitCode(outcomes);
+    }
+
+    /** The JSON array of {@code run --project --json}: per model its status, exit_code and run result or error. */
+    static String projectJson(List<ProjectRun.Outcome<Applied>> outcomes) {
+        ObjectMapper json = new ObjectMapper();
+        ArrayNode array = json.createArrayNode();
+        for (ProjectRun.Outcome<Applied> o : outcomes) {
+            ObjectNode node = array.addObject().put("model", o.name()).put("status", o.status());
+            if (o.status().equals("not_run")) {
+                node.putNull("exit_code");
+            } else {
+                node.put("exit_code", o.exitCode());
+            }
+            if (o.result() != null) {
+                node.setAll(RunResultJson.node(o.result().result(), o.result().withoutSequence()));
+            } else if (o.error() != null) {
+                node.put("error", o.error());
+            }
+        }
+        try {
+            return json.writeValueAsString(array);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot render the results as JSON", e);
+        }
+    }
+
+    /** An error message cut for a table cell (the whole message is on stderr). */
+    static String shorten(String message) {
+        return message == null || message.length() <= 100 ? message : message.substring(0, 97) + "...";
     }
 
     /**

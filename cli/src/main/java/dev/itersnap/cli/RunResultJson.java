@@ -19,6 +19,15 @@ final class RunResultJson {
      * error log and {@code status} do), the batches' {@code rejected} do not (they belong to no batch).
      */
     static String render(RunResult result, long withoutSequence) {
+        try {
+            return JSON.writeValueAsString(node(result, withoutSequence));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("cannot render the run result as JSON", e);
+        }
+    }
+
+    /** The object {@link #render} prints. */
+    static ObjectNode node(RunResult result, long withoutSequence) {
         ObjectNode run = JSON.createObjectNode()
                 .put("run_id", result.runId())
                 .put("model", result.model())
@@ -43,10 +52,6 @@ final class RunResultJson {
                     .put("rejected", b.rejected())
                     .put("reproduced", b.reproduced());
         }
-        try {
-            return JSON.writeValueAsString(run);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot render the run result as JSON", e);
-        }
+        return run;
     }
 }

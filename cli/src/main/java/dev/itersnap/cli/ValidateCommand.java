@@ -9,12 +9,16 @@ import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
 
 /** {@code itersnap validate}: checks the settings and the source query; writes nothing. */
 @Command(name = "validate", mixinStandardHelpOptions = true,
-        description = {"Checks a model's settings and its source query; writes nothing.",
+        description = {"Checks a model's settings and its source query (--config), or those of the models of a "
+                + "project folder (--project, one table for them all); writes nothing.",
                 "The source runs (SELECT * FROM (source) s WHERE 1 = 0), unique_key, updated_at, sequence_by and "
                 + "check_cols exist, sequence_by is a DATE, TIMESTAMP, integer, decimal or string column, "
                 + "delete_when parses, every column type can be carried into the history exactly, no two columns "
@@ -28,10 +32,13 @@ public final class ValidateCommand implements Callable<Integer> {
     private ConnectionOptions connection;
 
     @Mixin
-    private ModelOption model;
+    private ProjectOptions model;
 
     @Override
     public Integer call() {
+        if (model.isProject()) {
+            return validateProject();
+        }
         ModelSettings settings = model.load();
         ResolvedModel m;
         try (HikariDataSource dataSource = connection.openReadOnly(settings)) {
@@ -55,5 +62,26 @@ public final class ValidateCommand implements Callable<Integer> {
                 .map(col -> col.name() + " " + col.typeName()).toList()));
         out.flush();
         return ExitCodes.OK;
+    }
+
+    /** {@code validate --project}: every selected model, one table, the most severe exit code. */
+    private int validateProject() {
+        List<ProjectRun.Outcome<ResolvedModel>> outcomes = ProjectRun.execute(spec, connection, model, true,
+                (snapshots, progress, settings) -> snapshots.validate(settings));
+        List<List<String>> rows = new ArrayList<>();
+        for (ProjectRun.Outcome<ResolvedModel> o : outcomes) {
+            ResolvedModel m = o.result();
+            rows.add(Arrays.asList(o.name(), m == null ? o.status().replace('_', ' ') : "valid",
+                    String.valueOf(o.exitCode()), o.model().settings().target().toString(),
+                    m == null ? RunCommand.shorten(o.error()) : "unique_key " + String.join(", ", m.keys())
+                            + "; sequence_by " + new ModelSequences(m).columns() + "; tracked "
+                            + String.join(", ", m.tracked())));
+        }
+        PrintWriter out = spec.commandLine().getOut();
+        TablePrinter.print(out, List.of("model", "result", "exit", "target", "columns or error"), rows, false, false,
+                true, false, false);
+        out.println(ProjectRun.totals(outcomes, "valid"));
+        out.flush();
+        return ProjectRun.exitCode(outcomes);
     }
 }

@@ -1,5 +1,6 @@
 package dev.itersnap.cli;
 
+import dev.itersnap.models.ModelFiles;
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestFactory;
@@ -42,7 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code alerts} at hand; Spark's session is a compile-only stand-in, Spark is not on this class path); a block
  * using the test kit is also run (its {@code @Test} methods, or the snippet with {@code customers} set to the
  * README's model), so its assertions must hold.
- * {@code yaml}: a valid model file. {@code xml}: well formed, and every {@code dev.itersnap} artifact it names is
+ * {@code yaml}: a valid model file (a block whose first line is {@code # itersnap_project.yml}: a valid project file).
+ * {@code xml}: well formed, and every {@code dev.itersnap} artifact it names is
  * built by this repository. {@code bash}, {@code console}, {@code python}: every {@code itersnap.jar} command is a
  * real command and every option it passes a real option of that command; every {@code mvn -pl} names real modules,
  * every {@code -f} and script path exists. {@code properties}: loads. {@code sql} (Databricks statements run only on
@@ -89,7 +91,7 @@ class DocsTest {
         return blocks.stream().map(b -> DynamicTest.dynamicTest(b.language() + " block at " + b.where(), () -> {
             switch (b.language()) {
                 case "java" -> compiles(b);
-                case "yaml" -> ModelConfig.parse(b.text(), b.where());
+                case "yaml" -> yaml(b);
                 case "xml" -> xml(b);
                 case "bash", "console", "python" -> shell(b);
                 case "properties" -> new Properties().load(new StringReader(b.text()));
@@ -99,6 +101,27 @@ class DocsTest {
                         + " python, properties, sql or text");
             }
         }));
+    }
+
+    // ------------------------------------------------------------------ yaml
+
+    /**
+     * A model file, or (first line {@code # itersnap_project.yml}) a project file: read as a project of one model,
+     * every profile chosen once, with every environment variable set.
+     */
+    private static void yaml(Block b) throws IOException {
+        if (!b.text().startsWith("# " + dev.itersnap.models.Project.FILE_NAME + "\n")) {
+            ModelFiles.parse(b.text(), b.where());
+            return;
+        }
+        Path dir = Files.createTempDirectory("docs-project");
+        Files.writeString(dir.resolve(dev.itersnap.models.Project.FILE_NAME), b.text());
+        Files.writeString(dir.resolve("m.yml"), "name: m\ntarget: t\nsource: SELECT 1\nunique_key: k\n"
+                + "updated_at: u\nsequence_by: s\n");
+        dev.itersnap.models.Project p = dev.itersnap.models.Project.load(dir, name -> "x");
+        for (String profile : p.profileNames()) {
+            assertThat(p.profile(profile)).as("%s: profile %s", b.where(), profile).isPresent();
+        }
     }
 
     // ------------------------------------------------------------------ java

@@ -30,6 +30,21 @@ class ExitCodesTest {
         }
     }
 
+    /** A command over many models exits with the most severe of their codes: a person's work before a retry's. */
+    @Test
+    void theMostSevereCodeOfManyModelsWins() {
+        assertThat(ExitCodes.mostSevere(java.util.List.of())).isEqualTo(ExitCodes.OK);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(0, 0))).isEqualTo(ExitCodes.OK);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(0, 3, 4))).isEqualTo(ExitCodes.DATABASE);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(4, 1, 3))).isEqualTo(ExitCodes.FAILED);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(1, 6, 4))).isEqualTo(ExitCodes.LOGIC_CHANGE);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(6, 7))).isEqualTo(ExitCodes.LATE_BEFORE_ADOPTION);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(7, 8, 3))).isEqualTo(ExitCodes.HISTORY_EDITED);
+        assertThat(ExitCodes.mostSevere(java.util.List.of(8, 2, 0))).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(ExitCodes.SEVERITY).as("every code has its place").containsExactlyInAnyOrder(0, 1, 2, 3, 4, 5, 6,
+                7, 8);
+    }
+
     @Test
     void mapsFailuresThatAreNotItersnapExceptions() {
         assertThat(ExitCodes.of(new ConfigException("bad file"))).isEqualTo(ExitCodes.CONFIGURATION);

@@ -1,5 +1,6 @@
 package dev.itersnap.cli;
 
+import dev.itersnap.models.ModelFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -207,7 +208,7 @@ class HardeningCommandTest {
     @Test
     void aModelFileLargerThanOneMebibyteIsRefusedBeforeItIsRead() throws Exception {
         Path big = dir.resolve("big.yml");
-        Files.writeString(big, "name: \"" + "x".repeat(ModelConfig.MAX_BYTES) + "\"\n");
+        Files.writeString(big, "name: \"" + "x".repeat(ModelFiles.MAX_BYTES) + "\"\n");
         long start = System.nanoTime();
 
         Execution e = Execution.of("run", "--jdbc-url", "jdbc:h2:mem:unused", "--config", big.toString());

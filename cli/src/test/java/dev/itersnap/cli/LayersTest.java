@@ -46,6 +46,7 @@ class LayersTest {
         check(offenders, "DuckDB dialect", dev.itersnap.dialect.duckdb.DuckDbDialect.class, "dev/itersnap/dialect/");
         check(offenders, "Micrometer module", dev.itersnap.micrometer.MicrometerListener.class,
                 "dev/itersnap/micrometer/");
+        check(offenders, "model files", dev.itersnap.models.ModelFiles.class, "dev/itersnap/models/");
         check(offenders, "SPI", dev.itersnap.spi.Dialect.class, "dev/itersnap/spi/");
         check(offenders, "public model", dev.itersnap.core.ModelSettings.class, "dev/itersnap/core/");
 

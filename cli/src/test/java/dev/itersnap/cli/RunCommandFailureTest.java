@@ -82,7 +82,7 @@ class RunCommandFailureTest {
 
         assertThat(run.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
         assertThat(run.errLines().get(0)).isEqualTo("itersnap: setting 'strategy' expected one of check, timestamp, got 'foo'");
-        assertThat(run.err()).contains("at dev.itersnap.cli.ModelConfig.parse");
+        assertThat(run.err()).contains("at dev.itersnap.models.ModelFiles.parse");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.itersnap.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.itersnap.models.ModelFiles;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -139,7 +140,7 @@ class StatusCommandTest {
                     Thread.currentThread().interrupt();
                 }
             }
-        }).build().run(ModelConfig.load(db.config)));
+        }).build().run(ModelFiles.load(db.config)));
         run.start();
         try {
             assertThat(started.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();

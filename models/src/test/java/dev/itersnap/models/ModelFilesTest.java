@@ -1,4 +1,4 @@
-package dev.itersnap.cli;
+package dev.itersnap.models;
 
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
@@ -21,7 +21,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-class ModelConfigTest {
+class ModelFilesTest {
     private static final String MINIMAL = """
             name: customers
             target: analytics.customers_history
@@ -33,7 +33,7 @@ class ModelConfigTest {
 
     @Test
     void readsEverySetting() {
-        ModelSettings m = ModelConfig.parse("""
+        ModelSettings m = ModelFiles.parse("""
                 name: orders
                 target: analytics.orders_history
                 source: |
@@ -73,7 +73,7 @@ class ModelConfigTest {
 
     @Test
     void leavesDefaultsForSettingsNotGiven() {
-        ModelSettings m = ModelConfig.parse(MINIMAL, "m.yml");
+        ModelSettings m = ModelFiles.parse(MINIMAL, "m.yml");
 
         assertThat(m.strategy()).isEqualTo(Strategy.CHECK);
         assertThat(m.checkCols()).isNull();
@@ -86,11 +86,11 @@ class ModelConfigTest {
 
     @Test
     void acceptsListsInFlowAndBlockFormAndScalarsForOneColumn() {
-        ModelSettings flow = ModelConfig.parse(MINIMAL.replace("unique_key: customer_id", "unique_key: [customer_id, region]")
+        ModelSettings flow = ModelFiles.parse(MINIMAL.replace("unique_key: customer_id", "unique_key: [customer_id, region]")
                 + "check_cols: [status, tier]\n", "m.yml");
-        ModelSettings block = ModelConfig.parse(MINIMAL.replace("unique_key: customer_id",
+        ModelSettings block = ModelFiles.parse(MINIMAL.replace("unique_key: customer_id",
                 "unique_key:\n  - customer_id\n  - region") + "check_cols:\n  - status\n  - tier\n", "m.yml");
-        ModelSettings scalar = ModelConfig.parse(MINIMAL + "check_cols: status\n", "m.yml");
+        ModelSettings scalar = ModelFiles.parse(MINIMAL + "check_cols: status\n", "m.yml");
 
         assertThat(flow.uniqueKey()).containsExactly("customer_id", "region");
         assertThat(block.uniqueKey()).containsExactly("customer_id", "region");
@@ -101,12 +101,12 @@ class ModelConfigTest {
 
     @Test
     void checkColsAllMeansEveryColumn() {
-        assertThat(ModelConfig.parse(MINIMAL + "check_cols: all\n", "m.yml").checkCols()).isNull();
+        assertThat(ModelFiles.parse(MINIMAL + "check_cols: all\n", "m.yml").checkCols()).isNull();
     }
 
     @Test
     void anEmptyValueIsTheDefault() {
-        ModelSettings m = ModelConfig.parse(MINIMAL + "delete_when:\nstrategy: ~\n", "m.yml");
+        ModelSettings m = ModelFiles.parse(MINIMAL + "delete_when:\nstrategy: ~\n", "m.yml");
 
         assertThat(m.deleteWhen()).isNull();
         assertThat(m.strategy()).isEqualTo(Strategy.CHECK);
@@ -114,17 +114,17 @@ class ModelConfigTest {
 
     @Test
     void anUnknownKeyIsNamedWithTheValidOnes() {
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "stratgy: check\n", "model.yml"))
-                .isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "stratgy: check\n", "model.yml"))
+                .isInstanceOf(ModelFileException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
                 .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, restatement_lookback, "
-                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns");
+                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns, tags");
     }
 
     @Test
     void aYamlAliasIsRefusedNotReadAsTheAnchorsName() {
         // issue 29: Jackson read *ts as the text "ts", so updated_at named a column ts nobody wrote
-        assertThatThrownBy(() -> ModelConfig.parse("""
+        assertThatThrownBy(() -> ModelFiles.parse("""
                 name: customers
                 target: analytics.customers_history
                 source: SELECT * FROM raw_customers
@@ -132,18 +132,18 @@ class ModelConfigTest {
                 updated_at: *ts
                 sequence_by: file_date
                 """, "model.yml"))
-                .isInstanceOf(ConfigException.class)
+                .isInstanceOf(ModelFileException.class)
                 .hasMessage("model.yml uses the YAML alias *ts (line 5, setting 'updated_at'); a model file does not "
                         + "support anchors and aliases: write the value out");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: &cols [status]\nstrategy: check\n"
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "check_cols: &cols [status]\nstrategy: check\n"
                 + "column_names: {dbt_scd_id: *cols}\n", "model.yml"))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("uses the YAML alias *cols (line 9");
+                .isInstanceOf(ModelFileException.class).hasMessageContaining("uses the YAML alias *cols (line 9");
     }
 
     @Test
     void aKeyGivenTwiceIsAnError() {
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "name: again\n", "model.yml"))
-                .isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "name: again\n", "model.yml"))
+                .isInstanceOf(ModelFileException.class)
                 .hasMessageContaining("model.yml is not valid YAML").hasMessageContaining("name");
     }
 
@@ -151,54 +151,54 @@ class ModelConfigTest {
     @CsvSource({"30s, PT30S", "10m, PT10M", "1h, PT1H", "600, PT10M", "0, PT0S", "PT10M, PT10M", "pt1m30s, PT1M30S",
             "500ms, PT0.5S", "'2 m', PT2M"})
     void readsLockTimeouts(String text, String expected) {
-        assertThat(ModelConfig.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml").lockTimeout())
+        assertThat(ModelFiles.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml").lockTimeout())
                 .isEqualTo(Duration.parse(expected));
     }
 
     @ParameterizedTest
     @ValueSource(strings = {"soon", "10 minutes", "-5", "1.5", "PT-1M", "P", "10d", "99999999999999999999"})
     void aBadLockTimeoutNamesTheSettingAndTheValue(String text) {
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml"))
-                .isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml"))
+                .isInstanceOf(ModelFileException.class)
                 .hasMessageStartingWith("setting 'lock_timeout' expected a duration such as 30s, 10m, 1h")
                 .hasMessageEndingWith("got '" + text + "'");
     }
 
     @Test
     void invalidValuesAreReportedByTheSettingsBuilder() {
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "strategy: foo\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "strategy: foo\n", "m.yml"))
                 .isInstanceOf(ItersnapException.class)
                 .hasMessage("setting 'strategy' expected one of check, timestamp, got 'foo'")
                 .extracting(e -> ((ItersnapException) e).code()).isEqualTo(ErrorCode.INVALID_SETTING);
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "hard_deletes: sometimes\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "hard_deletes: sometimes\n", "m.yml"))
                 .hasMessageStartingWith("setting 'hard_deletes' expected one of ignore, invalidate, new_record");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL.replace("target: analytics.customers_history\n", ""), "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL.replace("target: analytics.customers_history\n", ""), "m.yml"))
                 .hasMessage("setting 'target' is required");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "column_names: {dbt_valid_til: x}\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "column_names: {dbt_valid_til: x}\n", "m.yml"))
                 .hasMessageStartingWith("setting 'column_names' has unknown key 'dbt_valid_til'");
     }
 
     @Test
     void aValueOfTheWrongShapeNamesTheSetting() {
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "metadata_schema: [a, b]\n", "m.yml"))
-                .isInstanceOf(ConfigException.class)
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "metadata_schema: [a, b]\n", "m.yml"))
+                .isInstanceOf(ModelFileException.class)
                 .hasMessage("setting 'metadata_schema' expected a single value, got a list");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "column_names: [a]\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "column_names: [a]\n", "m.yml"))
                 .hasMessageStartingWith("setting 'column_names' expected a mapping");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: {a: b}\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "check_cols: {a: b}\n", "m.yml"))
                 .hasMessage("setting 'check_cols' expected a column or a list of columns, got a mapping");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: [a, [b]]\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "check_cols: [a, [b]]\n", "m.yml"))
                 .hasMessage("setting 'check_cols' expected a list of column names, got an item that is a list");
     }
 
     @Test
     void aFileThatIsNotAMappingOfSettingsIsAnError() {
-        assertThatThrownBy(() -> ModelConfig.parse("", "m.yml"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("m.yml is empty");
-        assertThatThrownBy(() -> ModelConfig.parse("- name\n- target\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse("", "m.yml"))
+                .isInstanceOf(ModelFileException.class).hasMessageStartingWith("m.yml is empty");
+        assertThatThrownBy(() -> ModelFiles.parse("- name\n- target\n", "m.yml"))
                 .hasMessage("m.yml must be a mapping of setting names to values");
-        assertThatThrownBy(() -> ModelConfig.parse("name: [unclosed\n", "m.yml"))
-                .isInstanceOf(ConfigException.class).hasMessageStartingWith("m.yml is not valid YAML");
+        assertThatThrownBy(() -> ModelFiles.parse("name: [unclosed\n", "m.yml"))
+                .isInstanceOf(ModelFileException.class).hasMessageStartingWith("m.yml is not valid YAML");
     }
 
     @Test
@@ -206,51 +206,51 @@ class ModelConfigTest {
         Path file = dir.resolve("customers.yml");
         Files.writeString(file, MINIMAL);
 
-        assertThat(ModelConfig.load(file).name()).isEqualTo("customers");
-        assertThatThrownBy(() -> ModelConfig.load(dir.resolve("missing.yml")))
-                .isInstanceOf(ConfigException.class)
+        assertThat(ModelFiles.load(file).name()).isEqualTo("customers");
+        assertThatThrownBy(() -> ModelFiles.load(dir.resolve("missing.yml")))
+                .isInstanceOf(ModelFileException.class)
                 .hasMessage("cannot read model file " + dir.resolve("missing.yml") + ": no such file");
     }
 
     @Test
     void knowsExactlyTheSettingsOfTheSpec() {
-        assertThat(ModelConfig.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
+        assertThat(ModelFiles.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
                 "column_names", "metadata_schema", "lock_timeout", "restatements", "restatement_lookback",
-                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns"));
+                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns", "tags"));
     }
 
     @Test
     void untrackedColumnsIsIgnoreOrOverwriteAndOverwriteNeedsACheckColsList() {
-        assertThat(ModelConfig.parse(MINIMAL, "m.yml").untrackedColumns()).isEqualTo(UntrackedColumns.IGNORE);
-        assertThat(ModelConfig.parse(MINIMAL + "check_cols: [status]\nuntracked_columns: Overwrite\n", "m.yml")
+        assertThat(ModelFiles.parse(MINIMAL, "m.yml").untrackedColumns()).isEqualTo(UntrackedColumns.IGNORE);
+        assertThat(ModelFiles.parse(MINIMAL + "check_cols: [status]\nuntracked_columns: Overwrite\n", "m.yml")
                 .untrackedColumns()).isEqualTo(UntrackedColumns.OVERWRITE);
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "check_cols: [status]\nuntracked_columns: keep\n",
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "check_cols: [status]\nuntracked_columns: keep\n",
                 "m.yml")).isInstanceOf(ItersnapException.class).hasMessageContaining("untracked_columns")
                 .hasMessageContaining("keep");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "untracked_columns: overwrite\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "untracked_columns: overwrite\n", "m.yml"))
                 .isInstanceOf(ItersnapException.class).hasMessageContaining("untracked_columns")
                 .hasMessageContaining("check_cols");
     }
 
     @Test
     void ignoreNullUpdatesIsABooleanAndRefusedWithFullBatches() {
-        assertThat(ModelConfig.parse(MINIMAL, "m.yml").ignoreNullUpdates()).isFalse();
-        assertThat(ModelConfig.parse(MINIMAL + "ignore_null_updates: true\n", "m.yml").ignoreNullUpdates()).isTrue();
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "ignore_null_updates: sometimes\n", "m.yml"))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("ignore_null_updates")
+        assertThat(ModelFiles.parse(MINIMAL, "m.yml").ignoreNullUpdates()).isFalse();
+        assertThat(ModelFiles.parse(MINIMAL + "ignore_null_updates: true\n", "m.yml").ignoreNullUpdates()).isTrue();
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "ignore_null_updates: sometimes\n", "m.yml"))
+                .isInstanceOf(ModelFileException.class).hasMessageContaining("ignore_null_updates")
                 .hasMessageContaining("sometimes");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "ignore_null_updates: true\nhard_deletes: invalidate\n",
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "ignore_null_updates: true\nhard_deletes: invalidate\n",
                 "m.yml")).isInstanceOf(ItersnapException.class).hasMessageContaining("ignore_null_updates")
                 .hasMessageContaining("hard_deletes");
     }
 
     @Test
     void restatementsAreDetectedUnlessIgnoredAndAnyOtherValueNamesTheSetting() {
-        assertThat(ModelConfig.parse(MINIMAL, "m.yml").restatements()).isEqualTo(Restatements.DETECT);
-        assertThat(ModelConfig.parse(MINIMAL + "restatements: Ignore\n", "m.yml").restatements())
+        assertThat(ModelFiles.parse(MINIMAL, "m.yml").restatements()).isEqualTo(Restatements.DETECT);
+        assertThat(ModelFiles.parse(MINIMAL + "restatements: Ignore\n", "m.yml").restatements())
                 .isEqualTo(Restatements.IGNORE);
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "restatements: sometimes\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "restatements: sometimes\n", "m.yml"))
                 .isInstanceOf(ItersnapException.class)
                 .hasMessageContaining("restatements").hasMessageContaining("detect, ignore")
                 .hasMessageContaining("sometimes");
@@ -258,16 +258,16 @@ class ModelConfigTest {
 
     @Test
     void restatementLookbackAndSweepAreNumbersOfBatchesWithDefaultsAndNamedWhenWrong() {
-        ModelSettings defaults = ModelConfig.parse(MINIMAL, "m.yml");
+        ModelSettings defaults = ModelFiles.parse(MINIMAL, "m.yml");
         assertThat(defaults.restatementLookback()).isEqualTo(ModelSettings.DEFAULT_RESTATEMENT_LOOKBACK);
         assertThat(defaults.restatementSweep()).isEqualTo(ModelSettings.DEFAULT_RESTATEMENT_SWEEP);
-        ModelSettings set = ModelConfig.parse(MINIMAL + "restatement_lookback: 7\nrestatement_sweep: 0\n", "m.yml");
+        ModelSettings set = ModelFiles.parse(MINIMAL + "restatement_lookback: 7\nrestatement_sweep: 0\n", "m.yml");
         assertThat(set.restatementLookback()).isEqualTo(7);
         assertThat(set.restatementSweep()).isZero();
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "restatement_lookback: -1\n", "m.yml"))
-                .isInstanceOf(ConfigException.class).hasMessageContaining("restatement_lookback")
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "restatement_lookback: -1\n", "m.yml"))
+                .isInstanceOf(ModelFileException.class).hasMessageContaining("restatement_lookback")
                 .hasMessageContaining("-1");
-        assertThatThrownBy(() -> ModelConfig.parse(MINIMAL + "restatement_sweep: 5000\n", "m.yml"))
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "restatement_sweep: 5000\n", "m.yml"))
                 .isInstanceOf(ItersnapException.class).hasMessageContaining("restatement_sweep")
                 .hasMessageContaining("5000");
     }
@@ -275,10 +275,10 @@ class ModelConfigTest {
     /** dbt 1.9 writes dbt_valid_to_current as a quoted SQL literal; both spellings read as the literal. */
     @Test
     void validToCurrentReadsDbtsQuotedLiteral() {
-        assertThat(ModelConfig.parse(MINIMAL + "valid_to_current: \"'9999-12-31'\"\n", "m.yml").validToCurrent())
+        assertThat(ModelFiles.parse(MINIMAL + "valid_to_current: \"'9999-12-31'\"\n", "m.yml").validToCurrent())
                 .isEqualTo("9999-12-31");
-        assertThat(ModelConfig.parse(MINIMAL + "valid_to_current: 9999-12-31\n", "m.yml").validToCurrent())
+        assertThat(ModelFiles.parse(MINIMAL + "valid_to_current: 9999-12-31\n", "m.yml").validToCurrent())
                 .isEqualTo("9999-12-31");
-        assertThat(ModelConfig.parse(MINIMAL, "m.yml").validToCurrent()).isNull();
+        assertThat(ModelFiles.parse(MINIMAL, "m.yml").validToCurrent()).isNull();
     }
 }
