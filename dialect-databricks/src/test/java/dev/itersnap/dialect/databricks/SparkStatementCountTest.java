@@ -52,4 +52,10 @@ class SparkStatementCountTest extends StatementCountTests {
     protected int deepLate() {
         return ALL ? super.deepLate() : 5;
     }
+
+    /** Spark's count (2026-12-06; 12 of them writes): a change that adds a statement to the everyday run fails here. */
+    @Override
+    protected int budgetPerRun() {
+        return 33;
+    }
 }

@@ -9,4 +9,10 @@ class PostgresStatementCountTest extends StatementCountTests {
     protected TestDatabase database() {
         return new PostgresTestDatabase();
     }
+
+    /** This database's count (2026-12-06): a change that adds a statement to the everyday run fails here. */
+    @Override
+    protected int budgetPerRun() {
+        return 32;
+    }
 }
