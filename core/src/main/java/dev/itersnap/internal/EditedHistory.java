@@ -40,6 +40,8 @@ final class EditedHistory {
     private List<MetadataStore.Entry> counted;
     /** Whether every applied batch is counted (a full check): one grouped count of the whole history. */
     private boolean countAll;
+    /** The run's replay point (null: none), which a message about a roll back without transactions names. */
+    private Seq replayPoint;
 
     EditedHistory(SnapshotRun run) {
         this.run = run;
@@ -65,7 +67,8 @@ final class EditedHistory {
      * run compared with the source ({@code compared}) below its replay point, or every applied one below it in a full
      * check. Nothing when nothing was applied before.
      */
-    void plan(TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared) {
+    void plan(TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared, Seq replayPoint) {
+        this.replayPoint = replayPoint;
         if (applied.isEmpty() || run.targetColumns == null) {
             return;
         }
@@ -73,7 +76,7 @@ final class EditedHistory {
         countAll = run.operation == SnapshotRun.Operation.FULL_CHECK;
         List<MetadataStore.Entry> out = new ArrayList<>();
         for (MetadataStore.Entry e : applied.values()) {
-            boolean below = run.replayPoint == null || e.sequence().compareTo(run.replayPoint) < 0;
+            boolean below = replayPoint == null || e.sequence().compareTo(replayPoint) < 0;
             if (below && !e.lost() && e.counts() != null && (countAll || compared.contains(e.sequence()))) {
                 out.add(e);
             }
@@ -106,10 +109,10 @@ final class EditedHistory {
         if (!f.clean()) {
             // a replay has rolled back (on a database without transactions, for good: its ledger entries are
             // forgotten first, so the next run applies those batches again)
-            String status = run.transactional || run.replayPoint == null
+            String status = run.transactional || replayPoint == null
                     ? "A run would extend them wrongly: nothing was written."
                     : "A run would extend them wrongly: nothing was written over them (this database has no "
-                    + "transactions: the run's roll back from " + run.replayPoint.text() + " stays, and the next run "
+                    + "transactions: the run's roll back from " + replayPoint.text() + " stays, and the next run "
                     + "applies those batches again).";
             throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(run.settings.name(), f, status));
         }

@@ -52,10 +52,12 @@ final class RunAdoption {
      * A history adopted through a sequence holds versions no batch in the source reproduces: a batch at or before
      * that point that was not there when it was adopted, or a replay reaching back to it (a restated adopted batch,
      * replay --from, full refresh), would mix new rows into versions of unknown origin. Refused before anything is
-     * written, naming the way forward.
+     * written, naming the way forward. {@code replayPoint}: the run's (null: none); {@code restated}: the restated
+     * batches.
      */
-    void refuseBelowAdoption(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied) {
-        if (run.replayPoint == null) {
+    void refuseBelowAdoption(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Seq replayPoint,
+                             java.util.Map<Seq, MetadataStore.Entry> restated) {
+        if (replayPoint == null) {
             return; // nothing late, restated or replayed: nothing can reach the adopted range (no extra read)
         }
         Seq point = adoptionPoint(applied);
@@ -67,11 +69,11 @@ final class RunAdoption {
         if (!below.isEmpty()) {
             why = (below.size() == 1 ? "batch " + below.first() + " arrived" : below.size() + " batches arrived ("
                     + below.list() + ")") + " after the history was adopted through " + point + ", at or before it";
-        } else if (run.replayPoint != null && run.replayPoint.compareTo(point) <= 0) {
-            why = run.restated.containsKey(run.replayPoint)
-                    ? "batch " + run.replayPoint + " changed in the source (restated) after the history was adopted "
+        } else if (replayPoint != null && replayPoint.compareTo(point) <= 0) {
+            why = restated.containsKey(replayPoint)
+                    ? "batch " + replayPoint + " changed in the source (restated) after the history was adopted "
                             + "through " + point + ", at or before that point"
-                    : "the " + run.operation.label().replace('_', ' ') + " would replay from " + run.replayPoint
+                    : "the " + run.operation.label().replace('_', ' ') + " would replay from " + replayPoint
                             + ", but the history was adopted through " + point;
         } else {
             return;
@@ -219,10 +221,10 @@ final class RunAdoption {
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
         declared.add(through);
         Map<Seq, Fingerprint> fingerprints = new java.util.HashMap<>(source.fingerprints());
-        if (!source.sequences().contains(through) && run.prints != null) {
+        if (!source.sequences().contains(through) && source.prints() != null) {
             // the point is no batch of the source: recorded as an empty batch whose hash no content has, so that
             // rows arriving for it later are a restatement, refused below the adoption point, not taken as applied
-            fingerprints.put(through, run.prints.of(0, java.math.BigDecimal.valueOf(-1)));
+            fingerprints.put(through, source.prints().of(0, java.math.BigDecimal.valueOf(-1)));
         }
         List<Seq> seqs = new ArrayList<>(declared);
         List<BatchResult> results = new ArrayList<>();

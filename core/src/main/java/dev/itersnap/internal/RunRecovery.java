@@ -32,7 +32,7 @@ final class RunRecovery {
      * whose replay reaches it, which is the first run that could be wrong about it; a full check
      * ({@link Operation#FULL_CHECK}) compares every sequence.
      */
-    Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh) {
+    Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh, RunDiscovery.Compared compared) {
         if (run.targetColumns == null) {
             return null;
         }
@@ -46,7 +46,8 @@ final class RunRecovery {
         }
         // the lowest point this run's replay can start at (a full refresh probes every applied batch)
         Seq from = ReplayDecision.lowest(new ReplayDecision.Found(false, requested, applied.navigableKeySet(), fresh,
-                new TreeSet<>(), run.restated.navigableKeySet(), run.uncomparable.navigableKeySet(), null));
+                new TreeSet<>(), compared.restated().navigableKeySet(), compared.uncomparable().navigableKeySet(),
+                null));
         if (run.operation.rebuildsFromSource() && !applied.isEmpty()) {
             from = applied.firstKey();
         }

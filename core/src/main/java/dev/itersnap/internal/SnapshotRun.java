@@ -121,10 +121,11 @@ final class SnapshotRun {
     /**
      * The sequences in the source and whether some rows have none; the rows and fingerprints (with {@code
      * restatements: detect}, when the dialect hashes) of the applied batches this run compares ({@link RunDiscovery#compare}),
-     * and no others: a run reads and hashes only what it applies or checks.
+     * and no others: a run reads and hashes only what it applies or checks. {@code prints}: the columns and signature
+     * of this run's fingerprints, from the source as discovered; null with {@code restatements: ignore}.
      */
     record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows,
-                             Map<Seq, Fingerprint> fingerprints) {
+                             Map<Seq, Fingerprint> fingerprints, Fingerprints prints) {
     }
 
     final Jdbc jdbc;
@@ -152,32 +153,18 @@ final class SnapshotRun {
     final MetadataStore store;
     final boolean transactional;
     final ModelLock lock;
-    Seq replayPoint;
-    /** Where this run replays from and why, and the batches it applies ({@link RunDiscovery#detect}). */
-    ReplayDecision.Decision decision;
+    /** The replay point the run log records: the decision's, none when the run applied nothing ({@link #applyNew}). */
+    private Seq replayPoint;
     /** An adoption's point, once adopted. */
     Seq adopted;
     /** With an adoption: the batch to rebuild the history from (the oldest the source holds), or null. */
     Object rebuildFrom;
-    /** The columns and signature of this run's fingerprints; null with {@code restatements: ignore}. */
-    Fingerprints prints;
-    /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
-    final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
-    /**
-     * Applied batches whose fingerprint covers columns the source no longer has as they were, so that whether they
-     * were corrected since cannot be told: replayed like restated ones, in business order.
-     */
-    final TreeMap<Seq, MetadataStore.Entry> uncomparable = new TreeMap<>();
-    /** True once this run made sure its fingerprint format is recorded ({@link RunDiscovery#recordFormat}). */
-    boolean formatRecorded;
-    /** The fingerprints the run records for the batches it applies (set by {@link RunDiscovery#fingerprintStaged}). */
-    Map<Seq, Fingerprint> recorded;
     /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
     static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
-    String sweptThrough;
-    /** The batch this run's sweep stopped at (its text), or null when it swept nothing. */
-    String checkedThrough;
+    private String sweptThrough;
+    /** The batch this run's sweep stopped at (its text), or null when it swept nothing ({@link RunDiscovery#compare}). */
+    private String checkedThrough;
 
     /**
      * The columns the source no longer has that this run's replay stages again ({@link RunSchema#prepare}); with some,
@@ -249,7 +236,6 @@ final class SnapshotRun {
                 return result;
             }
             // the versions from the rebuild point on are gone: apply the source's batches from there, in order
-            replayPoint = null;
             return applyNew();
         }
         return applyNew();
@@ -257,10 +243,14 @@ final class SnapshotRun {
 
     /**
      * What a run found and decided before it writes to the history (steps 1 to 4): the ledger (lost entries among it),
-     * what the source holds, the batches new to the ledger, and whether a late batch was found; the replay point and
-     * the batches to apply are in {@link #decision}.
+     * what the source holds, the batches new to the ledger, the restated and uncomparable batches, and the decision
+     * (the replay point, why, whether a late batch was found, the batches to apply).
      */
-    record Decided(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh, boolean late) {
+    record Decided(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh,
+                   RunDiscovery.Compared compared, ReplayDecision.Decision decision) {
+        boolean late() {
+            return decision.late();
+        }
     }
 
     /**
@@ -278,16 +268,17 @@ final class SnapshotRun {
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
-        discovery.compare(applied, source, fresh);
-        Seq lostFrom = recovery.checkLedger(applied, fresh);
+        RunDiscovery.Compared compared = discovery.compare(applied, source, fresh, sweptThrough);
+        checkedThrough = compared.checkedThrough();
+        Seq lostFrom = recovery.checkLedger(applied, fresh, compared);
         if (!planning && targetColumns != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
                     : lostFrom;
         }
-        boolean late = discovery.detect(fresh, applied, source, lostFrom);
-        adoption.refuseBelowAdoption(fresh, applied); // before anything is written
-        return new Decided(applied, source, fresh, late);
+        ReplayDecision.Decision decision = discovery.detect(fresh, applied, source, compared, lostFrom);
+        adoption.refuseBelowAdoption(fresh, applied, decision.point(), compared.restated()); // before any write
+        return new Decided(applied, source, fresh, compared, decision);
     }
 
     /**
@@ -296,6 +287,7 @@ final class SnapshotRun {
      */
     RunPlan plan(dev.itersnap.core.Inspection.Lock lock) {
         Decided d = decide();
+        ReplayDecision.Decision decision = d.decision();
         List<RunPlan.Batch> planned = new ArrayList<>();
         for (Seq s : decision.batches()) {
             RunPlan.ReadFrom from = d.source().sequences().contains(s) ? RunPlan.ReadFrom.SOURCE
@@ -304,8 +296,9 @@ final class SnapshotRun {
         }
         boolean recoveryFirst = targetColumns != null && (transactional ? "running".equals(previousStatus)
                 : previousStatus != null && !"success".equals(previousStatus));
-        return new RunPlan(settings.name(), operation.label(), replayPoint == null ? null : replayPoint.shown(),
-                decision.reasons(), d.late(), shown(restated.keySet()), shown(uncomparable.keySet()),
+        return new RunPlan(settings.name(), operation.label(),
+                decision.point() == null ? null : decision.point().shown(), decision.reasons(), d.late(),
+                shown(d.compared().restated().keySet()), shown(d.compared().uncomparable().keySet()),
                 shown(d.applied().values().stream().filter(MetadataStore.Entry::lost).map(MetadataStore.Entry::sequence)
                         .toList()), shown(decision.rolledBack()), planned, recoveryFirst, lock);
     }
@@ -320,10 +313,10 @@ final class SnapshotRun {
         TreeMap<Seq, MetadataStore.Entry> applied = d.applied();
         Discovery source = d.source();
         TreeSet<Seq> fresh = d.fresh();
-        boolean late = d.late();
-        edited.plan(applied, source.rows().keySet()); // what is checked before the first write to the history
+        // what is checked before the first write to the history
+        edited.plan(applied, source.rows().keySet(), d.decision().point());
         recovery.forgetRowsLoggedWithoutEntry(fresh);
-        TreeSet<Seq> batches = new TreeSet<>(decision.batches());
+        TreeSet<Seq> batches = new TreeSet<>(d.decision().batches());
         discovery.warnAboutGrownBatches(applied, source, batches);
         Map<Seq, Fingerprint> unrecorded = discovery.unrecordedFingerprints(applied, source, batches);
         if (batches.isEmpty()) {
@@ -331,7 +324,7 @@ final class SnapshotRun {
             if (!applied.isEmpty()) {
                 schema.noteColumnsGone(applied.lastKey());
             }
-            discovery.recordFingerprints(unrecorded);
+            discovery.recordFingerprints(unrecorded, source.prints());
             if (pendingUsed) {
                 // a rerun of a replay that failed after recording its batches: what the pending table kept for it
                 // is in the ledger now
@@ -340,6 +333,8 @@ final class SnapshotRun {
             }
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
         }
+        Seq point = d.decision().point();
+        replayPoint = point;
         Seq first = batches.first();
         lock.verifyHeld();
         Map<String, Seq> introduced = schema.prepare(first, applied.isEmpty() ? null : applied.lastKey());
@@ -350,21 +345,21 @@ final class SnapshotRun {
             }
         }
         List<BatchResult> results;
-        if (keyScoped(late, reproduced, introduced, applied, source)) {
-            results = replayByKey(batches, applied, source, introduced);
+        if (keyScoped(d, reproduced, introduced)) {
+            results = replayByKey(point, batches, applied, source, introduced);
         } else {
-            stage(first, source.nullSequence(), reproduced, introduced, applied);
+            stage(point, first, source.nullSequence(), reproduced, introduced, applied);
             List<Seq> fromSource = new ArrayList<>(batches);
             fromSource.removeAll(reproduced);
-            for (Seq gone : discovery.fingerprintStaged(source, fromSource)) {
+            for (Seq gone : discovery.fingerprintStaged(source, fromSource).gone()) {
                 if (!applied.containsKey(gone)) {
                     // discovered, but its rows left the source before they were staged (a loader replacing the
                     // file): not applied, so the run that finds it again applies it
                     batches.remove(gone);
                 }
             }
-            if (replayPoint != null) {
-                rollBack(applied, introduced);
+            if (point != null) {
+                rollBack(point, applied, introduced);
             }
             results = batches.isEmpty() ? List.of() : apply(first, batches, reproduced, applied, introduced);
         }
@@ -372,9 +367,9 @@ final class SnapshotRun {
             check(first);
             jdbc.commit("check timeline");
         }
-        discovery.recordFingerprints(unrecorded);
+        discovery.recordFingerprints(unrecorded, source.prints());
         // a violation fails the run (check): a result reports none
-        return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.shown(),
+        return new RunResult(runId, settings.name(), results, d.late(), point == null ? null : point.shown(),
                 0, Duration.ZERO);
     }
 
@@ -421,9 +416,9 @@ final class SnapshotRun {
 
     /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
-     * out of the source from the history (before it is rolled back).
+     * out of the source from the history (before it is rolled back, from {@code point}; null: none).
      */
-    void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
+    void stage(Seq point, Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
                        TreeMap<Seq, MetadataStore.Entry> applied) {
         jdbc.update(sql.stageSource(m, first.value(), nullSequence));
         logNullSequences(nullSequence);
@@ -446,11 +441,11 @@ final class SnapshotRun {
             boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
             jdbc.update(sql.stageReproduced(m, s.value(), notYet, fullPicture));
         }
-        if (!transactional && replayPoint != null && !carried.isEmpty()) {
+        if (!transactional && point != null && !carried.isEmpty()) {
             // the carried columns' values, which the roll back below takes from the history, likewise
             jdbc.updateAll(sql.saveCarried(m, ranges(), m.carriedValues()));
         }
-        if (!transactional && replayPoint != null) {
+        if (!transactional && point != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
             // holds (the aged-out batches) before it goes, so that a failed run loses nothing
             for (Seq s : fromHistory) {
@@ -494,24 +489,24 @@ final class SnapshotRun {
     }
 
     /**
-     * Step 6: roll the history back to the replay point. On a transactional database this is not
+     * Step 6: roll the history back to the replay point ({@code point}). On a transactional database this is not
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
-    void rollBack(TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
+    void rollBack(Seq point, TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
         lock.verifyHeld();
         List<String> resetColumns = new ArrayList<>();
         introduced.forEach((column, at) -> {
-            if (at.compareTo(replayPoint) >= 0) {
+            if (at.compareTo(point) >= 0) {
                 resetColumns.add(column);
             }
         });
-        List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
+        List<Seq> undone = new ArrayList<>(applied.tailMap(point, true).keySet());
         if (!transactional) {
             // forget first: from here on a failure leaves history the ledger does not record, which the next
             // run's recovery rolls back (the aged-out batches among them are in the pending table)
             store.forget(undone);
         }
-        jdbc.updateAll(sql.rollback(m, Rollback.from(replayPoint.value(), resetColumns)));
+        jdbc.updateAll(sql.rollback(m, Rollback.from(point.value(), resetColumns)));
         if (transactional) {
             store.forget(undone);
         }
@@ -562,20 +557,20 @@ final class SnapshotRun {
      * column introduced from the replay point on, and the source's columns those the model knows (a
      * column added, missing or back changes the replayed batches' rows of every key).
      */
-    boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
-                              TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        if (!late || !operation.keyScoping() || replayPoint == null
+    boolean keyScoped(Decided d, List<Seq> reproduced, Map<String, Seq> introduced) {
+        Seq point = d.decision().point();
+        if (!d.late() || !operation.keyScoping() || point == null
                 || !reproduced.isEmpty() || !pending.isEmpty()
-                || !restated.isEmpty() || !uncomparable.isEmpty() || !sourceColumnsStable
-                || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
+                || !d.compared().restated().isEmpty() || !d.compared().uncomparable().isEmpty() || !sourceColumnsStable
+                || !introduced.values().stream().allMatch(at -> at.compareTo(point) < 0)) {
             return false;
         }
-        for (MetadataStore.Entry e : applied.tailMap(replayPoint, true).values()) {
-            Long rows = source.rows().get(e.sequence());
+        for (MetadataStore.Entry e : d.applied().tailMap(point, true).values()) {
+            Long rows = d.source().rows().get(e.sequence());
             if (e.lost() || rows == null || rows != e.sourceRows()) { // a lost entry has no counts
                 return false;
             }
-            Fingerprint now = source.fingerprints().get(e.sequence());
+            Fingerprint now = d.source().fingerprints().get(e.sequence());
             if (e.fingerprint() == null || e.fingerprint().recordedLater() || now == null
                     || !now.sameContent(e.fingerprint())) {
                 // content changed (over other columns too: cannot tell which keys), or the batch was applied under
@@ -590,9 +585,10 @@ final class SnapshotRun {
     /**
      * Steps 5 and 6 for a key-scoped replay: stage the batches not applied yet, find the keys the run changes (those
      * the late batches change from the replay point on, the others from the first new batch after the applied ones),
-     * stage the replayed batches' rows of the first, roll only them back, and apply everything in one pass.
+     * stage the replayed batches' rows of the first, roll only them back to {@code point}, and apply everything in one
+     * pass.
      */
-    List<BatchResult> replayByKey(TreeSet<Seq> batches, TreeMap<Seq, MetadataStore.Entry> applied,
+    List<BatchResult> replayByKey(Seq point, TreeSet<Seq> batches, TreeMap<Seq, MetadataStore.Entry> applied,
                                           Discovery source, Map<String, Seq> introduced) {
         boolean nullSequence = source.nullSequence();
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
@@ -607,19 +603,19 @@ final class SnapshotRun {
         }
         ApplyStatements statements = applier.replayStatements(planned);
         jdbc.updateAll(statements.listBatches());
-        jdbc.update(sql.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
+        jdbc.update(sql.stageSource(m, point.value(), nullSequence, StageScope.FRESH));
         List<Seq> fresh = new ArrayList<>(batches);
         fresh.removeAll(replayed);
-        discovery.fingerprintStaged(source, fresh);
+        RunDiscovery.Staged staged = discovery.fingerprintStaged(source, fresh);
         logNullSequences(nullSequence);
         jdbc.updateAll(statements.prepare());
-        jdbc.update(sql.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
-        discovery.checkReplayedKeys(replayed, source);
+        jdbc.update(sql.stageSource(m, point.value(), false, StageScope.REPLAYED_KEYS));
+        discovery.checkReplayedKeys(replayed, source, staged.recorded());
         jdbc.commit("stage");
         lock.verifyHeld();
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
-        jdbc.updateAll(sql.rollback(m, Rollback.keys(replayPoint.value(), setAside)));
+        jdbc.updateAll(sql.rollback(m, Rollback.keys(point.value(), setAside)));
         edited.verifyBeforeWriting(); // the state the replay builds on: its keys rolled back, the others as they were
         List<BatchResult> results = applier.applyReplay(statements, planned, applied);
         if (setAside) {
