@@ -67,9 +67,10 @@ final class EditedHistory {
      * run compared with the source ({@code compared}) below its replay point, or every applied one below it in a full
      * check. Nothing when nothing was applied before.
      */
-    void plan(TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared, Seq replayPoint) {
+    void plan(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared,
+              Seq replayPoint) {
         this.replayPoint = replayPoint;
-        if (applied.isEmpty() || run.targetColumns == null) {
+        if (applied.isEmpty() || r.targetColumns() == null) {
             return;
         }
         this.applied = applied;
@@ -92,17 +93,17 @@ final class EditedHistory {
      * {@code HISTORY_EDITED} when one of them is in a state no run left, or a counted batch's versions are not as the
      * ledger counts. The batches are counted once (the first pass).
      */
-    void verifyBeforeWriting() {
+    void verifyBeforeWriting(ResolvedModel m) {
         if (applied == null) {
             return;
         }
-        List<Row> rows = rules(run.jdbc, run.m, run.sql.editedVersions(run.m, null));
+        List<Row> rows = rules(run.jdbc, m, run.sql.editedVersions(m, null));
         if (!rows.isEmpty()) {
-            rows = withoutAdopted(rows, a -> run.sql.editedVersions(run.m, a));
+            rows = withoutAdopted(m, rows, a -> run.sql.editedVersions(m, a));
         }
         List<Miscounted> batches = List.of();
         if (counted != null) {
-            batches = count(run.jdbc, run.sql, run.m, counted, countAll);
+            batches = count(run.jdbc, run.sql, m, counted, countAll);
             counted = null;
         }
         Findings f = findings(rows, batches);
@@ -123,10 +124,10 @@ final class EditedHistory {
      * from {@code first} on must keep the rules. A violation fires {@code TimelineViolation} and fails the run with
      * {@code HISTORY_EDITED} (its writes are rolled back where the database has transactions).
      */
-    void verifyAfterWriting(Seq first) {
-        List<Row> rows = rules(run.jdbc, run.m, run.sql.timelineCheck(run.m, first.value()));
+    void verifyAfterWriting(ResolvedModel m, Seq first) {
+        List<Row> rows = rules(run.jdbc, m, run.sql.timelineCheck(m, first.value()));
         if (!rows.isEmpty() && applied != null) {
-            rows = withoutAdopted(rows, a -> run.sql.timelineCheck(run.m, first.value(), a));
+            rows = withoutAdopted(m, rows, a -> run.sql.timelineCheck(m, first.value(), a));
         }
         if (rows.isEmpty()) {
             return;
@@ -143,9 +144,10 @@ final class EditedHistory {
     }
 
     /** A history adopted with its problems: the rows again, with the versions the adoption kept exempt. */
-    private List<Row> withoutAdopted(List<Row> rows, java.util.function.Function<Object, Statement> again) {
-        Seq point = run.adoption.adoptionPoint(applied);
-        return point == null ? rows : rules(run.jdbc, run.m, again.apply(point.value()));
+    private List<Row> withoutAdopted(ResolvedModel m, List<Row> rows,
+                                     java.util.function.Function<Object, Statement> again) {
+        Seq point = run.adoption.adoptionPoint(m, applied);
+        return point == null ? rows : rules(run.jdbc, m, again.apply(point.value()));
     }
 
     // ---------------------------------------------------------------- shared with doctor and the model's audit

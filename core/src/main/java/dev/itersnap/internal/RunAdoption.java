@@ -7,6 +7,7 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
@@ -38,12 +39,12 @@ final class RunAdoption {
      * status) whose ledger entry for that sequence is still the one it wrote (a full refresh that starts over forgets
      * it).
      */
-    Seq adoptionPoint(TreeMap<Seq, MetadataStore.Entry> applied) {
+    Seq adoptionPoint(ResolvedModel m, TreeMap<Seq, MetadataStore.Entry> applied) {
         dev.itersnap.core.Inspection.Adoption adoption = run.store.adoption();
         if (adoption == null) {
             return null;
         }
-        Seq point = Seq.parse(run.m, adoption.through());
+        Seq point = Seq.parse(m, adoption.through());
         MetadataStore.Entry e = applied.get(point);
         return e != null && adoption.runId().equals(e.runId()) ? point : null;
     }
@@ -55,12 +56,13 @@ final class RunAdoption {
      * written, naming the way forward. {@code replayPoint}: the run's (null: none); {@code restated}: the restated
      * batches.
      */
-    void refuseBelowAdoption(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied, Seq replayPoint,
+    void refuseBelowAdoption(ResolvedModel m, TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied,
+                             Seq replayPoint,
                              java.util.Map<Seq, MetadataStore.Entry> restated) {
         if (replayPoint == null) {
             return; // nothing late, restated or replayed: nothing can reach the adopted range (no extra read)
         }
-        Seq point = adoptionPoint(applied);
+        Seq point = adoptionPoint(m, applied);
         if (point == null) {
             return;
         }
@@ -83,7 +85,7 @@ final class RunAdoption {
                 + "cannot be replayed into them. Nothing was written. Either remove or correct it in the source so "
                 + "that the batches up to " + point + " are as they were when adopted, move it after " + point
                 + ", or rebuild the history from the batches the source holds into a new target (full-refresh --yes "
-                + "with a new target; the adopted versions are left in " + run.m.target() + ")");
+                + "with a new target; the adopted versions are left in " + m.target() + ")");
     }
 
     /** A few sequences for a message. */
@@ -114,31 +116,31 @@ final class RunAdoption {
      * closed, at the adoption point, so that no roll back reaches them), the columns registered and the table owned.
      * The run log records the adoption point (its replay point), which later runs hold late batches against.
      */
-    RunResult adopt() {
-        run.resolve();
-        String key = run.m.target().toString();
-        if (run.targetColumns == null) {
+    RunResult adopt(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        String key = m.target().toString();
+        if (r.targetColumns() == null) {
             throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
                     + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
         }
         Object asked = run.rebuildFrom != null ? run.rebuildFrom : run.replayFrom;
         Seq through;
         try {
-            through = Seq.coerce(run.m, asked);
+            through = Seq.coerce(m, asked);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name() + "': cannot adopt "
                     + (run.rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
-                    + " (" + run.m.sequenceDescription() + ")");
+                    + " (" + m.sequenceDescription() + ")");
         }
         Seq rebuildPoint = null;
         Object cut = null;
         if (run.rebuildFrom != null) {
             rebuildPoint = through;
-            cut = cutTime(rebuildPoint);
+            cut = cutTime(m, rebuildPoint);
         }
         ModelTables.OwnerMark mark;
         try {
-            mark = ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target()));
+            mark = ModelTables.parseOwnerComment(run.jdbc.tableComment(m.target()));
         } catch (SQLException e) {
             throw run.jdbc.failure("check owner", null, e);
         }
@@ -155,26 +157,26 @@ final class RunAdoption {
         if (mine != null || ledger.batches() > 0) {
             throw run.ownership.notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "")
                     + " with "
-                    + ledger.batches() + " batches in its ledger in metadata schema " + run.m.metadataSchema()
+                    + ledger.batches() + " batches in its ledger in metadata schema " + m.metadataSchema()
                     + "; adopt takes "
                     + "over a table for a model that has none. Nothing was written");
         }
-        ColumnNames n = run.m.meta();
-        List<String> required = new ArrayList<>(run.m.keys());
+        ColumnNames n = m.meta();
+        List<String> required = new ArrayList<>(m.keys());
         required.addAll(List.of(n.updatedAt(), n.validFrom(), n.validTo()));
         for (String c : required) {
-            if (RunSchema.column(run.targetColumns, c) == null) {
+            if (RunSchema.column(r.targetColumns(), c) == null) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target "
                         + key + " has no column '" + c + "'; adopt needs the keys and the validity columns under the "
                         + "model's names (column_names maps other names). Its columns: "
-                        + run.targetColumns.stream().map(SourceColumn::name).toList());
+                        + r.targetColumns().stream().map(SourceColumn::name).toList());
             }
         }
-        SnapshotRun.Discovery source = run.discovery.discover();
-        run.discovery.readFingerprints(source,
+        SnapshotRun.Discovery source = run.discovery.discover(r);
+        run.discovery.readFingerprints(m, source,
                 null); // an adoption records every batch it declares applied, with its rows and fingerprint
         if (rebuildPoint == null) {
-            checkAdoptionPoint(through, source);
+            checkAdoptionPoint(r, through, source);
         }
         if (rebuildPoint != null) {
             // the adoption point: the last batch before the rebuild point the source holds, else the sequence just
@@ -188,12 +190,12 @@ final class RunAdoption {
         bookkeeping.put(n.scdId(), TableSpec.ColumnType.text(64));
         bookkeeping.put(n.changeType(), TableSpec.ColumnType.text(16));
         bookkeeping.put(n.changedAttributes(), TableSpec.ColumnType.json());
-        if (run.m.deletionRecords()) {
+        if (m.deletionRecords()) {
             bookkeeping.put(n.isDeleted(), TableSpec.ColumnType.bool());
         }
-        bookkeeping.put(n.openedSeq(), TableSpec.ColumnType.like(run.m.sequenceColumn()));
-        bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(run.m.sequenceColumn()));
-        SourceColumn flag = run.m.deletionRecords() ? RunSchema.column(run.targetColumns, n.isDeleted()) : null;
+        bookkeeping.put(n.openedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        SourceColumn flag = m.deletionRecords() ? RunSchema.column(r.targetColumns(), n.isDeleted()) : null;
         if (flag != null && flag.jdbcType() != java.sql.Types.BOOLEAN && flag.jdbcType() != java.sql.Types.BIT) {
             throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
                     + " has column '" + flag.name() + "' of type " + flag.typeName() + "; itersnap keeps the deletion "
@@ -202,20 +204,20 @@ final class RunAdoption {
         }
         List<String> added = new ArrayList<>();
         bookkeeping.forEach((c, type) -> {
-            if (RunSchema.column(run.targetColumns, c) == null) {
-                run.jdbc.update(run.sql.primitives().addColumn(run.m.target(), c, type).inStep("adopt"));
+            if (RunSchema.column(r.targetColumns(), c) == null) {
+                run.jdbc.update(run.sql.primitives().addColumn(m.target(), c, type).inStep("adopt"));
                 added.add(c);
             }
         });
         run.jdbc.commit("adopt: add bookkeeping columns");
         String validToType = run.settings.validToCurrent() == null ? null
-                : run.dialect.columnType(RunSchema.column(run.targetColumns, n.validTo()));
-        run.tables.adoptVersions(through.value(), cut, validToType, run.m.deletionRecords())
+                : run.dialect.columnType(RunSchema.column(r.targetColumns(), n.validTo()));
+        r.tables().adoptVersions(through.value(), cut, validToType, m.deletionRecords())
                 .forEach(st -> run.jdbc.update(st.inStep("adopt")));
         if (run.settings.validToCurrent() != null) {
-            run.jdbc.update(run.sql.markOpenVersions(run.m).inStep("adopt"));
+            run.jdbc.update(run.sql.markOpenVersions(m).inStep("adopt"));
         }
-        long versions = run.jdbc.query(run.tables.countHistory().inStep("adopt"),
+        long versions = run.jdbc.query(r.tables().countHistory().inStep("adopt"),
                 rs -> rs.getLong(1)).get(0);
         // the ledger: every batch of the source up to the adoption point, and the point itself
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
@@ -242,14 +244,14 @@ final class RunAdoption {
         run.store.fingerprints(fingerprints);
         run.store.recordAll(results, seqs, run.runId, deletionTimes);
         Map<String, String> columns = new LinkedHashMap<>();
-        for (SourceColumn src : run.m.sourceColumns()) {
-            if (RunSchema.column(run.targetColumns, src.name()) != null) {
+        for (SourceColumn src : m.sourceColumns()) {
+            if (RunSchema.column(r.targetColumns(), src.name()) != null) {
                 columns.put(src.name(), null); // a column the table lacks is added by the next run
             }
         }
         run.store.registerColumns(columns);
         run.store.own(key, run.runId);
-        run.jdbc.update(run.tables.markOwner());
+        run.jdbc.update(r.tables().markOwner());
         run.jdbc.commit("adopt");
         run.adopted = through;
         run.listener.onEvent(new SnapshotEvent.HistoryAdopted(run.settings.name(), run.runId, through.shown(),
@@ -266,11 +268,12 @@ final class RunAdoption {
      * where that is earlier: a dbt check snapshot dates versions by the run that saw them): the next run would apply
      * over the versions the batches they came from. A point of another kind has no place in the versions' validity.
      */
-    void checkAdoptionPoint(Seq through, SnapshotRun.Discovery source) {
+    void checkAdoptionPoint(SnapshotRun.Resolved r, Seq through, SnapshotRun.Discovery source) {
+        ResolvedModel m = r.m();
         String cannot = "model '" + run.settings.name() + "': cannot adopt through " + through + ": ";
         if (source.sequences().isEmpty()) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "the source holds no batch, so no batch "
-                    + "can be the last one the table holds (" + run.m.sequenceDescription()
+                    + "can be the last one the table holds (" + m.sequenceDescription()
                     + "). Adopt once the source "
                     + "holds the batches the table was built from. Nothing was written");
         }
@@ -281,11 +284,11 @@ final class RunAdoption {
                     + "below the adoption point. Adopt through the last batch the table holds, at most " + newest
                     + ". Nothing was written");
         }
-        if (run.m.sequenceKey() != null || !run.m.sequenceType().temporal()) {
+        if (m.sequenceKey() != null || !m.sequenceType().temporal()) {
             return;
         }
-        SourceColumn validFrom = RunSchema.column(run.targetColumns, run.m.meta().validFrom());
-        SourceColumn updatedAt = RunSchema.column(run.targetColumns, run.m.updatedAt());
+        SourceColumn validFrom = RunSchema.column(r.targetColumns(), m.meta().validFrom());
+        SourceColumn updatedAt = RunSchema.column(r.targetColumns(), m.updatedAt());
         if (updatedAt != null && !updatedAt.valueType().temporal()) {
             updatedAt = null;
         }
@@ -294,7 +297,7 @@ final class RunAdoption {
         }
         SourceColumn u = updatedAt;
         List<java.time.LocalDateTime> earliest = new ArrayList<>();
-        run.jdbc.query(run.tables.earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
+        run.jdbc.query(r.tables().earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
             for (java.time.LocalDateTime t : new java.time.LocalDateTime[] {asTime(validFrom.valueType().read(rs, 1)),
                     u == null ? null : asTime(u.valueType().read(rs, 2))}) {
                 if (t != null) {
@@ -313,7 +316,7 @@ final class RunAdoption {
         if (before) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "it is before the table's first "
                     + "version, which starts at " + first.toString().replace('T', ' ') + " (the earliest "
-                    + run.m.meta().validFrom() + (u != null ? " or " + u.name() : "")
+                    + m.meta().validFrom() + (u != null ? " or " + u.name() : "")
                     + "); the next run would apply the "
                     + "batches after " + through + " over the versions they already made. Adopt through the last "
                     + "batch the table holds. Nothing was written");
@@ -332,11 +335,11 @@ final class RunAdoption {
      * Where a rebuild from {@code from} cuts the versions' validity: the sequence as a time of the updated_at type
      * (a date as its start of day). Only for a date or timestamp sequence_by over a date or timestamp updated_at.
      */
-    Object cutTime(Seq from) {
+    Object cutTime(ResolvedModel m, Seq from) {
         Object v = from.value();
-        dev.itersnap.spi.ValueType u = run.m.updatedAtType();
-        if (run.m.sequenceType().temporal() && u.temporal()) {
-            if (u == run.m.sequenceType()) {
+        dev.itersnap.spi.ValueType u = m.updatedAtType();
+        if (m.sequenceType().temporal() && u.temporal()) {
+            if (u == m.sequenceType()) {
                 return v;
             }
             if (v instanceof java.time.LocalDate d && u == dev.itersnap.spi.ValueType.TIMESTAMP) {
@@ -349,9 +352,9 @@ final class RunAdoption {
         throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name()
                 + "': adopt --rebuild-from "
                 + "places the rebuild point in the versions' validity, which needs sequence_by and updated_at of the "
-                + "same kind of time (DATE or TIMESTAMP; " + run.m.sequenceDescription() + ", updated_at '"
-                + run.m.updatedAt() + "' is "
-                + run.m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
+                + "same kind of time (DATE or TIMESTAMP; " + m.sequenceDescription() + ", updated_at '"
+                + m.updatedAt() + "' is "
+                + m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
     }
 
     /** The sequence just before a date or timestamp one (a day, a microsecond). */

@@ -4,6 +4,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.Restatements;
 import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -48,24 +49,25 @@ final class RunDiscovery {
     }
 
     /** Step 3: the sequences present in the source (nothing else: no row is counted or hashed here). */
-    SnapshotRun.Discovery discover() {
-        if (run.pendingColumns != null) {
-            run.jdbc.query(run.tables.pendingBatches(), rs -> {
-                        run.pending.put(Seq.read(run.m, rs, 1), rs.getString(2));
+    SnapshotRun.Discovery discover(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        if (r.pendingColumns() != null) {
+            run.jdbc.query(r.tables().pendingBatches(), rs -> {
+                        run.pending.put(Seq.read(m, rs, 1), rs.getString(2));
                         return null;
                     });
             run.pendingUsed = !run.pending.isEmpty();
         }
         TreeSet<Seq> seqs = new TreeSet<>();
         boolean[] nulls = {false};
-        Fingerprints prints = run.settings.restatements() == Restatements.DETECT ? Fingerprints.of(run.dialect, run.m)
+        Fingerprints prints = run.settings.restatements() == Restatements.DETECT ? Fingerprints.of(run.dialect, m)
                 : null;
-        run.jdbc.query(run.sql.discoverSequences(run.m), rs -> {
-            Object v = run.m.sequenceType().read(rs, 1);
+        run.jdbc.query(run.sql.discoverSequences(m), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
             } else {
-                seqs.add(Seq.of(run.m, v));
+                seqs.add(Seq.of(m, v));
             }
             return null;
         });
@@ -82,7 +84,8 @@ final class RunDiscovery {
      * rows; the applied batches among them whose content hash differs from the ledger's are restated.
      * {@code sweptThrough}: the batch the sweep of the last run that swept stopped at (its text), or null.
      */
-    Compared compare(TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source, TreeSet<Seq> fresh,
+    Compared compare(ResolvedModel m, TreeMap<Seq, MetadataStore.Entry> applied, SnapshotRun.Discovery source,
+                     TreeSet<Seq> fresh,
                      String sweptThrough) {
         Fingerprints prints = source.prints();
         TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
@@ -128,7 +131,7 @@ final class RunDiscovery {
             if (sweep > 0) {
                 Seq after = null;
                 try {
-                    after = sweptThrough == null ? null : Seq.parse(run.m, sweptThrough);
+                    after = sweptThrough == null ? null : Seq.parse(m, sweptThrough);
                 } catch (RuntimeException e) {
                     after = null; // recorded under another sequence_by: start over at the oldest
                 }
@@ -153,11 +156,11 @@ final class RunDiscovery {
         }
         // a replay thousands of batches deep compares them all in one pass rather than binding each sequence
         boolean every = all || checked.size() > SnapshotRun.MAX_BOUND_SEQUENCES;
-        readFingerprints(source, every ? null : checked.stream().<Object>map(Seq::value).toList());
+        readFingerprints(m, source, every ? null : checked.stream().<Object>map(Seq::value).toList());
         if (prints != null) {
             restated.putAll(prints.restated(applied, source.fingerprints()));
             if (columnsChanged) {
-                compareOlderFormats(applied, held, prints, restated, uncomparable);
+                compareOlderFormats(m, applied, held, prints, restated, uncomparable);
             }
         }
         return new Compared(restated, uncomparable, checkedThrough);
@@ -171,10 +174,11 @@ final class RunDiscovery {
      * tells whether the batch was corrected since: it is uncomparable, and replayed like a restated batch (never
      * recorded again as if compared). Adds what it finds to {@code restated} and {@code uncomparable}.
      */
-    private void compareOlderFormats(TreeMap<Seq, MetadataStore.Entry> applied, List<Seq> held, Fingerprints prints,
+    private void compareOlderFormats(ResolvedModel m, TreeMap<Seq, MetadataStore.Entry> applied, List<Seq> held,
+                                     Fingerprints prints,
                                      TreeMap<Seq, MetadataStore.Entry> restated,
                                      TreeMap<Seq, MetadataStore.Entry> uncomparable) {
-        Fingerprints.OlderFormats found = Fingerprints.compareOlderFormats(run.jdbc, run.dialect, run.m, prints,
+        Fingerprints.OlderFormats found = Fingerprints.compareOlderFormats(run.jdbc, run.dialect, m, prints,
                 applied, held, run.store::formats);
         restated.putAll(found.restated());
         uncomparable.putAll(found.uncomparable());
@@ -188,14 +192,14 @@ final class RunDiscovery {
      * The rows and fingerprints of the source's batches {@code sequences} (null: every batch, as an adoption records
      * them) into {@code source}.
      */
-    void readFingerprints(SnapshotRun.Discovery source, List<Object> sequences) {
-        Fingerprints columnsOnly = Fingerprints.of(run.dialect, run.m);
+    void readFingerprints(ResolvedModel m, SnapshotRun.Discovery source, List<Object> sequences) {
+        Fingerprints columnsOnly = Fingerprints.of(run.dialect, m);
         Fingerprints prints = source.prints();
-        run.jdbc.query(run.sql.fingerprintSequences(run.m, prints == null ? null : prints.columns(),
+        run.jdbc.query(run.sql.fingerprintSequences(m, prints == null ? null : prints.columns(),
                 sequences), rs -> {
-            Object v = run.m.sequenceType().read(rs, 1);
+            Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
-                Seq s = Seq.of(run.m, v);
+                Seq s = Seq.of(m, v);
                 source.rows().put(s, rs.getLong(2));
                 Fingerprint fingerprint = fingerprint(rs, columnsOnly, prints);
                 if (fingerprint != null) {
@@ -230,15 +234,15 @@ final class RunDiscovery {
      * deletes and inserts a file again in two transactions) are returned and recorded, if applied, with 0 rows and a
      * content hash of 0.
      */
-    Staged fingerprintStaged(SnapshotRun.Discovery source, List<Seq> fromSource) {
+    Staged fingerprintStaged(ResolvedModel m, SnapshotRun.Discovery source, List<Seq> fromSource) {
         Fingerprints prints = source.prints();
         Map<Seq, Fingerprint> found = new java.util.HashMap<>(source.fingerprints());
-        Fingerprints columnsOnly = Fingerprints.of(run.dialect, run.m);
+        Fingerprints columnsOnly = Fingerprints.of(run.dialect, m);
         java.util.Set<Seq> staged = new java.util.HashSet<>();
-        run.jdbc.query(run.sql.fingerprintStaged(run.m, prints == null ? null : prints.columns()), rs -> {
-            Object v = run.m.sequenceType().read(rs, 1);
+        run.jdbc.query(run.sql.fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
+            Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
-                Seq s = Seq.of(run.m, v);
+                Seq s = Seq.of(m, v);
                 staged.add(s);
                 Fingerprint fingerprint = fingerprint(rs, columnsOnly, prints);
                 if (fingerprint != null) {
@@ -274,14 +278,15 @@ final class RunDiscovery {
      * next run that compares it replays it for every key. {@code recorded}: what {@link #fingerprintStaged} recorded,
      * corrected here.
      */
-    void checkReplayedKeys(List<Seq> replayed, SnapshotRun.Discovery source, Map<Seq, Fingerprint> recorded) {
+    void checkReplayedKeys(ResolvedModel m, List<Seq> replayed, SnapshotRun.Discovery source,
+                           Map<Seq, Fingerprint> recorded) {
         Fingerprints prints = source.prints();
         if (prints == null || replayed.isEmpty()) {
             return;
         }
         List<Object> bound = replayed.size() > SnapshotRun.MAX_BOUND_SEQUENCES ? null
                 : replayed.stream().<Object>map(Seq::value).toList();
-        dev.itersnap.spi.Statement check = run.sql.fingerprintReplayedKeys(run.m, prints.columns(), bound);
+        dev.itersnap.spi.Statement check = run.sql.fingerprintReplayedKeys(m, prints.columns(), bound);
         if (check == null) {
             return;
         }
@@ -289,9 +294,9 @@ final class RunDiscovery {
         Map<Seq, java.math.BigDecimal> keyed = new java.util.HashMap<>();
         Map<Seq, java.math.BigDecimal> staged = new java.util.HashMap<>();
         run.jdbc.query(check, rs -> {
-            Object v = run.m.sequenceType().read(rs, 1);
+            Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
-                Seq s = Seq.of(run.m, v);
+                Seq s = Seq.of(m, v);
                 if ("stage".equals(rs.getString(4))) {
                     staged.put(s, rs.getBigDecimal(3));
                 } else {
@@ -388,16 +393,16 @@ final class RunDiscovery {
      * Step 4: decide the replay point and the batches to apply (late batches, restated or uncomparable ones, or a
      * deliberate replay / full refresh), reporting the late and restated batches.
      */
-    ReplayDecision.Decision detect(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied,
+    ReplayDecision.Decision detect(ResolvedModel m, TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied,
                                    SnapshotRun.Discovery source, Compared compared, Seq lostFrom) {
         Seq requested = null;
         if (run.operation.requestsPoint()) {
             try {
-                requested = Seq.coerce(run.m, run.replayFrom);
+                requested = Seq.coerce(m, run.replayFrom);
             } catch (IllegalArgumentException e) {
                 throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name()
                         + "': cannot replay"
-                        + " from " + run.replayFrom + ": " + e.getMessage() + " (" + run.m.sequenceDescription() + ")");
+                        + " from " + run.replayFrom + ": " + e.getMessage() + " (" + m.sequenceDescription() + ")");
             }
         }
         ReplayDecision.Decision d = ReplayDecision.decide(new ReplayDecision.Found(

@@ -3,6 +3,7 @@ package dev.itersnap.internal;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.SQLException;
 import java.util.List;
@@ -27,13 +28,14 @@ final class RunOwnership {
      * model owns another table, and a missing or emptied history whose ledger records inserted rows. A full refresh
      * into a new or empty table starts the model over there. A target that no row records yet is registered.
      */
-    void own() {
-        if (run.targetColumns != null) {
-            requireBookkeeping(); // not a history table at all: a setting points at the wrong table
+    void own(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        if (r.targetColumns() != null) {
+            requireBookkeeping(r); // not a history table at all: a setting points at the wrong table
         }
-        String key = run.m.target().toString();
-        String schemaName = run.m.metadataSchema();
-        boolean exists = run.targetColumns != null;
+        String key = m.target().toString();
+        String schemaName = m.metadataSchema();
+        boolean exists = r.targetColumns() != null;
         MetadataStore.Owners owners = run.store.owners(key);
         String rowOwner = owners.targetOwner();
         if (rowOwner != null && !rowOwner.equals(run.settings.name())) {
@@ -43,7 +45,7 @@ final class RunOwnership {
         }
         ModelTables.OwnerMark mark;
         try {
-            mark = exists ? ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target())) : null;
+            mark = exists ? ModelTables.parseOwnerComment(run.jdbc.tableComment(m.target())) : null;
         } catch (SQLException e) {
             throw run.jdbc.failure("check owner", null, e);
         }
@@ -61,11 +63,11 @@ final class RunOwnership {
                             + "built by the next run, or by full-refresh --yes)");
         }
         String mine = owners.ownTarget();
-        boolean hasRows = exists && !run.jdbc.queryFirst(run.tables.anyHistoryRow(), rs -> 1).isEmpty();
+        boolean hasRows = exists && !run.jdbc.queryFirst(r.tables().anyHistoryRow(), rs -> 1).isEmpty();
         MetadataStore.LedgerSize ledger = run.store.ledgerSize();
         if (mine != null && !mine.equals(key)) {
             if (run.operation.rebuildsFromSource() && !hasRows) {
-                startOver(key, exists);
+                startOver(r, key, exists);
                 return;
             }
             throw notOwned("the history of this model is " + mine + " (metadata schema " + schemaName + "); its target"
@@ -74,7 +76,7 @@ final class RunOwnership {
         }
         if (!hasRows && ledger.inserted() > 0) {
             if (run.operation.rebuildsFromSource()) {
-                startOver(key, exists);
+                startOver(r, key, exists);
                 return;
             }
             throw notOwned("target " + key + " is " + (exists ? "empty" : "missing") + ", but the ledger in metadata "
@@ -101,35 +103,36 @@ final class RunOwnership {
         if (mine == null) {
             run.store.own(key, run.runId);
             if (exists && mark == null) {
-                run.jdbc.update(run.tables.markOwner()); // a history built before owners were recorded
+                run.jdbc.update(r.tables().markOwner()); // a history built before owners were recorded
             }
             run.jdbc.commit("register owner");
         }
         String current = run.settings.validToCurrent();
         if (exists && !java.util.Objects.equals(mark == null ? null : mark.validToCurrent(), current)) {
             // valid_to_current set, changed or removed: the open versions carry the new value from this run on
-            run.jdbc.update(run.sql.markOpenVersions(run.m).inStep("mark open versions"));
-            run.jdbc.update(run.tables.markOwner());
+            run.jdbc.update(run.sql.markOpenVersions(m).inStep("mark open versions"));
+            run.jdbc.update(r.tables().markOwner());
             run.jdbc.commit("mark open versions");
         }
     }
 
     /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
-    void startOver(String key, boolean exists) {
+    void startOver(SnapshotRun.Resolved r, String key, boolean exists) {
+        ResolvedModel m = r.m();
         if (run.planning) {
             run.store.readNothing(); // the run forgets the model's batches: it starts from nothing
             return;
         }
         run.store.forgetAll();
-        if (run.archiveColumns != null) {
-            run.jdbc.update(run.tables.clear(run.m.archive()));
+        if (r.archiveColumns() != null) {
+            run.jdbc.update(r.tables().clear(m.archive()));
         }
-        if (run.pendingColumns != null) {
-            run.jdbc.update(run.tables.clear(run.m.pending()));
+        if (r.pendingColumns() != null) {
+            run.jdbc.update(r.tables().clear(m.pending()));
         }
         run.store.own(key, run.runId);
         if (exists) {
-            run.jdbc.update(run.tables.markOwner());
+            run.jdbc.update(r.tables().markOwner());
         }
         run.jdbc.commit("start over");
     }
@@ -138,12 +141,13 @@ final class RunOwnership {
         return new ItersnapException(ErrorCode.TARGET_NOT_OWNED, "model '" + run.settings.name() + "': " + message);
     }
 
-    void requireBookkeeping() {
-        for (String meta : List.of(run.m.meta().validFrom(), run.m.meta().validTo(), run.m.meta().openedSeq(),
-                run.m.meta().closedSeq(), run.m.meta().changeType())) {
-            if (RunSchema.column(run.targetColumns, meta) == null) {
+    void requireBookkeeping(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        for (String meta : List.of(m.meta().validFrom(), m.meta().validTo(), m.meta().openedSeq(),
+                m.meta().closedSeq(), m.meta().changeType())) {
+            if (RunSchema.column(r.targetColumns(), meta) == null) {
                 throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target "
-                        + run.m.target() + " exists but has no column '" + meta
+                        + m.target() + " exists but has no column '" + meta
                         + "'; it was not built by itersnap with "
                         + "these column_names. Choose another target or fix column_names");
             }

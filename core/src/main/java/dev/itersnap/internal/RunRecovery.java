@@ -2,6 +2,7 @@ package dev.itersnap.internal;
 
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.internal.sql.Rollback;
+import dev.itersnap.spi.ResolvedModel;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -32,14 +33,16 @@ final class RunRecovery {
      * whose replay reaches it, which is the first run that could be wrong about it; a full check
      * ({@link Operation#FULL_CHECK}) compares every sequence.
      */
-    Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh, RunDiscovery.Compared compared) {
-        if (run.targetColumns == null) {
+    Seq checkLedger(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh,
+                    RunDiscovery.Compared compared) {
+        ResolvedModel m = r.m();
+        if (r.targetColumns() == null) {
             return null;
         }
         Seq requested = null;
         if (run.operation.requestsPoint()) {
             try {
-                requested = Seq.coerce(run.m, run.replayFrom);
+                requested = Seq.coerce(m, run.replayFrom);
             } catch (IllegalArgumentException e) {
                 // detect() says what is wrong with it
             }
@@ -64,10 +67,10 @@ final class RunRecovery {
         }
         TreeSet<Seq> lost = new TreeSet<>();
         if (run.operation == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
-            run.jdbc.query(run.tables.historySequences(), rs -> lost.add(Seq.read(run.m, rs, 1)));
+            run.jdbc.query(r.tables().historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
         } else if (from != null || !probed.isEmpty()) {
-            run.jdbc.query(run.sql.historySequences(run.m, probed, from == null ? null : from.value()),
-                    rs -> lost.add(Seq.read(run.m, rs, 1)));
+            run.jdbc.query(run.sql.historySequences(m, probed, from == null ? null : from.value()),
+                    rs -> lost.add(Seq.read(m, rs, 1)));
         }
         lost.removeAll(applied.keySet());
         if (lost.isEmpty()) {
@@ -92,13 +95,13 @@ final class RunRecovery {
      * without transactions died between logging and recording it. Applying it logs them again, so they are forgotten
      * first; the batch is reported as repaired. One read, only by runs that apply new batches.
      */
-    void forgetRowsLoggedWithoutEntry(TreeSet<Seq> fresh) {
+    void forgetRowsLoggedWithoutEntry(ResolvedModel m, TreeSet<Seq> fresh) {
         if (fresh.isEmpty()) {
             return;
         }
         List<Seq> logged = new ArrayList<>();
         for (String text : run.store.loggedSequences(new ArrayList<>(fresh))) {
-            logged.add(Seq.parse(run.m, text));
+            logged.add(Seq.parse(m, text));
         }
         if (logged.isEmpty()) {
             return;
@@ -114,16 +117,17 @@ final class RunRecovery {
      * Step 2: undo history writes the ledger does not record (a crash between a write and its ledger entry). Needed
      * only when the previous run did not finish, or when the database has no transactional DML.
      */
-    void recover() {
+    void recover(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
         boolean needed = run.transactional ? "running".equals(run.previousStatus)
                 : !"success".equals(run.previousStatus);
-        if (run.targetColumns == null || !needed) {
+        if (r.targetColumns() == null || !needed) {
             return;
         }
-        TreeSet<Seq> recorded = new TreeSet<>(run.store.ledger(run.m).keySet());
+        TreeSet<Seq> recorded = new TreeSet<>(run.store.ledger(m).keySet());
         TreeSet<Seq> inHistory = new TreeSet<>();
-        for (String column : List.of(run.m.meta().openedSeq(), run.m.meta().closedSeq())) {
-            run.jdbc.query(run.tables.historySequences(column), rs -> inHistory.add(Seq.read(run.m, rs, 1)));
+        for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
+            run.jdbc.query(r.tables().historySequences(column), rs -> inHistory.add(Seq.read(m, rs, 1)));
         }
         inHistory.removeAll(recorded);
         if (!inHistory.isEmpty() && (recorded.isEmpty() || inHistory.first().compareTo(recorded.last()) > 0)) {
@@ -133,30 +137,30 @@ final class RunRecovery {
             List<String> reset = new ArrayList<>();
             run.store.columns().values().forEach(c -> {
                 if (c.introducedText() != null
-                        && Seq.parse(run.m, c.introducedText()).compareTo(from) >= 0) {
+                        && Seq.parse(m, c.introducedText()).compareTo(from) >= 0) {
                     reset.add(c.name());
                 }
             });
-            recoverBy(Rollback.from(from.value(), reset)); // the archive's rows from there on go with it
+            recoverBy(m, Rollback.from(from.value(), reset)); // the archive's rows from there on go with it
         } else {
             for (Seq s : inHistory.descendingSet()) {
-                recoverBy(Rollback.batch(s.value()));
+                recoverBy(m, Rollback.batch(s.value()));
             }
         }
-        if (run.archiveColumns != null) {
+        if (r.archiveColumns() != null) {
             TreeSet<Seq> archived = new TreeSet<>();
-            run.jdbc.query(run.tables.archivedSequences(), rs ->
-                    archived.add(Seq.read(run.m, rs, 1)));
+            run.jdbc.query(r.tables().archivedSequences(), rs ->
+                    archived.add(Seq.read(m, rs, 1)));
             archived.removeAll(recorded);
             archived.removeAll(inHistory); // already undone with their batch
             for (Seq s : archived) {
-                recoverBy(Rollback.archived(s.value()));
+                recoverBy(m, Rollback.archived(s.value()));
             }
         }
         // set-aside rows logged for a batch that was never recorded (its replay logs them again)
         List<Seq> logged = new ArrayList<>();
         for (String text : run.store.loggedSequences()) {
-            Seq s = Seq.parse(run.m, text);
+            Seq s = Seq.parse(m, text);
             if (!recorded.contains(s)) {
                 logged.add(s);
             }
@@ -166,11 +170,11 @@ final class RunRecovery {
         }
         // untracked_columns: overwrite: a run that stopped inside a key-scoped roll back (its ledger entries already
         // forgotten, its keys' versions rolled back, their values not yet restored) leaves no sequence to find above
-        recoverBy(Rollback.restoreOnly());
+        recoverBy(m, Rollback.restoreOnly());
         run.jdbc.commit("recover");
     }
 
-    void recoverBy(Rollback r) {
-        run.sql.rollback(run.m, r).forEach(s -> run.jdbc.update(s.inStep("recover")));
+    void recoverBy(ResolvedModel m, Rollback r) {
+        run.sql.rollback(m, r).forEach(s -> run.jdbc.update(s.inStep("recover")));
     }
 }

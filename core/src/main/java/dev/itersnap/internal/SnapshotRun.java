@@ -137,19 +137,12 @@ final class SnapshotRun {
     final Object replayFrom;
     final String previousStatus;
     final ResolvedModel sourceModel;
-    ResolvedModel m;
-    List<SourceColumn> targetColumns;
-    List<SourceColumn> archiveColumns;
-    List<SourceColumn> pendingColumns;
     /** Batches in the pending table (non-transactional databases only), with their recorded deletion time. */
     final Map<Seq, String> pending = new java.util.HashMap<>();
     /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
     boolean pendingUsed;
     /** True when this run only plans ({@link #plan}): it decides and writes nothing. */
     boolean planning;
-    /** True when the source has every column the model knows, none new, none back (set by prepare). */
-    boolean sourceColumnsStable;
-    ModelTables tables;
     final MetadataStore store;
     final boolean transactional;
     final ModelLock lock;
@@ -163,14 +156,8 @@ final class SnapshotRun {
     static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
     private String sweptThrough;
-    /** The batch this run's sweep stopped at (its text), or null when it swept nothing ({@link RunDiscovery#compare}). */
+    /** The batch this run's sweep stopped at (its text), or null when it swept nothing (from {@code compare}). */
     private String checkedThrough;
-
-    /**
-     * The columns the source no longer has that this run's replay stages again ({@link RunSchema#prepare}); with some,
-     * {@link #m} is the view in which they are source columns.
-     */
-    List<RunSchema.Carried> carried = List.of();
 
     /** The engine's SQL of every step, on this run's dialect. */
     final SqlSteps sql;
@@ -228,10 +215,24 @@ final class SnapshotRun {
         return replayPoint == null ? null : replayPoint.text();
     }
 
+    /**
+     * The model resolved against the tables under the lock: the model, the columns of the history, archive and pending
+     * tables (null: the table does not exist yet), and the model's tables. {@link RunSchema#prepare} makes a view of it
+     * that carries the columns the source no longer has ({@link #carrying}); every step after it works on that view.
+     */
+    record Resolved(ResolvedModel m, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns,
+                    List<SourceColumn> pendingColumns, ModelTables tables) {
+        /** The view in which {@code columns}, which the source no longer has, are source columns again. */
+        Resolved carrying(Dialect dialect, List<SourceColumn> columns) {
+            ResolvedModel view = m.carrying(columns, targetColumns.stream().map(SourceColumn::name).toList());
+            return new Resolved(view, targetColumns, archiveColumns, pendingColumns, new ModelTables(dialect, view));
+        }
+    }
+
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
         if (operation == Operation.ADOPT) {
-            RunResult result = adoption.adopt();
+            RunResult result = adoption.adopt(resolve());
             if (rebuildFrom == null) {
                 return result;
             }
@@ -242,11 +243,11 @@ final class SnapshotRun {
     }
 
     /**
-     * What a run found and decided before it writes to the history (steps 1 to 4): the ledger (lost entries among it),
-     * what the source holds, the batches new to the ledger, the restated and uncomparable batches, and the decision
-     * (the replay point, why, whether a late batch was found, the batches to apply).
+     * What a run found and decided before it writes to the history (steps 1 to 4): the resolution, the ledger (lost
+     * entries among it), what the source holds, the batches new to the ledger, the restated and uncomparable batches,
+     * and the decision (the replay point, why, whether a late batch was found, the batches to apply).
      */
-    record Decided(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh,
+    record Decided(Resolved resolved, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh,
                    RunDiscovery.Compared compared, ReplayDecision.Decision decision) {
         boolean late() {
             return decision.late();
@@ -258,27 +259,28 @@ final class SnapshotRun {
      * writes nothing: ownership is checked, not registered; recovery is left to the run (the plan says it comes first).
      */
     Decided decide() {
-        resolve();
-        ownership.own();
+        Resolved r = resolve();
+        ResolvedModel m = r.m();
+        ownership.own(r);
         if (!planning) {
-            recovery.recover();
+            recovery.recover(r);
         }
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
-        Discovery source = discovery.discover();
+        Discovery source = discovery.discover(r);
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
         fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
-        RunDiscovery.Compared compared = discovery.compare(applied, source, fresh, sweptThrough);
+        RunDiscovery.Compared compared = discovery.compare(m, applied, source, fresh, sweptThrough);
         checkedThrough = compared.checkedThrough();
-        Seq lostFrom = recovery.checkLedger(applied, fresh, compared);
-        if (!planning && targetColumns != null && "running".equals(previousStatus)) { // what a dead run recorded
+        Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared);
+        if (!planning && r.targetColumns() != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
                     : lostFrom;
         }
-        ReplayDecision.Decision decision = discovery.detect(fresh, applied, source, compared, lostFrom);
-        adoption.refuseBelowAdoption(fresh, applied, decision.point(), compared.restated()); // before any write
-        return new Decided(applied, source, fresh, compared, decision);
+        ReplayDecision.Decision decision = discovery.detect(m, fresh, applied, source, compared, lostFrom);
+        adoption.refuseBelowAdoption(m, fresh, applied, decision.point(), compared.restated()); // before any write
+        return new Decided(r, applied, source, fresh, compared, decision);
     }
 
     /**
@@ -294,7 +296,8 @@ final class SnapshotRun {
                     : pending.containsKey(s) ? RunPlan.ReadFrom.PENDING : RunPlan.ReadFrom.HISTORY;
             planned.add(new RunPlan.Batch(s.shown(), d.applied().containsKey(s), from));
         }
-        boolean recoveryFirst = targetColumns != null && (transactional ? "running".equals(previousStatus)
+        boolean recoveryFirst = d.resolved().targetColumns() != null
+                && (transactional ? "running".equals(previousStatus)
                 : previousStatus != null && !"success".equals(previousStatus));
         return new RunPlan(settings.name(), operation.label(),
                 decision.point() == null ? null : decision.point().shown(), decision.reasons(), d.late(),
@@ -310,25 +313,26 @@ final class SnapshotRun {
     /** The steps of a run, rebuild or replay. */
     RunResult applyNew() {
         Decided d = decide();
+        Resolved r = d.resolved();
         TreeMap<Seq, MetadataStore.Entry> applied = d.applied();
         Discovery source = d.source();
         TreeSet<Seq> fresh = d.fresh();
         // what is checked before the first write to the history
-        edited.plan(applied, source.rows().keySet(), d.decision().point());
-        recovery.forgetRowsLoggedWithoutEntry(fresh);
+        edited.plan(r, applied, source.rows().keySet(), d.decision().point());
+        recovery.forgetRowsLoggedWithoutEntry(r.m(), fresh);
         TreeSet<Seq> batches = new TreeSet<>(d.decision().batches());
         discovery.warnAboutGrownBatches(applied, source, batches);
         Map<Seq, Fingerprint> unrecorded = discovery.unrecordedFingerprints(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
             if (!applied.isEmpty()) {
-                schema.noteColumnsGone(applied.lastKey());
+                schema.noteColumnsGone(r.m(), applied.lastKey());
             }
             discovery.recordFingerprints(unrecorded, source.prints());
             if (pendingUsed) {
                 // a rerun of a replay that failed after recording its batches: what the pending table kept for it
                 // is in the ledger now
-                jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
+                jdbc.update(r.tables().clear(r.m().pending()).inStep("clear pending batches"));
                 jdbc.commit("clear pending batches");
             }
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
@@ -337,7 +341,7 @@ final class SnapshotRun {
         replayPoint = point;
         Seq first = batches.first();
         lock.verifyHeld();
-        Map<String, Seq> introduced = schema.prepare(first, applied.isEmpty() ? null : applied.lastKey());
+        RunSchema.Prepared p = schema.prepare(r, first, applied.isEmpty() ? null : applied.lastKey());
         List<Seq> reproduced = new ArrayList<>();
         for (Seq s : batches) {
             if (!source.sequences().contains(s)) {
@@ -345,13 +349,13 @@ final class SnapshotRun {
             }
         }
         List<BatchResult> results;
-        if (keyScoped(d, reproduced, introduced)) {
-            results = replayByKey(point, batches, applied, source, introduced);
+        if (keyScoped(d, p, reproduced)) {
+            results = replayByKey(p, point, batches, applied, source);
         } else {
-            stage(point, first, source.nullSequence(), reproduced, introduced, applied);
+            stage(p, point, first, source.nullSequence(), reproduced, applied);
             List<Seq> fromSource = new ArrayList<>(batches);
             fromSource.removeAll(reproduced);
-            for (Seq gone : discovery.fingerprintStaged(source, fromSource).gone()) {
+            for (Seq gone : discovery.fingerprintStaged(p.view().m(), source, fromSource).gone()) {
                 if (!applied.containsKey(gone)) {
                     // discovered, but its rows left the source before they were staged (a loader replacing the
                     // file): not applied, so the run that finds it again applies it
@@ -359,12 +363,12 @@ final class SnapshotRun {
                 }
             }
             if (point != null) {
-                rollBack(point, applied, introduced);
+                rollBack(p, point, applied);
             }
-            results = batches.isEmpty() ? List.of() : apply(first, batches, reproduced, applied, introduced);
+            results = batches.isEmpty() ? List.of() : apply(p, first, batches, reproduced, applied);
         }
         if (!timelineChecked) { // nothing applied: a roll back may have run
-            check(first);
+            check(p.view().m(), first);
             jdbc.commit("check timeline");
         }
         discovery.recordFingerprints(unrecorded, source.prints());
@@ -375,7 +379,12 @@ final class SnapshotRun {
 
     // ---------------------------------------------------------------- steps
 
-    void resolve() {
+    /** Step 1: the model against the tables as they are now, checked where the source's changes cannot apply. */
+    Resolved resolve() {
+        ResolvedModel m;
+        List<SourceColumn> targetColumns;
+        List<SourceColumn> archiveColumns;
+        List<SourceColumn> pendingColumns;
         try {
             ModelResolver.Resolution r = ModelResolver.withTables(jdbc, dialect, sourceModel);
             m = r.model();
@@ -411,18 +420,20 @@ final class SnapshotRun {
                 }
             }
         }
-        tables = new ModelTables(dialect, m);
+        return new Resolved(m, targetColumns, archiveColumns, pendingColumns, new ModelTables(dialect, m));
     }
 
     /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
      * out of the source from the history (before it is rolled back, from {@code point}; null: none).
      */
-    void stage(Seq point, Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
-                       TreeMap<Seq, MetadataStore.Entry> applied) {
+    void stage(RunSchema.Prepared p, Seq point, Seq first, boolean nullSequence, List<Seq> reproduced,
+               TreeMap<Seq, MetadataStore.Entry> applied) {
+        ResolvedModel m = p.view().m();
+        ModelTables tables = p.view().tables();
         jdbc.update(sql.stageSource(m, first.value(), nullSequence));
-        logNullSequences(nullSequence);
-        carryColumns();
+        logNullSequences(m, nullSequence);
+        carryColumns(p);
         boolean full = settings.hardDeletes().fullBatches();
         List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
@@ -432,7 +443,7 @@ final class SnapshotRun {
             }
             fromHistory.add(s);
             List<String> notYet = new ArrayList<>();
-            introduced.forEach((column, at) -> {
+            p.introduced().forEach((column, at) -> {
                 if (at.compareTo(s) > 0) {
                     notYet.add(column);
                 }
@@ -441,9 +452,9 @@ final class SnapshotRun {
             boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
             jdbc.update(sql.stageReproduced(m, s.value(), notYet, fullPicture));
         }
-        if (!transactional && point != null && !carried.isEmpty()) {
+        if (!transactional && point != null && !p.carried().isEmpty()) {
             // the carried columns' values, which the roll back below takes from the history, likewise
-            jdbc.updateAll(sql.saveCarried(m, ranges(), m.carriedValues()));
+            jdbc.updateAll(sql.saveCarried(m, p.ranges(), m.carriedValues()));
         }
         if (!transactional && point != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
@@ -463,22 +474,19 @@ final class SnapshotRun {
      * history as it is before the roll back; without transactions, from what a replay that failed after its roll back
      * saved, where it saved some.
      */
-    void carryColumns() {
-        if (carried.isEmpty()) {
+    void carryColumns(RunSchema.Prepared p) {
+        if (p.carried().isEmpty()) {
             return;
         }
-        jdbc.update(sql.carryFromHistory(m, ranges()));
+        ResolvedModel m = p.view().m();
+        jdbc.update(sql.carryFromHistory(m, p.ranges()));
         if (!transactional) {
-            jdbc.update(sql.carryFromSaved(m, ranges(), m.carriedValues()));
+            jdbc.update(sql.carryFromSaved(m, p.ranges(), m.carriedValues()));
         }
-    }
-
-    List<dev.itersnap.internal.sql.CarriedRange> ranges() {
-        return carried.stream().map(RunSchema.Carried::range).toList();
     }
 
     /** The staged rows without a sequence into the error log, once per record (as the source gives them). */
-    void logNullSequences(boolean nullSequence) {
+    void logNullSequences(ResolvedModel m, boolean nullSequence) {
         if (nullSequence) {
             int logged = jdbc.update(sql.logNullSequences(m.withoutCarried(), runId, LocalDateTime.now()));
             if (logged > 0) {
@@ -492,10 +500,10 @@ final class SnapshotRun {
      * Step 6: roll the history back to the replay point ({@code point}). On a transactional database this is not
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
-    void rollBack(Seq point, TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
+    void rollBack(RunSchema.Prepared p, Seq point, TreeMap<Seq, MetadataStore.Entry> applied) {
         lock.verifyHeld();
         List<String> resetColumns = new ArrayList<>();
-        introduced.forEach((column, at) -> {
+        p.introduced().forEach((column, at) -> {
             if (at.compareTo(point) >= 0) {
                 resetColumns.add(column);
             }
@@ -506,7 +514,7 @@ final class SnapshotRun {
             // run's recovery rolls back (the aged-out batches among them are in the pending table)
             store.forget(undone);
         }
-        jdbc.updateAll(sql.rollback(m, Rollback.from(point.value(), resetColumns)));
+        jdbc.updateAll(sql.rollback(p.view().m(), Rollback.from(point.value(), resetColumns)));
         if (transactional) {
             store.forget(undone);
         }
@@ -516,10 +524,12 @@ final class SnapshotRun {
      * Step 7: apply the batches together, in business order, each recorded in the ledger with its counts; committed
      * once, with the ledger entries, where the database has transactions.
      */
-    List<BatchResult> apply(Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
-                                    TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock)
-                .beforeWriting(edited::verifyBeforeWriting).carrying(carried);
+    List<BatchResult> apply(RunSchema.Prepared p, Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
+                            TreeMap<Seq, MetadataStore.Entry> applied) {
+        ResolvedModel m = p.view().m();
+        ModelTables tables = p.view().tables();
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, p.introduced(), listener, runId, lock)
+                .beforeWriting(() -> edited.verifyBeforeWriting(m)).carrying(p.carried());
         List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
             boolean isReproduced = reproduced.contains(s);
@@ -530,7 +540,7 @@ final class SnapshotRun {
         }
         lock.verifyHeld();
         List<BatchResult> results = applier.apply(planned);
-        check(first); // before the commit: a violation rolls the writes back
+        check(m, first); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
         // BatchApplied only once the batches are committed
         for (BatchResult r : results) {
@@ -539,7 +549,7 @@ final class SnapshotRun {
         if (pendingUsed) {
             jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
         }
-        if (!transactional && !carried.isEmpty()) {
+        if (!transactional && !p.carried().isEmpty()) {
             jdbc.update(tables.clear(m.carriedValues()).inStep("clear carried values"));
         }
         return results;
@@ -557,12 +567,13 @@ final class SnapshotRun {
      * column introduced from the replay point on, and the source's columns those the model knows (a
      * column added, missing or back changes the replayed batches' rows of every key).
      */
-    boolean keyScoped(Decided d, List<Seq> reproduced, Map<String, Seq> introduced) {
+    boolean keyScoped(Decided d, RunSchema.Prepared p, List<Seq> reproduced) {
         Seq point = d.decision().point();
         if (!d.late() || !operation.keyScoping() || point == null
                 || !reproduced.isEmpty() || !pending.isEmpty()
-                || !d.compared().restated().isEmpty() || !d.compared().uncomparable().isEmpty() || !sourceColumnsStable
-                || !introduced.values().stream().allMatch(at -> at.compareTo(point) < 0)) {
+                || !d.compared().restated().isEmpty() || !d.compared().uncomparable().isEmpty()
+                || !p.sourceColumnsStable()
+                || !p.introduced().values().stream().allMatch(at -> at.compareTo(point) < 0)) {
             return false;
         }
         for (MetadataStore.Entry e : d.applied().tailMap(point, true).values()) {
@@ -588,10 +599,12 @@ final class SnapshotRun {
      * stage the replayed batches' rows of the first, roll only them back to {@code point}, and apply everything in one
      * pass.
      */
-    List<BatchResult> replayByKey(Seq point, TreeSet<Seq> batches, TreeMap<Seq, MetadataStore.Entry> applied,
-                                          Discovery source, Map<String, Seq> introduced) {
+    List<BatchResult> replayByKey(RunSchema.Prepared p, Seq point, TreeSet<Seq> batches,
+                                  TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
+        ResolvedModel m = p.view().m();
         boolean nullSequence = source.nullSequence();
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, p.view().tables(), store, p.introduced(), listener,
+                runId, lock);
         List<BatchApplier.Planned> planned = new ArrayList<>();
         List<Seq> replayed = new ArrayList<>();
         for (Seq s : batches) {
@@ -606,23 +619,23 @@ final class SnapshotRun {
         jdbc.update(sql.stageSource(m, point.value(), nullSequence, StageScope.FRESH));
         List<Seq> fresh = new ArrayList<>(batches);
         fresh.removeAll(replayed);
-        RunDiscovery.Staged staged = discovery.fingerprintStaged(source, fresh);
-        logNullSequences(nullSequence);
+        RunDiscovery.Staged staged = discovery.fingerprintStaged(m, source, fresh);
+        logNullSequences(m, nullSequence);
         jdbc.updateAll(statements.prepare());
         jdbc.update(sql.stageSource(m, point.value(), false, StageScope.REPLAYED_KEYS));
-        discovery.checkReplayedKeys(replayed, source, staged.recorded());
+        discovery.checkReplayedKeys(m, replayed, source, staged.recorded());
         jdbc.commit("stage");
         lock.verifyHeld();
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
         jdbc.updateAll(sql.rollback(m, Rollback.keys(point.value(), setAside)));
-        edited.verifyBeforeWriting(); // the state the replay builds on: its keys rolled back, the others as they were
+        edited.verifyBeforeWriting(m); // the state the replay builds on: its keys rolled back, the others as they were
         List<BatchResult> results = applier.applyReplay(statements, planned, applied);
         if (setAside) {
             store.relogErrors(replayed.stream().filter(s -> applied.get(s).counts().rejected() > 0).toList(), runId,
                     LocalDateTime.now());
         }
-        check(batches.first()); // before the commit: a violation rolls the writes back
+        check(m, batches.first()); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
         for (BatchResult r : results) {
             listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
@@ -634,8 +647,8 @@ final class SnapshotRun {
      * Step 8: check the timeline of the keys touched by this run, before its writes are committed; a violation fails
      * the run ({@link EditedHistory#verifyAfterWriting}).
      */
-    void check(Seq first) {
+    void check(ResolvedModel m, Seq first) {
         timelineChecked = true;
-        edited.verifyAfterWriting(first);
+        edited.verifyAfterWriting(m, first);
     }
 }
