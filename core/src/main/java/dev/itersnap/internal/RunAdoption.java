@@ -108,33 +108,38 @@ final class RunAdoption {
         }
     }
 
+    /** What an adoption did: the point it adopted the history through, and its result. */
+    record Adopted(Seq through, RunResult result) {
+    }
+
     /**
      * Takes over an existing SCD Type 2 table (a dbt snapshot, or any with the model's meta column names) as the
      * model's history through a sequence: the batches of the source up to it are declared applied (ledger entries
      * with their rows and fingerprints, the table's versions counted on the last), the versions are kept as they are,
      * the bookkeeping columns the table lacks are added and filled (every version opened, and every closed one
      * closed, at the adoption point, so that no roll back reaches them), the columns registered and the table owned.
-     * The run log records the adoption point (its replay point), which later runs hold late batches against.
+     * The run log records the adoption point (its replay point), which later runs hold late batches against. With
+     * {@code rebuildFrom} (null: none) the adoption point is the batch before it, and the versions from it on are cut.
      */
-    RunResult adopt(SnapshotRun.Resolved r) {
+    Adopted adopt(SnapshotRun.Resolved r, Object rebuildFrom) {
         ResolvedModel m = r.m();
         String key = m.target().toString();
         if (r.targetColumns() == null) {
             throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
                     + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
         }
-        Object asked = run.rebuildFrom != null ? run.rebuildFrom : run.replayFrom;
+        Object asked = rebuildFrom != null ? rebuildFrom : run.replayFrom;
         Seq through;
         try {
             through = Seq.coerce(m, asked);
         } catch (IllegalArgumentException e) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name() + "': cannot adopt "
-                    + (run.rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
+                    + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
                     + " (" + m.sequenceDescription() + ")");
         }
         Seq rebuildPoint = null;
         Object cut = null;
-        if (run.rebuildFrom != null) {
+        if (rebuildFrom != null) {
             rebuildPoint = through;
             cut = cutTime(m, rebuildPoint);
         }
@@ -253,11 +258,11 @@ final class RunAdoption {
         run.store.own(key, run.runId);
         run.jdbc.update(r.tables().markOwner());
         run.jdbc.commit("adopt");
-        run.adopted = through;
         run.listener.onEvent(new SnapshotEvent.HistoryAdopted(run.settings.name(), run.runId, through.shown(),
                 seqs.size(),
                 versions, added));
-        return new RunResult(run.runId, run.settings.name(), results, false, null, 0, Duration.ZERO);
+        return new Adopted(through, new RunResult(run.runId, run.settings.name(), results, false, null, 0,
+                Duration.ZERO));
     }
 
     /**

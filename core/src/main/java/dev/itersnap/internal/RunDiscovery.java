@@ -51,12 +51,12 @@ final class RunDiscovery {
     /** Step 3: the sequences present in the source (nothing else: no row is counted or hashed here). */
     SnapshotRun.Discovery discover(SnapshotRun.Resolved r) {
         ResolvedModel m = r.m();
+        Map<Seq, String> pending = new java.util.HashMap<>(); // a deletion time may be null
         if (r.pendingColumns() != null) {
             run.jdbc.query(r.tables().pendingBatches(), rs -> {
-                        run.pending.put(Seq.read(m, rs, 1), rs.getString(2));
+                        pending.put(Seq.read(m, rs, 1), rs.getString(2));
                         return null;
                     });
-            run.pendingUsed = !run.pending.isEmpty();
         }
         TreeSet<Seq> seqs = new TreeSet<>();
         boolean[] nulls = {false};
@@ -71,7 +71,8 @@ final class RunDiscovery {
             }
             return null;
         });
-        return new SnapshotRun.Discovery(seqs, nulls[0], new java.util.HashMap<>(), new java.util.HashMap<>(), prints);
+        return new SnapshotRun.Discovery(seqs, nulls[0], new java.util.HashMap<>(), new java.util.HashMap<>(), prints,
+                java.util.Collections.unmodifiableMap(pending));
     }
 
     /**

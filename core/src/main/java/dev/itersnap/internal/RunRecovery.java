@@ -34,7 +34,7 @@ final class RunRecovery {
      * ({@link Operation#FULL_CHECK}) compares every sequence.
      */
     Seq checkLedger(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh,
-                    RunDiscovery.Compared compared) {
+                    RunDiscovery.Compared compared, java.util.Map<Seq, String> pending) {
         ResolvedModel m = r.m();
         if (r.targetColumns() == null) {
             return null;
@@ -56,7 +56,7 @@ final class RunRecovery {
         }
         List<Object> probed = new ArrayList<>();
         for (Seq s : fresh) {
-            if (!run.pending.containsKey(s)) {
+            if (!pending.containsKey(s)) {
                 probed.add(s.value());
             }
         }

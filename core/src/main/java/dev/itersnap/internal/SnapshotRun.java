@@ -122,10 +122,12 @@ final class SnapshotRun {
      * The sequences in the source and whether some rows have none; the rows and fingerprints (with {@code
      * restatements: detect}, when the dialect hashes) of the applied batches this run compares ({@link RunDiscovery#compare}),
      * and no others: a run reads and hashes only what it applies or checks. {@code prints}: the columns and signature
-     * of this run's fingerprints, from the source as discovered; null with {@code restatements: ignore}.
+     * of this run's fingerprints, from the source as discovered; null with {@code restatements: ignore}. {@code
+     * pending}: the batches in the pending table (non-transactional databases only: aged-out batches a failed replay
+     * saved before rolling them back), with their recorded deletion time.
      */
     record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows,
-                             Map<Seq, Fingerprint> fingerprints, Fingerprints prints) {
+                             Map<Seq, Fingerprint> fingerprints, Fingerprints prints, Map<Seq, String> pending) {
     }
 
     final Jdbc jdbc;
@@ -137,21 +139,17 @@ final class SnapshotRun {
     final Object replayFrom;
     final String previousStatus;
     final ResolvedModel sourceModel;
-    /** Batches in the pending table (non-transactional databases only), with their recorded deletion time. */
-    final Map<Seq, String> pending = new java.util.HashMap<>();
-    /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
-    boolean pendingUsed;
     /** True when this run only plans ({@link #plan}): it decides and writes nothing. */
-    boolean planning;
+    final boolean planning;
     final MetadataStore store;
     final boolean transactional;
     final ModelLock lock;
     /** The replay point the run log records: the decision's, none when the run applied nothing ({@link #applyNew}). */
     private Seq replayPoint;
-    /** An adoption's point, once adopted. */
-    Seq adopted;
+    /** An adoption's point, once adopted: the run log records it as the replay point. */
+    private Seq adopted;
     /** With an adoption: the batch to rebuild the history from (the oldest the source holds), or null. */
-    Object rebuildFrom;
+    private Object rebuildFrom;
     /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
     static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
@@ -174,7 +172,8 @@ final class SnapshotRun {
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
                         ResolvedModel sourceModel,
-                MetadataStore store) {
+                MetadataStore store, boolean planning) {
+        this.planning = planning;
         this.lock = lock;
         this.store = store;
         this.transactional = dialect.capabilities().transactionalDml();
@@ -232,9 +231,10 @@ final class SnapshotRun {
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
         if (operation == Operation.ADOPT) {
-            RunResult result = adoption.adopt(resolve());
+            RunAdoption.Adopted a = adoption.adopt(resolve(), rebuildFrom);
+            adopted = a.through();
             if (rebuildFrom == null) {
-                return result;
+                return a.result();
             }
             // the versions from the rebuild point on are gone: apply the source's batches from there, in order
             return applyNew();
@@ -268,11 +268,11 @@ final class SnapshotRun {
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
         Discovery source = discovery.discover(r);
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
-        fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
+        fresh.addAll(source.pending().keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
         RunDiscovery.Compared compared = discovery.compare(m, applied, source, fresh, sweptThrough);
         checkedThrough = compared.checkedThrough();
-        Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared);
+        Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared, source.pending());
         if (!planning && r.targetColumns() != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
@@ -293,7 +293,7 @@ final class SnapshotRun {
         List<RunPlan.Batch> planned = new ArrayList<>();
         for (Seq s : decision.batches()) {
             RunPlan.ReadFrom from = d.source().sequences().contains(s) ? RunPlan.ReadFrom.SOURCE
-                    : pending.containsKey(s) ? RunPlan.ReadFrom.PENDING : RunPlan.ReadFrom.HISTORY;
+                    : d.source().pending().containsKey(s) ? RunPlan.ReadFrom.PENDING : RunPlan.ReadFrom.HISTORY;
             planned.add(new RunPlan.Batch(s.shown(), d.applied().containsKey(s), from));
         }
         boolean recoveryFirst = d.resolved().targetColumns() != null
@@ -329,7 +329,7 @@ final class SnapshotRun {
                 schema.noteColumnsGone(r.m(), applied.lastKey());
             }
             discovery.recordFingerprints(unrecorded, source.prints());
-            if (pendingUsed) {
+            if (!source.pending().isEmpty()) {
                 // a rerun of a replay that failed after recording its batches: what the pending table kept for it
                 // is in the ledger now
                 jdbc.update(r.tables().clear(r.m().pending()).inStep("clear pending batches"));
@@ -352,7 +352,8 @@ final class SnapshotRun {
         if (keyScoped(d, p, reproduced)) {
             results = replayByKey(p, point, batches, applied, source);
         } else {
-            stage(p, point, first, source.nullSequence(), reproduced, applied);
+            // the pending table is cleared once the batches are applied when it held some or the stage saved some
+            boolean pendingUsed = stage(p, point, first, source, reproduced, applied) || !source.pending().isEmpty();
             List<Seq> fromSource = new ArrayList<>(batches);
             fromSource.removeAll(reproduced);
             for (Seq gone : discovery.fingerprintStaged(p.view().m(), source, fromSource).gone()) {
@@ -365,7 +366,8 @@ final class SnapshotRun {
             if (point != null) {
                 rollBack(p, point, applied);
             }
-            results = batches.isEmpty() ? List.of() : apply(p, first, batches, reproduced, applied);
+            results = batches.isEmpty() ? List.of()
+                    : apply(p, first, batches, reproduced, applied, source.pending(), pendingUsed);
         }
         if (!timelineChecked) { // nothing applied: a roll back may have run
             check(p.view().m(), first);
@@ -425,10 +427,12 @@ final class SnapshotRun {
 
     /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
-     * out of the source from the history (before it is rolled back, from {@code point}; null: none).
+     * out of the source from the history (before it is rolled back, from {@code point}; null: none), or from the
+     * pending table where a failed replay saved them. True when it saved batches in the pending table.
      */
-    void stage(RunSchema.Prepared p, Seq point, Seq first, boolean nullSequence, List<Seq> reproduced,
-               TreeMap<Seq, MetadataStore.Entry> applied) {
+    boolean stage(RunSchema.Prepared p, Seq point, Seq first, Discovery source, List<Seq> reproduced,
+                  TreeMap<Seq, MetadataStore.Entry> applied) {
+        boolean nullSequence = source.nullSequence();
         ResolvedModel m = p.view().m();
         ModelTables tables = p.view().tables();
         jdbc.update(sql.stageSource(m, first.value(), nullSequence));
@@ -437,7 +441,7 @@ final class SnapshotRun {
         boolean full = settings.hardDeletes().fullBatches();
         List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
-            if (pending.containsKey(s)) {
+            if (source.pending().containsKey(s)) {
                 jdbc.update(tables.restorePending(s.value()));
                 continue;
             }
@@ -456,17 +460,18 @@ final class SnapshotRun {
             // the carried columns' values, which the roll back below takes from the history, likewise
             jdbc.updateAll(sql.saveCarried(m, p.ranges(), m.carriedValues()));
         }
+        boolean saved = false;
         if (!transactional && point != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
             // holds (the aged-out batches) before it goes, so that a failed run loses nothing
             for (Seq s : fromHistory) {
                 MetadataStore.Entry entry = applied.get(s);
                 jdbc.update(tables.savePending(s.value(), entry == null ? null : entry.deletionTime()));
-                pending.put(s, entry == null ? null : entry.deletionTime());
-                pendingUsed = true;
+                saved = true;
             }
         }
         jdbc.commit("stage");
+        return saved;
     }
 
     /**
@@ -522,10 +527,13 @@ final class SnapshotRun {
 
     /**
      * Step 7: apply the batches together, in business order, each recorded in the ledger with its counts; committed
-     * once, with the ledger entries, where the database has transactions.
+     * once, with the ledger entries, where the database has transactions. A reproduced batch keeps the deletion time
+     * its ledger entry recorded, or the one the {@code pending} table kept for it; the pending table is cleared when
+     * {@code pendingUsed}.
      */
     List<BatchResult> apply(RunSchema.Prepared p, Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
-                            TreeMap<Seq, MetadataStore.Entry> applied) {
+                            TreeMap<Seq, MetadataStore.Entry> applied, Map<Seq, String> pending,
+                            boolean pendingUsed) {
         ResolvedModel m = p.view().m();
         ModelTables tables = p.view().tables();
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, p.introduced(), listener, runId, lock)
@@ -570,7 +578,7 @@ final class SnapshotRun {
     boolean keyScoped(Decided d, RunSchema.Prepared p, List<Seq> reproduced) {
         Seq point = d.decision().point();
         if (!d.late() || !operation.keyScoping() || point == null
-                || !reproduced.isEmpty() || !pending.isEmpty()
+                || !reproduced.isEmpty() || !d.source().pending().isEmpty()
                 || !d.compared().restated().isEmpty() || !d.compared().uncomparable().isEmpty()
                 || !p.sourceColumnsStable()
                 || !p.introduced().values().stream().allMatch(at -> at.compareTo(point) < 0)) {
