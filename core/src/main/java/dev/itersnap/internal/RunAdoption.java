@@ -24,14 +24,18 @@ import java.util.TreeSet;
 
 /**
  * Adoption of a history another tool built: the point the ledger starts from, the checks that the source and the
- * history agree there, and the refusal of batches below it. Part of one {@link SnapshotRun}, whose state it reads and
- * sets.
+ * history agree there, and the refusal of batches below it. Part of one {@link SnapshotRun}: it takes what the run
+ * found and returns what it finds, and shares only the run's {@link RunContext}.
  */
 final class RunAdoption {
-    private final SnapshotRun run;
+    private final RunContext cx;
+    private final RunOwnership ownership;
+    private final RunDiscovery discovery;
 
-    RunAdoption(SnapshotRun run) {
-        this.run = run;
+    RunAdoption(RunContext cx, RunOwnership ownership, RunDiscovery discovery) {
+        this.cx = cx;
+        this.ownership = ownership;
+        this.discovery = discovery;
     }
 
     /**
@@ -40,7 +44,7 @@ final class RunAdoption {
      * it).
      */
     Seq adoptionPoint(ResolvedModel m, TreeMap<Seq, MetadataStore.Entry> applied) {
-        dev.itersnap.core.Inspection.Adoption adoption = run.store.adoption();
+        dev.itersnap.core.Inspection.Adoption adoption = cx.store().adoption();
         if (adoption == null) {
             return null;
         }
@@ -75,12 +79,12 @@ final class RunAdoption {
             why = restated.containsKey(replayPoint)
                     ? "batch " + replayPoint + " changed in the source (restated) after the history was adopted "
                             + "through " + point + ", at or before that point"
-                    : "the " + run.operation.label().replace('_', ' ') + " would replay from " + replayPoint
+                    : "the " + cx.operation().label().replace('_', ' ') + " would replay from " + replayPoint
                             + ", but the history was adopted through " + point;
         } else {
             return;
         }
-        throw new ItersnapException(ErrorCode.LATE_BEFORE_ADOPTION, "model '" + run.settings.name() + "': " + why
+        throw new ItersnapException(ErrorCode.LATE_BEFORE_ADOPTION, "model '" + cx.settings().name() + "': " + why
                 + "; the versions up to there came from the adopted table, not from batches itersnap applied, so it "
                 + "cannot be replayed into them. Nothing was written. Either remove or correct it in the source so "
                 + "that the batches up to " + point + " are as they were when adopted, move it after " + point
@@ -125,15 +129,16 @@ final class RunAdoption {
         ResolvedModel m = r.m();
         String key = m.target().toString();
         if (r.targetColumns() == null) {
-            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target " + key
                     + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
         }
-        Object asked = rebuildFrom != null ? rebuildFrom : run.replayFrom;
+        Object asked = rebuildFrom != null ? rebuildFrom : cx.replayFrom();
         Seq through;
         try {
             through = Seq.coerce(m, asked);
         } catch (IllegalArgumentException e) {
-            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name() + "': cannot adopt "
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + cx.settings().name()
+                    + "': cannot adopt "
                     + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
                     + " (" + m.sequenceDescription() + ")");
         }
@@ -145,22 +150,22 @@ final class RunAdoption {
         }
         ModelTables.OwnerMark mark;
         try {
-            mark = ModelTables.parseOwnerComment(run.jdbc.tableComment(m.target()));
+            mark = ModelTables.parseOwnerComment(cx.jdbc().tableComment(m.target()));
         } catch (SQLException e) {
-            throw run.jdbc.failure("check owner", null, e);
+            throw cx.jdbc().failure("check owner", null, e);
         }
-        MetadataStore.Owners owners = run.store.owners(key);
+        MetadataStore.Owners owners = cx.store().owners(key);
         String rowOwner = owners.targetOwner();
         String mine = owners.ownTarget();
-        MetadataStore.LedgerSize ledger = run.store.ledgerSize();
+        MetadataStore.LedgerSize ledger = cx.store().ledgerSize();
         if (rowOwner != null || mark != null) {
             String owner = rowOwner != null ? rowOwner : mark.model();
-            throw run.ownership.notOwned("target " + key + " is already an itersnap history (model '" + owner + "'"
+            throw ownership.notOwned("target " + key + " is already an itersnap history (model '" + owner + "'"
                     + (mark != null ? ", metadata schema " + mark.metadataSchema() : "") + "); adopt takes over a table no itersnap "
                     + "ledger keeps. Nothing was written");
         }
         if (mine != null || ledger.batches() > 0) {
-            throw run.ownership.notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "")
+            throw ownership.notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "")
                     + " with "
                     + ledger.batches() + " batches in its ledger in metadata schema " + m.metadataSchema()
                     + "; adopt takes "
@@ -171,14 +176,14 @@ final class RunAdoption {
         required.addAll(List.of(n.updatedAt(), n.validFrom(), n.validTo()));
         for (String c : required) {
             if (RunSchema.column(r.targetColumns(), c) == null) {
-                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target "
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target "
                         + key + " has no column '" + c + "'; adopt needs the keys and the validity columns under the "
                         + "model's names (column_names maps other names). Its columns: "
                         + r.targetColumns().stream().map(SourceColumn::name).toList());
             }
         }
-        SnapshotRun.Discovery source = run.discovery.discover(r);
-        run.discovery.readFingerprints(m, source,
+        SnapshotRun.Discovery source = discovery.discover(r);
+        discovery.readFingerprints(m, source,
                 null); // an adoption records every batch it declares applied, with its rows and fingerprint
         if (rebuildPoint == null) {
             checkAdoptionPoint(r, through, source);
@@ -189,7 +194,7 @@ final class RunAdoption {
             java.util.SortedSet<Seq> before = source.sequences().headSet(rebuildPoint);
             through = before.isEmpty() ? predecessor(rebuildPoint) : before.last();
         }
-        run.lock.verifyHeld();
+        cx.lock().verifyHeld();
         // bookkeeping columns (DDL first, committed on its own)
         Map<String, TableSpec.ColumnType> bookkeeping = new LinkedHashMap<>();
         bookkeeping.put(n.scdId(), TableSpec.ColumnType.text(64));
@@ -202,7 +207,7 @@ final class RunAdoption {
         bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
         SourceColumn flag = m.deletionRecords() ? RunSchema.column(r.targetColumns(), n.isDeleted()) : null;
         if (flag != null && flag.jdbcType() != java.sql.Types.BOOLEAN && flag.jdbcType() != java.sql.Types.BIT) {
-            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target " + key
                     + " has column '" + flag.name() + "' of type " + flag.typeName() + "; itersnap keeps the deletion "
                     + "flag as a BOOLEAN (dbt writes the text 'True' / 'False'). Convert the column to BOOLEAN first, "
                     + "then adopt. Nothing was written");
@@ -210,19 +215,19 @@ final class RunAdoption {
         List<String> added = new ArrayList<>();
         bookkeeping.forEach((c, type) -> {
             if (RunSchema.column(r.targetColumns(), c) == null) {
-                run.jdbc.update(run.sql.primitives().addColumn(m.target(), c, type).inStep("adopt"));
+                cx.jdbc().update(cx.sql().primitives().addColumn(m.target(), c, type).inStep("adopt"));
                 added.add(c);
             }
         });
-        run.jdbc.commit("adopt: add bookkeeping columns");
-        String validToType = run.settings.validToCurrent() == null ? null
-                : run.dialect.columnType(RunSchema.column(r.targetColumns(), n.validTo()));
+        cx.jdbc().commit("adopt: add bookkeeping columns");
+        String validToType = cx.settings().validToCurrent() == null ? null
+                : cx.dialect().columnType(RunSchema.column(r.targetColumns(), n.validTo()));
         r.tables().adoptVersions(through.value(), cut, validToType, m.deletionRecords())
-                .forEach(st -> run.jdbc.update(st.inStep("adopt")));
-        if (run.settings.validToCurrent() != null) {
-            run.jdbc.update(run.sql.markOpenVersions(m).inStep("adopt"));
+                .forEach(st -> cx.jdbc().update(st.inStep("adopt")));
+        if (cx.settings().validToCurrent() != null) {
+            cx.jdbc().update(cx.sql().markOpenVersions(m).inStep("adopt"));
         }
-        long versions = run.jdbc.query(r.tables().countHistory().inStep("adopt"),
+        long versions = cx.jdbc().query(r.tables().countHistory().inStep("adopt"),
                 rs -> rs.getLong(1)).get(0);
         // the ledger: every batch of the source up to the adoption point, and the point itself
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
@@ -245,23 +250,23 @@ final class RunAdoption {
         // the adoption point goes into this run's run-log row before the ledger entries (in the same transaction where
         // the database has one): whenever the ledger holds the adoption's entries, later runs find the point, also
         // when this run fails afterwards (a rebuild's apply) or dies before its row is marked finished
-        run.store.markAdoption(run.runId, through.text());
-        run.store.fingerprints(fingerprints);
-        run.store.recordAll(results, seqs, run.runId, deletionTimes);
+        cx.store().markAdoption(cx.runId(), through.text());
+        cx.store().fingerprints(fingerprints);
+        cx.store().recordAll(results, seqs, cx.runId(), deletionTimes);
         Map<String, String> columns = new LinkedHashMap<>();
         for (SourceColumn src : m.sourceColumns()) {
             if (RunSchema.column(r.targetColumns(), src.name()) != null) {
                 columns.put(src.name(), null); // a column the table lacks is added by the next run
             }
         }
-        run.store.registerColumns(columns);
-        run.store.own(key, run.runId);
-        run.jdbc.update(r.tables().markOwner());
-        run.jdbc.commit("adopt");
-        run.listener.onEvent(new SnapshotEvent.HistoryAdopted(run.settings.name(), run.runId, through.shown(),
+        cx.store().registerColumns(columns);
+        cx.store().own(key, cx.runId());
+        cx.jdbc().update(r.tables().markOwner());
+        cx.jdbc().commit("adopt");
+        cx.listener().onEvent(new SnapshotEvent.HistoryAdopted(cx.settings().name(), cx.runId(), through.shown(),
                 seqs.size(),
                 versions, added));
-        return new Adopted(through, new RunResult(run.runId, run.settings.name(), results, false, null, 0,
+        return new Adopted(through, new RunResult(cx.runId(), cx.settings().name(), results, false, null, 0,
                 Duration.ZERO));
     }
 
@@ -275,7 +280,7 @@ final class RunAdoption {
      */
     void checkAdoptionPoint(SnapshotRun.Resolved r, Seq through, SnapshotRun.Discovery source) {
         ResolvedModel m = r.m();
-        String cannot = "model '" + run.settings.name() + "': cannot adopt through " + through + ": ";
+        String cannot = "model '" + cx.settings().name() + "': cannot adopt through " + through + ": ";
         if (source.sequences().isEmpty()) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "the source holds no batch, so no batch "
                     + "can be the last one the table holds (" + m.sequenceDescription()
@@ -302,7 +307,7 @@ final class RunAdoption {
         }
         SourceColumn u = updatedAt;
         List<java.time.LocalDateTime> earliest = new ArrayList<>();
-        run.jdbc.query(r.tables().earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
+        cx.jdbc().query(r.tables().earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
             for (java.time.LocalDateTime t : new java.time.LocalDateTime[] {asTime(validFrom.valueType().read(rs, 1)),
                     u == null ? null : asTime(u.valueType().read(rs, 2))}) {
                 if (t != null) {
@@ -354,7 +359,7 @@ final class RunAdoption {
                 return d.toLocalDate();
             }
         }
-        throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name()
+        throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name()
                 + "': adopt --rebuild-from "
                 + "places the rebuild point in the versions' validity, which needs sequence_by and updated_at of the "
                 + "same kind of time (DATE or TIMESTAMP; " + m.sequenceDescription() + ", updated_at '"

@@ -17,10 +17,10 @@ import java.util.TreeSet;
  * What the source holds and what changed in it: the distinct sequences, the fingerprints of the applied batches a run
  * compares (restatements), of the batches it stages and of the keys a key-scoped replay stages, and the detection of
  * late batches (the replay point). Part of one {@link SnapshotRun}: each step returns what it found, which the run
- * holds and passes on.
+ * holds and passes on; it shares only the run's {@link RunContext}.
  */
 final class RunDiscovery {
-    private final SnapshotRun run;
+    private final RunContext cx;
     /**
      * True once this run made sure its fingerprint format is recorded ({@link #recordFormat}): set from the ledger by
      * {@link #compare}, so that the format is written at most once, before the first entry that names it.
@@ -44,8 +44,8 @@ final class RunDiscovery {
     record Staged(List<Seq> gone, Map<Seq, Fingerprint> recorded) {
     }
 
-    RunDiscovery(SnapshotRun run) {
-        this.run = run;
+    RunDiscovery(RunContext cx) {
+        this.cx = cx;
     }
 
     /** Step 3: the sequences present in the source (nothing else: no row is counted or hashed here). */
@@ -53,16 +53,16 @@ final class RunDiscovery {
         ResolvedModel m = r.m();
         Map<Seq, String> pending = new java.util.HashMap<>(); // a deletion time may be null
         if (r.pendingColumns() != null) {
-            run.jdbc.query(r.tables().pendingBatches(), rs -> {
+            cx.jdbc().query(r.tables().pendingBatches(), rs -> {
                         pending.put(Seq.read(m, rs, 1), rs.getString(2));
                         return null;
                     });
         }
         TreeSet<Seq> seqs = new TreeSet<>();
         boolean[] nulls = {false};
-        Fingerprints prints = run.settings.restatements() == Restatements.DETECT ? Fingerprints.of(run.dialect, m)
+        Fingerprints prints = cx.settings().restatements() == Restatements.DETECT ? Fingerprints.of(cx.dialect(), m)
                 : null;
-        run.jdbc.query(run.sql.discoverSequences(m), rs -> {
+        cx.jdbc().query(cx.sql().discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v == null) {
                 nulls[0] = true;
@@ -113,10 +113,10 @@ final class RunDiscovery {
         boolean columnsChanged = prints != null && held.stream().map(applied::get)
                 .anyMatch(e -> !e.reproduced() && !prints.comparable(e.fingerprint()));
         // a deliberate rebuild (replay, full refresh) compares every applied batch too, as its dry run shows
-        boolean all = run.operation.comparesAll() || columnsChanged;
+        boolean all = cx.operation().comparesAll() || columnsChanged;
         TreeSet<Seq> checked = new TreeSet<>();
         if (!all) {
-            int newest = Math.max(0, held.size() - run.settings.restatementLookback());
+            int newest = Math.max(0, held.size() - cx.settings().restatementLookback());
             checked.addAll(held.subList(newest, held.size()));
             Seq late = ReplayDecision.lateFrom(fresh, applied.navigableKeySet());
             if (late != null) {
@@ -128,7 +128,7 @@ final class RunDiscovery {
             }
             List<Seq> older = new ArrayList<>(held.subList(0, newest));
             older.removeAll(checked);
-            int sweep = Math.min(run.settings.restatementSweep(), older.size());
+            int sweep = Math.min(cx.settings().restatementSweep(), older.size());
             if (sweep > 0) {
                 Seq after = null;
                 try {
@@ -179,12 +179,12 @@ final class RunDiscovery {
                                      Fingerprints prints,
                                      TreeMap<Seq, MetadataStore.Entry> restated,
                                      TreeMap<Seq, MetadataStore.Entry> uncomparable) {
-        Fingerprints.OlderFormats found = Fingerprints.compareOlderFormats(run.jdbc, run.dialect, m, prints,
-                applied, held, run.store::formats);
+        Fingerprints.OlderFormats found = Fingerprints.compareOlderFormats(cx.jdbc(), cx.dialect(), m, prints,
+                applied, held, cx.store()::formats);
         restated.putAll(found.restated());
         uncomparable.putAll(found.uncomparable());
         if (!uncomparable.isEmpty()) {
-            run.listener.onEvent(new SnapshotEvent.UncomparableBatches(run.settings.name(), run.runId,
+            cx.listener().onEvent(new SnapshotEvent.UncomparableBatches(cx.settings().name(), cx.runId(),
                     found.columns(), uncomparable.size(), uncomparable.firstKey().shown()));
         }
     }
@@ -194,9 +194,9 @@ final class RunDiscovery {
      * them) into {@code source}.
      */
     void readFingerprints(ResolvedModel m, SnapshotRun.Discovery source, List<Object> sequences) {
-        Fingerprints columnsOnly = Fingerprints.of(run.dialect, m);
+        Fingerprints columnsOnly = Fingerprints.of(cx.dialect(), m);
         Fingerprints prints = source.prints();
-        run.jdbc.query(run.sql.fingerprintSequences(m, prints == null ? null : prints.columns(),
+        cx.jdbc().query(cx.sql().fingerprintSequences(m, prints == null ? null : prints.columns(),
                 sequences), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
@@ -238,9 +238,9 @@ final class RunDiscovery {
     Staged fingerprintStaged(ResolvedModel m, SnapshotRun.Discovery source, List<Seq> fromSource) {
         Fingerprints prints = source.prints();
         Map<Seq, Fingerprint> found = new java.util.HashMap<>(source.fingerprints());
-        Fingerprints columnsOnly = Fingerprints.of(run.dialect, m);
+        Fingerprints columnsOnly = Fingerprints.of(cx.dialect(), m);
         java.util.Set<Seq> staged = new java.util.HashSet<>();
-        run.jdbc.query(run.sql.fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
+        cx.jdbc().query(cx.sql().fingerprintStaged(m, prints == null ? null : prints.columns()), rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
@@ -264,7 +264,7 @@ final class RunDiscovery {
                         java.math.BigDecimal.ZERO));
             }
         }
-        run.store.fingerprints(found);
+        cx.store().fingerprints(found);
         recordFormat(prints);
         return new Staged(gone, found);
     }
@@ -287,14 +287,14 @@ final class RunDiscovery {
         }
         List<Object> bound = replayed.size() > SnapshotRun.MAX_BOUND_SEQUENCES ? null
                 : replayed.stream().<Object>map(Seq::value).toList();
-        dev.itersnap.spi.Statement check = run.sql.fingerprintReplayedKeys(m, prints.columns(), bound);
+        dev.itersnap.spi.Statement check = cx.sql().fingerprintReplayedKeys(m, prints.columns(), bound);
         if (check == null) {
             return;
         }
         Map<Seq, java.math.BigDecimal> whole = new java.util.HashMap<>();
         Map<Seq, java.math.BigDecimal> keyed = new java.util.HashMap<>();
         Map<Seq, java.math.BigDecimal> staged = new java.util.HashMap<>();
-        run.jdbc.query(check, rs -> {
+        cx.jdbc().query(check, rs -> {
             Object v = m.sequenceType().read(rs, 1);
             if (v != null) {
                 Seq s = Seq.of(m, v);
@@ -321,7 +321,7 @@ final class RunDiscovery {
             }
         }
         if (changed) {
-            run.store.fingerprints(recorded);
+            cx.store().fingerprints(recorded);
         }
     }
 
@@ -351,10 +351,10 @@ final class RunDiscovery {
         if (unrecorded.isEmpty()) {
             return;
         }
-        run.lock.verifyHeld();
+        cx.lock().verifyHeld();
         recordFormat(prints);
-        run.store.recordFingerprints(unrecorded);
-        run.jdbc.commit("record fingerprints");
+        cx.store().recordFingerprints(unrecorded);
+        cx.jdbc().commit("record fingerprints");
     }
 
     /**
@@ -371,7 +371,7 @@ final class RunDiscovery {
             if (now != null && !e.lost() && !e.reproduced() && now > e.sourceRows()
                     && !batches.contains(e.sequence()) && (source.prints() == null
                     || !source.prints().comparable(e.fingerprint()))) {
-                run.listener.onEvent(new SnapshotEvent.RowsAddedToAppliedBatch(run.settings.name(), run.runId,
+                cx.listener().onEvent(new SnapshotEvent.RowsAddedToAppliedBatch(cx.settings().name(), cx.runId(),
                         e.sequence().shown(), now, e.sourceRows()));
             }
         }
@@ -387,7 +387,7 @@ final class RunDiscovery {
             return;
         }
         formatRecorded = true;
-        run.store.recordFormat(prints);
+        cx.store().recordFormat(prints);
     }
 
     /**
@@ -397,27 +397,27 @@ final class RunDiscovery {
     ReplayDecision.Decision detect(ResolvedModel m, TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied,
                                    SnapshotRun.Discovery source, Compared compared, Seq lostFrom) {
         Seq requested = null;
-        if (run.operation.requestsPoint()) {
+        if (cx.operation().requestsPoint()) {
             try {
-                requested = Seq.coerce(m, run.replayFrom);
+                requested = Seq.coerce(m, cx.replayFrom());
             } catch (IllegalArgumentException e) {
-                throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name()
+                throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + cx.settings().name()
                         + "': cannot replay"
-                        + " from " + run.replayFrom + ": " + e.getMessage() + " (" + m.sequenceDescription() + ")");
+                        + " from " + cx.replayFrom() + ": " + e.getMessage() + " (" + m.sequenceDescription() + ")");
             }
         }
         ReplayDecision.Decision d = ReplayDecision.decide(new ReplayDecision.Found(
-                run.operation.rebuildsFromSource(), requested, applied.navigableKeySet(), fresh,
+                cx.operation().rebuildsFromSource(), requested, applied.navigableKeySet(), fresh,
                 source.sequences(), compared.restated().navigableKeySet(), compared.uncomparable().navigableKeySet(),
                 lostFrom));
         if (d.late()) {
             List<Object> incoming = fresh.headSet(applied.lastKey()).stream().map(Seq::shown).toList();
-            run.listener.onEvent(new SnapshotEvent.OutOfOrder(run.settings.name(), run.runId, incoming,
+            cx.listener().onEvent(new SnapshotEvent.OutOfOrder(cx.settings().name(), cx.runId(), incoming,
                     applied.lastKey().shown(), d.point().shown()));
         }
         // a restated batch is replayed like a late one, for every key, with everything applied after it
         for (MetadataStore.Entry e : compared.restated().values()) {
-            run.listener.onEvent(new SnapshotEvent.BatchRestated(run.settings.name(), run.runId,
+            cx.listener().onEvent(new SnapshotEvent.BatchRestated(cx.settings().name(), cx.runId(),
                     e.sequence().shown(),
                     e.fingerprint().rows(), source.rows().getOrDefault(e.sequence(), 0L)));
         }

@@ -12,13 +12,14 @@ import java.util.TreeSet;
 /**
  * Recovery and the ledger's checks: history writes the ledger does not record are undone (a crash between a write and
  * its ledger entry), a ledger whose versions are gone is replayed, and rows logged without an entry are forgotten.
- * Part of one {@link SnapshotRun}, whose state it reads and sets.
+ * Part of one {@link SnapshotRun}: it takes what the run found and returns what it finds, and shares only the run's
+ * {@link RunContext}.
  */
 final class RunRecovery {
-    private final SnapshotRun run;
+    private final RunContext cx;
 
-    RunRecovery(SnapshotRun run) {
-        this.run = run;
+    RunRecovery(RunContext cx) {
+        this.cx = cx;
     }
 
     /**
@@ -40,9 +41,9 @@ final class RunRecovery {
             return null;
         }
         Seq requested = null;
-        if (run.operation.requestsPoint()) {
+        if (cx.operation().requestsPoint()) {
             try {
-                requested = Seq.coerce(m, run.replayFrom);
+                requested = Seq.coerce(m, cx.replayFrom());
             } catch (IllegalArgumentException e) {
                 // detect() says what is wrong with it
             }
@@ -51,7 +52,7 @@ final class RunRecovery {
         Seq from = ReplayDecision.lowest(new ReplayDecision.Found(false, requested, applied.navigableKeySet(), fresh,
                 new TreeSet<>(), compared.restated().navigableKeySet(), compared.uncomparable().navigableKeySet(),
                 null));
-        if (run.operation.rebuildsFromSource() && !applied.isEmpty()) {
+        if (cx.operation().rebuildsFromSource() && !applied.isEmpty()) {
             from = applied.firstKey();
         }
         List<Object> probed = new ArrayList<>();
@@ -66,10 +67,10 @@ final class RunRecovery {
             probed.clear();
         }
         TreeSet<Seq> lost = new TreeSet<>();
-        if (run.operation == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
-            run.jdbc.query(r.tables().historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
+        if (cx.operation() == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
+            cx.jdbc().query(r.tables().historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
         } else if (from != null || !probed.isEmpty()) {
-            run.jdbc.query(run.sql.historySequences(m, probed, from == null ? null : from.value()),
+            cx.jdbc().query(cx.sql().historySequences(m, probed, from == null ? null : from.value()),
                     rs -> lost.add(Seq.read(m, rs, 1)));
         }
         lost.removeAll(applied.keySet());
@@ -80,7 +81,7 @@ final class RunRecovery {
             applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null, null));
         }
         fresh.removeAll(lost);
-        run.listener.onEvent(new SnapshotEvent.LedgerRepaired(run.settings.name(), run.runId,
+        cx.listener().onEvent(new SnapshotEvent.LedgerRepaired(cx.settings().name(), cx.runId(),
                 lost.stream().map(Seq::shown).toList()));
         return lost.first();
     }
@@ -100,16 +101,16 @@ final class RunRecovery {
             return;
         }
         List<Seq> logged = new ArrayList<>();
-        for (String text : run.store.loggedSequences(new ArrayList<>(fresh))) {
+        for (String text : cx.store().loggedSequences(new ArrayList<>(fresh))) {
             logged.add(Seq.parse(m, text));
         }
         if (logged.isEmpty()) {
             return;
         }
         logged.sort(null);
-        run.store.forget(logged);
-        run.jdbc.commit("repair ledger");
-        run.listener.onEvent(new SnapshotEvent.LedgerRepaired(run.settings.name(), run.runId,
+        cx.store().forget(logged);
+        cx.jdbc().commit("repair ledger");
+        cx.listener().onEvent(new SnapshotEvent.LedgerRepaired(cx.settings().name(), cx.runId(),
                 logged.stream().map(Seq::shown).toList()));
     }
 
@@ -119,15 +120,15 @@ final class RunRecovery {
      */
     void recover(SnapshotRun.Resolved r) {
         ResolvedModel m = r.m();
-        boolean needed = run.transactional ? "running".equals(run.previousStatus)
-                : !"success".equals(run.previousStatus);
+        boolean needed = cx.transactional() ? "running".equals(cx.previousStatus())
+                : !"success".equals(cx.previousStatus());
         if (r.targetColumns() == null || !needed) {
             return;
         }
-        TreeSet<Seq> recorded = new TreeSet<>(run.store.ledger(m).keySet());
+        TreeSet<Seq> recorded = new TreeSet<>(cx.store().ledger(m).keySet());
         TreeSet<Seq> inHistory = new TreeSet<>();
         for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
-            run.jdbc.query(r.tables().historySequences(column), rs -> inHistory.add(Seq.read(m, rs, 1)));
+            cx.jdbc().query(r.tables().historySequences(column), rs -> inHistory.add(Seq.read(m, rs, 1)));
         }
         inHistory.removeAll(recorded);
         if (!inHistory.isEmpty() && (recorded.isEmpty() || inHistory.first().compareTo(recorded.last()) > 0)) {
@@ -135,7 +136,7 @@ final class RunRecovery {
             // written but not recorded, above every recorded one: the replay's own roll back undoes it
             Seq from = inHistory.first();
             List<String> reset = new ArrayList<>();
-            run.store.columns().values().forEach(c -> {
+            cx.store().columns().values().forEach(c -> {
                 if (c.introducedText() != null
                         && Seq.parse(m, c.introducedText()).compareTo(from) >= 0) {
                     reset.add(c.name());
@@ -149,7 +150,7 @@ final class RunRecovery {
         }
         if (r.archiveColumns() != null) {
             TreeSet<Seq> archived = new TreeSet<>();
-            run.jdbc.query(r.tables().archivedSequences(), rs ->
+            cx.jdbc().query(r.tables().archivedSequences(), rs ->
                     archived.add(Seq.read(m, rs, 1)));
             archived.removeAll(recorded);
             archived.removeAll(inHistory); // already undone with their batch
@@ -159,22 +160,22 @@ final class RunRecovery {
         }
         // set-aside rows logged for a batch that was never recorded (its replay logs them again)
         List<Seq> logged = new ArrayList<>();
-        for (String text : run.store.loggedSequences()) {
+        for (String text : cx.store().loggedSequences()) {
             Seq s = Seq.parse(m, text);
             if (!recorded.contains(s)) {
                 logged.add(s);
             }
         }
         if (!logged.isEmpty()) {
-            run.store.forget(logged);
+            cx.store().forget(logged);
         }
         // untracked_columns: overwrite: a run that stopped inside a key-scoped roll back (its ledger entries already
         // forgotten, its keys' versions rolled back, their values not yet restored) leaves no sequence to find above
         recoverBy(m, Rollback.restoreOnly());
-        run.jdbc.commit("recover");
+        cx.jdbc().commit("recover");
     }
 
     void recoverBy(ResolvedModel m, Rollback r) {
-        run.sql.rollback(m, r).forEach(s -> run.jdbc.update(s.inStep("recover")));
+        cx.sql().rollback(m, r).forEach(s -> cx.jdbc().update(s.inStep("recover")));
     }
 }

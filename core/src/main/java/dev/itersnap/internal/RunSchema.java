@@ -19,13 +19,16 @@ import java.util.Map;
 /**
  * The tables a run writes, brought to the source's shape before it stages: new columns added, widened columns
  * widened, bookkeeping columns an adopted history lacks added, columns gone noted; and the scratch tables created or
- * emptied. Part of one {@link SnapshotRun}, whose state it reads and sets.
+ * emptied. Part of one {@link SnapshotRun}: it returns the view of the model the rest of the run works on
+ * ({@link Prepared}), and shares only the run's {@link RunContext}.
  */
 final class RunSchema {
-    private final SnapshotRun run;
+    private final RunContext cx;
+    private final RunOwnership ownership;
 
-    RunSchema(SnapshotRun run) {
-        this.run = run;
+    RunSchema(RunContext cx, RunOwnership ownership) {
+        this.cx = cx;
+        this.ownership = ownership;
     }
 
     /**
@@ -49,32 +52,32 @@ final class RunSchema {
         List<String> added = new ArrayList<>();
         List<String> missing = new ArrayList<>();
         evolveHistory(resolved, added);
-        Map<String, MetadataStore.Column> registry = run.store.columns();
+        Map<String, MetadataStore.Column> registry = cx.store().columns();
         List<Carried> carried = carried(resolved, registry, firstBatch, lastApplied);
         // from here on, the view in which the carried columns are source columns
         SnapshotRun.Resolved r = carried.isEmpty() ? resolved
-                : resolved.carrying(run.dialect, carried.stream().map(Carried::column).toList());
+                : resolved.carrying(cx.dialect(), carried.stream().map(Carried::column).toList());
         ResolvedModel m = r.m();
-        if (r.archiveColumns() == null || (!run.transactional && r.pendingColumns() == null)) {
-            List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(run.dialect.createTable(r.tables().archive()));
-            if (!run.transactional) {
-                ddl.addAll(run.dialect.createTable(r.tables().pending()));
+        if (r.archiveColumns() == null || (!cx.transactional() && r.pendingColumns() == null)) {
+            List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(cx.dialect().createTable(r.tables().archive()));
+            if (!cx.transactional()) {
+                ddl.addAll(cx.dialect().createTable(r.tables().pending()));
             }
-            ddl.forEach(s -> run.jdbc.update(s.inStep("create archive")));
+            ddl.forEach(s -> cx.jdbc().update(s.inStep("create archive")));
         }
         evolve(m, m.archive(), r.archiveColumns());
         evolve(m, m.pending(), r.pendingColumns());
-        if (!carried.isEmpty() && !run.transactional) {
-            run.dialect.createTable(r.tables().carriedValues()).forEach(st -> run.jdbc.update(st.inStep(
+        if (!carried.isEmpty() && !cx.transactional()) {
+            cx.dialect().createTable(r.tables().carriedValues()).forEach(st -> cx.jdbc().update(st.inStep(
                     "create carried values")));
             try {
-                evolve(m, m.carriedValues(), run.jdbc.describe(run.sql.describe(dev.itersnap.spi.Relation.table(
+                evolve(m, m.carriedValues(), cx.jdbc().describe(cx.sql().describe(dev.itersnap.spi.Relation.table(
                         m.carriedValues()))), m.carried());
             } catch (SQLException e) {
-                throw run.jdbc.failure("create carried values", null, e);
+                throw cx.jdbc().failure("create carried values", null, e);
             }
         }
-        run.jdbc.commit("prepare");
+        cx.jdbc().commit("prepare");
         prepareScratch(r);
         Map<String, Seq> introduced = new LinkedHashMap<>();
         // No batch in the ledger means the history was created by a run that stopped before recording a batch,
@@ -97,7 +100,7 @@ final class RunSchema {
                 if (!known.inSource()) {
                     // a column that comes back is compared again from the batch it returns with (only a column
                     // that first appears is filled in place; see docs/semantics.md)
-                    run.store.markInSource(src.name(), true, null);
+                    cx.store().markInSource(src.name(), true, null);
                     added.add(src.name());
                 }
                 if (known.introducedText() != null) {
@@ -110,18 +113,18 @@ final class RunSchema {
                 introduced.put(c.column().name(), c.from()); // up to it the column is not compared, as when applied
             }
         }
-        run.store.registerColumns(registered);
+        cx.store().registerColumns(registered);
         for (MetadataStore.Column known : registry.values()) {
             if (known.inSource() && m.withoutCarried().sourceColumn(known.name()) == null) {
-                run.store.markInSource(known.name(), false, lastApplied == null ? null : lastApplied.text());
+                cx.store().markInSource(known.name(), false, lastApplied == null ? null : lastApplied.text());
                 missing.add(known.name());
             }
         }
-        run.jdbc.commit("prepare");
+        cx.jdbc().commit("prepare");
         boolean sourceColumnsStable = added.isEmpty() && missing.isEmpty()
                 && registry.values().stream().allMatch(MetadataStore.Column::inSource);
         if (!added.isEmpty() || !missing.isEmpty()) {
-            run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, added, missing));
+            cx.listener().onEvent(new SnapshotEvent.SchemaChange(cx.settings().name(), cx.runId(), added, missing));
         }
         return new Prepared(r, introduced, carried, sourceColumnsStable);
     }
@@ -130,15 +133,15 @@ final class RunSchema {
     private void evolveHistory(SnapshotRun.Resolved r, List<String> added) {
         ResolvedModel m = r.m();
         if (r.targetColumns() == null) {
-            run.dialect.createTable(r.tables().history())
-                    .forEach(s -> run.jdbc.update(s.inStep("create history table")));
-            run.jdbc.update(r.tables().markOwner());
+            cx.dialect().createTable(r.tables().history())
+                    .forEach(s -> cx.jdbc().update(s.inStep("create history table")));
+            cx.jdbc().update(r.tables().markOwner());
         } else {
-            run.ownership.requireBookkeeping(r);
+            ownership.requireBookkeeping(r);
             for (SourceColumn src : m.sourceColumns()) {
                 SourceColumn existing = column(r.targetColumns(), src.name());
                 if (existing == null) {
-                    run.jdbc.update(run.sql.primitives().addColumn(m.target(), src));
+                    cx.jdbc().update(cx.sql().primitives().addColumn(m.target(), src));
                     added.add(src.name());
                 } else if (widen(m.target(), existing, src)) {
                     // the meta columns typed after sequence_by / updated_at follow them
@@ -152,7 +155,7 @@ final class RunSchema {
                                 m.meta().validTo()));
                     }
                     for (String meta : followers) {
-                        run.jdbc.update(run.sql.primitives().widenColumn(m.target(), meta,
+                        cx.jdbc().update(cx.sql().primitives().widenColumn(m.target(), meta,
                                 src).inStep("widen column"));
                     }
                 }
@@ -218,26 +221,26 @@ final class RunSchema {
     void prepareScratch(SnapshotRun.Resolved r) {
         List<TableSpec> specs = List.of(r.tables().stage(), r.tables().batches(), r.tables().keys(), r.tables().work());
         List<dev.itersnap.spi.Statement> ddl = new ArrayList<>();
-        specs.forEach(spec -> ddl.addAll(run.dialect.createTable(spec)));
-        List<dev.itersnap.spi.Statement> clear = run.sql.primitives().clearScratchTables(specs.stream().map(TableSpec::name)
-                .toList());
+        specs.forEach(spec -> ddl.addAll(cx.dialect().createTable(spec)));
+        List<dev.itersnap.spi.Statement> clear = cx.sql().primitives().clearScratchTables(specs.stream()
+                .map(TableSpec::name).toList());
         String signature = scratchSignature(ddl);
         if (!clear.isEmpty()) {
             try {
-                if (ModelTables.scratchComment(signature).equals(run.jdbc.tableComment(r.m().stage()))) {
-                    run.jdbc.updateAll(clear);
-                    run.jdbc.commit("clear scratch tables");
+                if (ModelTables.scratchComment(signature).equals(cx.jdbc().tableComment(r.m().stage()))) {
+                    cx.jdbc().updateAll(clear);
+                    cx.jdbc().commit("clear scratch tables");
                     return;
                 }
             } catch (SQLException | RuntimeException e) {
-                run.jdbc.rollbackQuietly(); // created again below
+                cx.jdbc().rollbackQuietly(); // created again below
             }
         }
-        ddl.forEach(s -> run.jdbc.update(s.inStep("create scratch tables")));
+        ddl.forEach(s -> cx.jdbc().update(s.inStep("create scratch tables")));
         if (!clear.isEmpty()) {
-            run.jdbc.update(r.tables().markScratch(signature));
+            cx.jdbc().update(r.tables().markScratch(signature));
         }
-        run.jdbc.commit("create scratch tables");
+        cx.jdbc().commit("create scratch tables");
     }
 
     /** The first 16 hex digits of the SHA-256 of the scratch tables' DDL: their shape. */
@@ -260,18 +263,18 @@ final class RunSchema {
      */
     void noteColumnsGone(ResolvedModel m, Seq lastApplied) {
         List<String> missing = new ArrayList<>();
-        for (MetadataStore.Column known : run.store.columns().values()) {
+        for (MetadataStore.Column known : cx.store().columns().values()) {
             if (known.inSource() && m.sourceColumn(known.name()) == null) {
                 if (missing.isEmpty()) {
-                    run.lock.verifyHeld();
+                    cx.lock().verifyHeld();
                 }
-                run.store.markInSource(known.name(), false, lastApplied.text());
+                cx.store().markInSource(known.name(), false, lastApplied.text());
                 missing.add(known.name());
             }
         }
         if (!missing.isEmpty()) {
-            run.jdbc.commit("note missing columns");
-            run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, List.of(), missing));
+            cx.jdbc().commit("note missing columns");
+            cx.listener().onEvent(new SnapshotEvent.SchemaChange(cx.settings().name(), cx.runId(), List.of(), missing));
         }
     }
 
@@ -289,7 +292,7 @@ final class RunSchema {
             SourceColumn src = m.sourceColumn(name);
             SourceColumn existing = column(columns, src.name());
             if (existing == null) {
-                run.jdbc.update(run.sql.primitives().addColumn(table, src));
+                cx.jdbc().update(cx.sql().primitives().addColumn(table, src));
             } else {
                 widen(table, existing, src);
             }
@@ -310,17 +313,18 @@ final class RunSchema {
      * nothing; a change that cannot be widened stops the run naming the column and both types.
      */
     boolean widen(TableName table, SourceColumn existing, SourceColumn src) {
-        if (run.dialect.columnType(existing).equals(run.dialect.columnType(src)) || run.dialect.widens(src, existing)) {
+        if (cx.dialect().columnType(existing).equals(cx.dialect().columnType(src))
+                || cx.dialect().widens(src, existing)) {
             return false;
         }
-        if (!run.dialect.widens(existing, src)) {
-            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + run.settings.name()
-                    + "': source column '" + src.name() + "' changed type from " + run.dialect.columnType(existing)
-                    + " (history) to " + run.dialect.columnType(src) + " (source), which cannot be widened; cast it "
+        if (!cx.dialect().widens(existing, src)) {
+            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + cx.settings().name()
+                    + "': source column '" + src.name() + "' changed type from " + cx.dialect().columnType(existing)
+                    + " (history) to " + cx.dialect().columnType(src) + " (source), which cannot be widened; cast it "
                     + "in the source query");
         }
-        run.sql.primitives().prepareWidening(table).forEach(s -> run.jdbc.update(s.inStep("widen column")));
-        run.jdbc.update(run.sql.primitives().widenColumn(table, existing.name(), src).inStep("widen column"));
+        cx.sql().primitives().prepareWidening(table).forEach(s -> cx.jdbc().update(s.inStep("widen column")));
+        cx.jdbc().update(cx.sql().primitives().widenColumn(table, existing.name(), src).inStep("widen column"));
         return true;
     }
 }

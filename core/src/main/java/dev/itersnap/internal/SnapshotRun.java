@@ -32,7 +32,7 @@ import java.util.TreeSet;
 /**
  * One run of one model under its lock, step by step ({@link #decide}, then {@link #applyNew}):
  * <ol>
- *   <li>resolve the model and own its history ({@link RunOwnership});</li>
+ *   <li>resolve the model ({@link #resolve}) and own its history ({@link RunOwnership});</li>
  *   <li>recover what a run that did not finish left ({@link RunRecovery#recover});</li>
  *   <li>discover the source's batches ({@link RunDiscovery#discover}), compare applied ones with their fingerprints
  *       ({@link RunDiscovery#compare}), check the ledger against the history ({@link RunRecovery#checkLedger});</li>
@@ -43,8 +43,12 @@ import java.util.TreeSet;
  *   <li>apply ({@link #apply});</li>
  *   <li>check the timeline ({@link #check}).</li>
  * </ol>
- * An adoption ({@link RunAdoption}) comes first when asked for. Holds the run's state, which those parts read and
- * set. Every statement comes from the engine's SQL ({@code SqlSteps}), the model's tables or the metadata store.
+ * An adoption ({@link RunAdoption}) comes first when asked for. Each step returns what it found or made (a record:
+ * {@link Resolved}, {@link Discovery}, {@link RunDiscovery.Compared}, {@link ReplayDecision.Decision}, gathered in
+ * {@link Decided}; then {@link RunSchema.Prepared}), which the run holds and passes to the steps after it, so that what
+ * a step depends on is in its signature (in particular which model a statement is built on: as resolved, or the view
+ * that carries the columns the source no longer has); the parts share only the {@link RunContext}, nothing they
+ * change. Every statement comes from the engine's SQL ({@code SqlSteps}), the model's tables or the metadata store.
  * Single use.
  */
 final class SnapshotRun {
@@ -130,20 +134,20 @@ final class SnapshotRun {
                              Map<Seq, Fingerprint> fingerprints, Fingerprints prints, Map<Seq, String> pending) {
     }
 
-    final Jdbc jdbc;
-    final Dialect dialect;
-    final SnapshotListener listener;
-    final ModelSettings settings;
-    final String runId;
-    final Operation operation;
-    final Object replayFrom;
-    final String previousStatus;
-    final ResolvedModel sourceModel;
+    private final Jdbc jdbc;
+    private final Dialect dialect;
+    private final SnapshotListener listener;
+    private final ModelSettings settings;
+    private final String runId;
+    private final Operation operation;
+    private final Object replayFrom;
+    private final String previousStatus;
+    private final ResolvedModel sourceModel;
     /** True when this run only plans ({@link #plan}): it decides and writes nothing. */
-    final boolean planning;
-    final MetadataStore store;
-    final boolean transactional;
-    final ModelLock lock;
+    private final boolean planning;
+    private final MetadataStore store;
+    private final boolean transactional;
+    private final ModelLock lock;
     /** The replay point the run log records: the decision's, none when the run applied nothing ({@link #applyNew}). */
     private Seq replayPoint;
     /** An adoption's point, once adopted: the run log records it as the replay point. */
@@ -158,14 +162,14 @@ final class SnapshotRun {
     private String checkedThrough;
 
     /** The engine's SQL of every step, on this run's dialect. */
-    final SqlSteps sql;
-    final RunOwnership ownership = new RunOwnership(this);
-    final RunAdoption adoption = new RunAdoption(this);
-    final RunRecovery recovery = new RunRecovery(this);
-    final RunDiscovery discovery = new RunDiscovery(this);
-    final RunSchema schema = new RunSchema(this);
+    private final SqlSteps sql;
+    private final RunOwnership ownership;
+    private final RunAdoption adoption;
+    private final RunRecovery recovery;
+    private final RunDiscovery discovery;
+    private final RunSchema schema;
     /** The checks that refuse an edited history (before the first write) and the timeline check (after). */
-    final EditedHistory edited = new EditedHistory(this);
+    private final EditedHistory edited;
     /** Whether the timeline check ran (before the writes were committed). */
     private boolean timelineChecked;
 
@@ -187,6 +191,14 @@ final class SnapshotRun {
         this.operation = operation;
         this.replayFrom = replayFrom;
         this.previousStatus = previousStatus;
+        RunContext cx = new RunContext(jdbc, dialect, sql, listener, settings, runId, operation, replayFrom,
+                previousStatus, store, lock, transactional, planning);
+        this.ownership = new RunOwnership(cx);
+        this.recovery = new RunRecovery(cx);
+        this.discovery = new RunDiscovery(cx);
+        this.adoption = new RunAdoption(cx, ownership, discovery);
+        this.schema = new RunSchema(cx, ownership);
+        this.edited = new EditedHistory(cx, adoption);
     }
 
     /**
