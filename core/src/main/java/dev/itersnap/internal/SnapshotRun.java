@@ -170,8 +170,6 @@ final class SnapshotRun {
     private final RunSchema schema;
     /** The checks that refuse an edited history (before the first write) and the timeline check (after). */
     private final EditedHistory edited;
-    /** Whether the timeline check ran (before the writes were committed). */
-    private boolean timelineChecked;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
@@ -361,8 +359,10 @@ final class SnapshotRun {
             }
         }
         List<BatchResult> results;
+        boolean checked; // whether apply or replayByKey checked the timeline (before committing their writes)
         if (keyScoped(d, p, reproduced)) {
             results = replayByKey(p, point, batches, applied, source);
+            checked = true;
         } else {
             // the pending table is cleared once the batches are applied when it held some or the stage saved some
             boolean pendingUsed = stage(p, point, first, source, reproduced, applied) || !source.pending().isEmpty();
@@ -378,10 +378,11 @@ final class SnapshotRun {
             if (point != null) {
                 rollBack(p, point, applied);
             }
-            results = batches.isEmpty() ? List.of()
+            checked = !batches.isEmpty();
+            results = !checked ? List.of()
                     : apply(p, first, batches, reproduced, applied, source.pending(), pendingUsed);
         }
-        if (!timelineChecked) { // nothing applied: a roll back may have run
+        if (!checked) { // nothing applied: a roll back may have run
             check(p.view().m(), first);
             jdbc.commit("check timeline");
         }
@@ -668,7 +669,6 @@ final class SnapshotRun {
      * the run ({@link EditedHistory#verifyAfterWriting}).
      */
     void check(ResolvedModel m, Seq first) {
-        timelineChecked = true;
         edited.verifyAfterWriting(m, first);
     }
 }
