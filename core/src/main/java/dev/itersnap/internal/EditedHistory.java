@@ -33,16 +33,20 @@ final class EditedHistory {
     /** Example keys a message names. */
     private static final int EXAMPLES = 5;
 
-    private final SnapshotRun run;
+    private final RunContext cx;
+    private final RunAdoption adoption;
     /** The ledger as the run read it, or null when nothing was applied before (nothing to check). */
     private TreeMap<Seq, MetadataStore.Entry> applied;
     /** The entries whose versions the run counts before writing; null once counted. */
     private List<MetadataStore.Entry> counted;
     /** Whether every applied batch is counted (a full check): one grouped count of the whole history. */
     private boolean countAll;
+    /** The run's replay point (null: none), which a message about a roll back without transactions names. */
+    private Seq replayPoint;
 
-    EditedHistory(SnapshotRun run) {
-        this.run = run;
+    EditedHistory(RunContext cx, RunAdoption adoption) {
+        this.cx = cx;
+        this.adoption = adoption;
     }
 
     /** A key's first broken rule and the earliest batch that opened one of its broken versions. */
@@ -65,15 +69,17 @@ final class EditedHistory {
      * run compared with the source ({@code compared}) below its replay point, or every applied one below it in a full
      * check. Nothing when nothing was applied before.
      */
-    void plan(TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared) {
-        if (applied.isEmpty() || run.targetColumns == null) {
+    void plan(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared,
+              Seq replayPoint) {
+        this.replayPoint = replayPoint;
+        if (applied.isEmpty() || r.targetColumns() == null) {
             return;
         }
         this.applied = applied;
-        countAll = run.operation == SnapshotRun.Operation.FULL_CHECK;
+        countAll = cx.operation() == SnapshotRun.Operation.FULL_CHECK;
         List<MetadataStore.Entry> out = new ArrayList<>();
         for (MetadataStore.Entry e : applied.values()) {
-            boolean below = run.replayPoint == null || e.sequence().compareTo(run.replayPoint) < 0;
+            boolean below = replayPoint == null || e.sequence().compareTo(replayPoint) < 0;
             if (below && !e.lost() && e.counts() != null && (countAll || compared.contains(e.sequence()))) {
                 out.add(e);
             }
@@ -89,29 +95,29 @@ final class EditedHistory {
      * {@code HISTORY_EDITED} when one of them is in a state no run left, or a counted batch's versions are not as the
      * ledger counts. The batches are counted once (the first pass).
      */
-    void verifyBeforeWriting() {
+    void verifyBeforeWriting(ResolvedModel m) {
         if (applied == null) {
             return;
         }
-        List<Row> rows = rules(run.jdbc, run.m, run.sql.editedVersions(run.m, null));
+        List<Row> rows = rules(cx.jdbc(), m, cx.sql().editedVersions(m, null));
         if (!rows.isEmpty()) {
-            rows = withoutAdopted(rows, a -> run.sql.editedVersions(run.m, a));
+            rows = withoutAdopted(m, rows, a -> cx.sql().editedVersions(m, a));
         }
         List<Miscounted> batches = List.of();
         if (counted != null) {
-            batches = count(run.jdbc, run.sql, run.m, counted, countAll);
+            batches = count(cx.jdbc(), cx.sql(), m, counted, countAll);
             counted = null;
         }
         Findings f = findings(rows, batches);
         if (!f.clean()) {
             // a replay has rolled back (on a database without transactions, for good: its ledger entries are
             // forgotten first, so the next run applies those batches again)
-            String status = run.transactional || run.replayPoint == null
+            String status = cx.transactional() || replayPoint == null
                     ? "A run would extend them wrongly: nothing was written."
                     : "A run would extend them wrongly: nothing was written over them (this database has no "
-                    + "transactions: the run's roll back from " + run.replayPoint.text() + " stays, and the next run "
+                    + "transactions: the run's roll back from " + replayPoint.text() + " stays, and the next run "
                     + "applies those batches again).";
-            throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(run.settings.name(), f, status));
+            throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(cx.settings().name(), f, status));
         }
     }
 
@@ -120,19 +126,19 @@ final class EditedHistory {
      * from {@code first} on must keep the rules. A violation fires {@code TimelineViolation} and fails the run with
      * {@code HISTORY_EDITED} (its writes are rolled back where the database has transactions).
      */
-    void verifyAfterWriting(Seq first) {
-        List<Row> rows = rules(run.jdbc, run.m, run.sql.timelineCheck(run.m, first.value()));
+    void verifyAfterWriting(ResolvedModel m, Seq first) {
+        List<Row> rows = rules(cx.jdbc(), m, cx.sql().timelineCheck(m, first.value()));
         if (!rows.isEmpty() && applied != null) {
-            rows = withoutAdopted(rows, a -> run.sql.timelineCheck(run.m, first.value(), a));
+            rows = withoutAdopted(m, rows, a -> cx.sql().timelineCheck(m, first.value(), a));
         }
         if (rows.isEmpty()) {
             return;
         }
         Findings f = findings(rows, List.of());
-        run.listener.onEvent(new SnapshotEvent.TimelineViolation(run.settings.name(), run.runId, f.keys(),
+        cx.listener().onEvent(new SnapshotEvent.TimelineViolation(cx.settings().name(), cx.runId(), f.keys(),
                 f.examples().stream().map(EditedKey::key).toList()));
-        throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(run.settings.name(), f, "Found by the "
-                + "timeline check after this run's writes, which " + (run.transactional
+        throw new ItersnapException(ErrorCode.HISTORY_EDITED, message(cx.settings().name(), f, "Found by the "
+                + "timeline check after this run's writes, which " + (cx.transactional()
                 ? "were rolled back: nothing was written."
                 : "stay (this database has no transactions; the ledger records them).") + " The versions were "
                 + "edited while the run wrote, or before it in versions it did not check before writing (keys it "
@@ -140,9 +146,10 @@ final class EditedHistory {
     }
 
     /** A history adopted with its problems: the rows again, with the versions the adoption kept exempt. */
-    private List<Row> withoutAdopted(List<Row> rows, java.util.function.Function<Object, Statement> again) {
-        Seq point = run.adoption.adoptionPoint(applied);
-        return point == null ? rows : rules(run.jdbc, run.m, again.apply(point.value()));
+    private List<Row> withoutAdopted(ResolvedModel m, List<Row> rows,
+                                     java.util.function.Function<Object, Statement> again) {
+        Seq point = adoption.adoptionPoint(m, applied);
+        return point == null ? rows : rules(cx.jdbc(), m, again.apply(point.value()));
     }
 
     // ---------------------------------------------------------------- shared with doctor and the model's audit

@@ -7,6 +7,7 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
@@ -23,14 +24,18 @@ import java.util.TreeSet;
 
 /**
  * Adoption of a history another tool built: the point the ledger starts from, the checks that the source and the
- * history agree there, and the refusal of batches below it. Part of one {@link SnapshotRun}, whose state it reads and
- * sets.
+ * history agree there, and the refusal of batches below it. Part of one {@link SnapshotRun}: it takes what the run
+ * found and returns what it finds, and shares only the run's {@link RunContext}.
  */
 final class RunAdoption {
-    private final SnapshotRun run;
+    private final RunContext cx;
+    private final RunOwnership ownership;
+    private final RunDiscovery discovery;
 
-    RunAdoption(SnapshotRun run) {
-        this.run = run;
+    RunAdoption(RunContext cx, RunOwnership ownership, RunDiscovery discovery) {
+        this.cx = cx;
+        this.ownership = ownership;
+        this.discovery = discovery;
     }
 
     /**
@@ -38,12 +43,12 @@ final class RunAdoption {
      * status) whose ledger entry for that sequence is still the one it wrote (a full refresh that starts over forgets
      * it).
      */
-    Seq adoptionPoint(TreeMap<Seq, MetadataStore.Entry> applied) {
-        dev.itersnap.core.Inspection.Adoption adoption = run.store.adoption();
+    Seq adoptionPoint(ResolvedModel m, TreeMap<Seq, MetadataStore.Entry> applied) {
+        dev.itersnap.core.Inspection.Adoption adoption = cx.store().adoption();
         if (adoption == null) {
             return null;
         }
-        Seq point = Seq.parse(run.m, adoption.through());
+        Seq point = Seq.parse(m, adoption.through());
         MetadataStore.Entry e = applied.get(point);
         return e != null && adoption.runId().equals(e.runId()) ? point : null;
     }
@@ -52,13 +57,16 @@ final class RunAdoption {
      * A history adopted through a sequence holds versions no batch in the source reproduces: a batch at or before
      * that point that was not there when it was adopted, or a replay reaching back to it (a restated adopted batch,
      * replay --from, full refresh), would mix new rows into versions of unknown origin. Refused before anything is
-     * written, naming the way forward.
+     * written, naming the way forward. {@code replayPoint}: the run's (null: none); {@code restated}: the restated
+     * batches.
      */
-    void refuseBelowAdoption(TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied) {
-        if (run.replayPoint == null) {
+    void refuseBelowAdoption(ResolvedModel m, TreeSet<Seq> fresh, TreeMap<Seq, MetadataStore.Entry> applied,
+                             Seq replayPoint,
+                             java.util.Map<Seq, MetadataStore.Entry> restated) {
+        if (replayPoint == null) {
             return; // nothing late, restated or replayed: nothing can reach the adopted range (no extra read)
         }
-        Seq point = adoptionPoint(applied);
+        Seq point = adoptionPoint(m, applied);
         if (point == null) {
             return;
         }
@@ -67,21 +75,21 @@ final class RunAdoption {
         if (!below.isEmpty()) {
             why = (below.size() == 1 ? "batch " + below.first() + " arrived" : below.size() + " batches arrived ("
                     + below.list() + ")") + " after the history was adopted through " + point + ", at or before it";
-        } else if (run.replayPoint != null && run.replayPoint.compareTo(point) <= 0) {
-            why = run.restated.containsKey(run.replayPoint)
-                    ? "batch " + run.replayPoint + " changed in the source (restated) after the history was adopted "
+        } else if (replayPoint != null && replayPoint.compareTo(point) <= 0) {
+            why = restated.containsKey(replayPoint)
+                    ? "batch " + replayPoint + " changed in the source (restated) after the history was adopted "
                             + "through " + point + ", at or before that point"
-                    : "the " + run.operation.label().replace('_', ' ') + " would replay from " + run.replayPoint
+                    : "the " + cx.operation().label().replace('_', ' ') + " would replay from " + replayPoint
                             + ", but the history was adopted through " + point;
         } else {
             return;
         }
-        throw new ItersnapException(ErrorCode.LATE_BEFORE_ADOPTION, "model '" + run.settings.name() + "': " + why
+        throw new ItersnapException(ErrorCode.LATE_BEFORE_ADOPTION, "model '" + cx.settings().name() + "': " + why
                 + "; the versions up to there came from the adopted table, not from batches itersnap applied, so it "
                 + "cannot be replayed into them. Nothing was written. Either remove or correct it in the source so "
                 + "that the batches up to " + point + " are as they were when adopted, move it after " + point
                 + ", or rebuild the history from the batches the source holds into a new target (full-refresh --yes "
-                + "with a new target; the adopted versions are left in " + run.m.target() + ")");
+                + "with a new target; the adopted versions are left in " + m.target() + ")");
     }
 
     /** A few sequences for a message. */
@@ -104,75 +112,81 @@ final class RunAdoption {
         }
     }
 
+    /** What an adoption did: the point it adopted the history through, and its result. */
+    record Adopted(Seq through, RunResult result) {
+    }
+
     /**
      * Takes over an existing SCD Type 2 table (a dbt snapshot, or any with the model's meta column names) as the
      * model's history through a sequence: the batches of the source up to it are declared applied (ledger entries
      * with their rows and fingerprints, the table's versions counted on the last), the versions are kept as they are,
      * the bookkeeping columns the table lacks are added and filled (every version opened, and every closed one
      * closed, at the adoption point, so that no roll back reaches them), the columns registered and the table owned.
-     * The run log records the adoption point (its replay point), which later runs hold late batches against.
+     * The run log records the adoption point (its replay point), which later runs hold late batches against. With
+     * {@code rebuildFrom} (null: none) the adoption point is the batch before it, and the versions from it on are cut.
      */
-    RunResult adopt() {
-        run.resolve();
-        String key = run.m.target().toString();
-        if (run.targetColumns == null) {
-            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
+    Adopted adopt(SnapshotRun.Resolved r, Object rebuildFrom) {
+        ResolvedModel m = r.m();
+        String key = m.target().toString();
+        if (r.targetColumns() == null) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target " + key
                     + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
         }
-        Object asked = run.rebuildFrom != null ? run.rebuildFrom : run.replayFrom;
+        Object asked = rebuildFrom != null ? rebuildFrom : cx.replayFrom();
         Seq through;
         try {
-            through = Seq.coerce(run.m, asked);
+            through = Seq.coerce(m, asked);
         } catch (IllegalArgumentException e) {
-            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + run.settings.name() + "': cannot adopt "
-                    + (run.rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
-                    + " (" + run.m.sequenceDescription() + ")");
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + cx.settings().name()
+                    + "': cannot adopt "
+                    + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
+                    + " (" + m.sequenceDescription() + ")");
         }
         Seq rebuildPoint = null;
         Object cut = null;
-        if (run.rebuildFrom != null) {
+        if (rebuildFrom != null) {
             rebuildPoint = through;
-            cut = cutTime(rebuildPoint);
+            cut = cutTime(m, rebuildPoint);
         }
         ModelTables.OwnerMark mark;
         try {
-            mark = ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target()));
+            mark = ModelTables.parseOwnerComment(cx.jdbc().tableComment(m.target()));
         } catch (SQLException e) {
-            throw run.jdbc.failure("check owner", null, e);
+            throw cx.jdbc().failure("check owner", null, e);
         }
-        MetadataStore.Owners owners = run.store.owners(key);
+        MetadataStore.Owners owners = cx.store().owners(key);
         String rowOwner = owners.targetOwner();
         String mine = owners.ownTarget();
-        MetadataStore.LedgerSize ledger = run.store.ledgerSize();
+        MetadataStore.LedgerSize ledger = cx.store().ledgerSize();
         if (rowOwner != null || mark != null) {
             String owner = rowOwner != null ? rowOwner : mark.model();
-            throw run.ownership.notOwned("target " + key + " is already an itersnap history (model '" + owner + "'"
+            throw ownership.notOwned("target " + key + " is already an itersnap history (model '" + owner + "'"
                     + (mark != null ? ", metadata schema " + mark.metadataSchema() : "") + "); adopt takes over a table no itersnap "
                     + "ledger keeps. Nothing was written");
         }
         if (mine != null || ledger.batches() > 0) {
-            throw run.ownership.notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "")
+            throw ownership.notOwned("this model already has a history" + (mine != null ? " (" + mine + ")" : "")
                     + " with "
-                    + ledger.batches() + " batches in its ledger in metadata schema " + run.m.metadataSchema()
+                    + ledger.batches() + " batches in its ledger in metadata schema " + m.metadataSchema()
                     + "; adopt takes "
                     + "over a table for a model that has none. Nothing was written");
         }
-        ColumnNames n = run.m.meta();
-        List<String> required = new ArrayList<>(run.m.keys());
+        ColumnNames n = m.meta();
+        List<String> required = new ArrayList<>(m.keys());
         required.addAll(List.of(n.updatedAt(), n.validFrom(), n.validTo()));
         for (String c : required) {
-            if (RunSchema.column(run.targetColumns, c) == null) {
-                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target "
+            if (RunSchema.column(r.targetColumns(), c) == null) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target "
                         + key + " has no column '" + c + "'; adopt needs the keys and the validity columns under the "
                         + "model's names (column_names maps other names). Its columns: "
-                        + run.targetColumns.stream().map(SourceColumn::name).toList());
+                        + r.targetColumns().stream().map(SourceColumn::name).toList());
             }
         }
-        SnapshotRun.Discovery source = run.discovery.discover();
-        run.discovery.readFingerprints(source,
+        SnapshotRun.Discovery source = discovery.discover(r);
+        discovery.readFingerprints(m, source,
                 null); // an adoption records every batch it declares applied, with its rows and fingerprint
         if (rebuildPoint == null) {
-            checkAdoptionPoint(through, source);
+            checkAdoptionPoint(r, through, source);
         }
         if (rebuildPoint != null) {
             // the adoption point: the last batch before the rebuild point the source holds, else the sequence just
@@ -180,49 +194,49 @@ final class RunAdoption {
             java.util.SortedSet<Seq> before = source.sequences().headSet(rebuildPoint);
             through = before.isEmpty() ? predecessor(rebuildPoint) : before.last();
         }
-        run.lock.verifyHeld();
+        cx.lock().verifyHeld();
         // bookkeeping columns (DDL first, committed on its own)
         Map<String, TableSpec.ColumnType> bookkeeping = new LinkedHashMap<>();
         bookkeeping.put(n.scdId(), TableSpec.ColumnType.text(64));
         bookkeeping.put(n.changeType(), TableSpec.ColumnType.text(16));
         bookkeeping.put(n.changedAttributes(), TableSpec.ColumnType.json());
-        if (run.m.deletionRecords()) {
+        if (m.deletionRecords()) {
             bookkeeping.put(n.isDeleted(), TableSpec.ColumnType.bool());
         }
-        bookkeeping.put(n.openedSeq(), TableSpec.ColumnType.like(run.m.sequenceColumn()));
-        bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(run.m.sequenceColumn()));
-        SourceColumn flag = run.m.deletionRecords() ? RunSchema.column(run.targetColumns, n.isDeleted()) : null;
+        bookkeeping.put(n.openedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        bookkeeping.put(n.closedSeq(), TableSpec.ColumnType.like(m.sequenceColumn()));
+        SourceColumn flag = m.deletionRecords() ? RunSchema.column(r.targetColumns(), n.isDeleted()) : null;
         if (flag != null && flag.jdbcType() != java.sql.Types.BOOLEAN && flag.jdbcType() != java.sql.Types.BIT) {
-            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target " + key
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target " + key
                     + " has column '" + flag.name() + "' of type " + flag.typeName() + "; itersnap keeps the deletion "
                     + "flag as a BOOLEAN (dbt writes the text 'True' / 'False'). Convert the column to BOOLEAN first, "
                     + "then adopt. Nothing was written");
         }
         List<String> added = new ArrayList<>();
         bookkeeping.forEach((c, type) -> {
-            if (RunSchema.column(run.targetColumns, c) == null) {
-                run.jdbc.update(run.sql.primitives().addColumn(run.m.target(), c, type).inStep("adopt"));
+            if (RunSchema.column(r.targetColumns(), c) == null) {
+                cx.jdbc().update(cx.sql().primitives().addColumn(m.target(), c, type).inStep("adopt"));
                 added.add(c);
             }
         });
-        run.jdbc.commit("adopt: add bookkeeping columns");
-        String validToType = run.settings.validToCurrent() == null ? null
-                : run.dialect.columnType(RunSchema.column(run.targetColumns, n.validTo()));
-        run.tables.adoptVersions(through.value(), cut, validToType, run.m.deletionRecords())
-                .forEach(st -> run.jdbc.update(st.inStep("adopt")));
-        if (run.settings.validToCurrent() != null) {
-            run.jdbc.update(run.sql.markOpenVersions(run.m).inStep("adopt"));
+        cx.jdbc().commit("adopt: add bookkeeping columns");
+        String validToType = cx.settings().validToCurrent() == null ? null
+                : cx.dialect().columnType(RunSchema.column(r.targetColumns(), n.validTo()));
+        r.tables().adoptVersions(through.value(), cut, validToType, m.deletionRecords())
+                .forEach(st -> cx.jdbc().update(st.inStep("adopt")));
+        if (cx.settings().validToCurrent() != null) {
+            cx.jdbc().update(cx.sql().markOpenVersions(m).inStep("adopt"));
         }
-        long versions = run.jdbc.query(run.tables.countHistory().inStep("adopt"),
+        long versions = cx.jdbc().query(r.tables().countHistory().inStep("adopt"),
                 rs -> rs.getLong(1)).get(0);
         // the ledger: every batch of the source up to the adoption point, and the point itself
         TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
         declared.add(through);
         Map<Seq, Fingerprint> fingerprints = new java.util.HashMap<>(source.fingerprints());
-        if (!source.sequences().contains(through) && run.prints != null) {
+        if (!source.sequences().contains(through) && source.prints() != null) {
             // the point is no batch of the source: recorded as an empty batch whose hash no content has, so that
             // rows arriving for it later are a restatement, refused below the adoption point, not taken as applied
-            fingerprints.put(through, run.prints.of(0, java.math.BigDecimal.valueOf(-1)));
+            fingerprints.put(through, source.prints().of(0, java.math.BigDecimal.valueOf(-1)));
         }
         List<Seq> seqs = new ArrayList<>(declared);
         List<BatchResult> results = new ArrayList<>();
@@ -236,24 +250,24 @@ final class RunAdoption {
         // the adoption point goes into this run's run-log row before the ledger entries (in the same transaction where
         // the database has one): whenever the ledger holds the adoption's entries, later runs find the point, also
         // when this run fails afterwards (a rebuild's apply) or dies before its row is marked finished
-        run.store.markAdoption(run.runId, through.text());
-        run.store.fingerprints(fingerprints);
-        run.store.recordAll(results, seqs, run.runId, deletionTimes);
+        cx.store().markAdoption(cx.runId(), through.text());
+        cx.store().fingerprints(fingerprints);
+        cx.store().recordAll(results, seqs, cx.runId(), deletionTimes);
         Map<String, String> columns = new LinkedHashMap<>();
-        for (SourceColumn src : run.m.sourceColumns()) {
-            if (RunSchema.column(run.targetColumns, src.name()) != null) {
+        for (SourceColumn src : m.sourceColumns()) {
+            if (RunSchema.column(r.targetColumns(), src.name()) != null) {
                 columns.put(src.name(), null); // a column the table lacks is added by the next run
             }
         }
-        run.store.registerColumns(columns);
-        run.store.own(key, run.runId);
-        run.jdbc.update(run.tables.markOwner());
-        run.jdbc.commit("adopt");
-        run.adopted = through;
-        run.listener.onEvent(new SnapshotEvent.HistoryAdopted(run.settings.name(), run.runId, through.shown(),
+        cx.store().registerColumns(columns);
+        cx.store().own(key, cx.runId());
+        cx.jdbc().update(r.tables().markOwner());
+        cx.jdbc().commit("adopt");
+        cx.listener().onEvent(new SnapshotEvent.HistoryAdopted(cx.settings().name(), cx.runId(), through.shown(),
                 seqs.size(),
                 versions, added));
-        return new RunResult(run.runId, run.settings.name(), results, false, null, 0, Duration.ZERO);
+        return new Adopted(through, new RunResult(cx.runId(), cx.settings().name(), results, false, null, 0,
+                Duration.ZERO));
     }
 
     /**
@@ -264,11 +278,12 @@ final class RunAdoption {
      * where that is earlier: a dbt check snapshot dates versions by the run that saw them): the next run would apply
      * over the versions the batches they came from. A point of another kind has no place in the versions' validity.
      */
-    void checkAdoptionPoint(Seq through, SnapshotRun.Discovery source) {
-        String cannot = "model '" + run.settings.name() + "': cannot adopt through " + through + ": ";
+    void checkAdoptionPoint(SnapshotRun.Resolved r, Seq through, SnapshotRun.Discovery source) {
+        ResolvedModel m = r.m();
+        String cannot = "model '" + cx.settings().name() + "': cannot adopt through " + through + ": ";
         if (source.sequences().isEmpty()) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "the source holds no batch, so no batch "
-                    + "can be the last one the table holds (" + run.m.sequenceDescription()
+                    + "can be the last one the table holds (" + m.sequenceDescription()
                     + "). Adopt once the source "
                     + "holds the batches the table was built from. Nothing was written");
         }
@@ -279,11 +294,11 @@ final class RunAdoption {
                     + "below the adoption point. Adopt through the last batch the table holds, at most " + newest
                     + ". Nothing was written");
         }
-        if (run.m.sequenceKey() != null || !run.m.sequenceType().temporal()) {
+        if (m.sequenceKey() != null || !m.sequenceType().temporal()) {
             return;
         }
-        SourceColumn validFrom = RunSchema.column(run.targetColumns, run.m.meta().validFrom());
-        SourceColumn updatedAt = RunSchema.column(run.targetColumns, run.m.updatedAt());
+        SourceColumn validFrom = RunSchema.column(r.targetColumns(), m.meta().validFrom());
+        SourceColumn updatedAt = RunSchema.column(r.targetColumns(), m.updatedAt());
         if (updatedAt != null && !updatedAt.valueType().temporal()) {
             updatedAt = null;
         }
@@ -292,7 +307,7 @@ final class RunAdoption {
         }
         SourceColumn u = updatedAt;
         List<java.time.LocalDateTime> earliest = new ArrayList<>();
-        run.jdbc.query(run.tables.earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
+        cx.jdbc().query(r.tables().earliestTimes(u == null ? null : u.name()).inStep("adopt"), rs -> {
             for (java.time.LocalDateTime t : new java.time.LocalDateTime[] {asTime(validFrom.valueType().read(rs, 1)),
                     u == null ? null : asTime(u.valueType().read(rs, 2))}) {
                 if (t != null) {
@@ -311,7 +326,7 @@ final class RunAdoption {
         if (before) {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, cannot + "it is before the table's first "
                     + "version, which starts at " + first.toString().replace('T', ' ') + " (the earliest "
-                    + run.m.meta().validFrom() + (u != null ? " or " + u.name() : "")
+                    + m.meta().validFrom() + (u != null ? " or " + u.name() : "")
                     + "); the next run would apply the "
                     + "batches after " + through + " over the versions they already made. Adopt through the last "
                     + "batch the table holds. Nothing was written");
@@ -330,11 +345,11 @@ final class RunAdoption {
      * Where a rebuild from {@code from} cuts the versions' validity: the sequence as a time of the updated_at type
      * (a date as its start of day). Only for a date or timestamp sequence_by over a date or timestamp updated_at.
      */
-    Object cutTime(Seq from) {
+    Object cutTime(ResolvedModel m, Seq from) {
         Object v = from.value();
-        dev.itersnap.spi.ValueType u = run.m.updatedAtType();
-        if (run.m.sequenceType().temporal() && u.temporal()) {
-            if (u == run.m.sequenceType()) {
+        dev.itersnap.spi.ValueType u = m.updatedAtType();
+        if (m.sequenceType().temporal() && u.temporal()) {
+            if (u == m.sequenceType()) {
                 return v;
             }
             if (v instanceof java.time.LocalDate d && u == dev.itersnap.spi.ValueType.TIMESTAMP) {
@@ -344,12 +359,12 @@ final class RunAdoption {
                 return d.toLocalDate();
             }
         }
-        throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name()
+        throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name()
                 + "': adopt --rebuild-from "
                 + "places the rebuild point in the versions' validity, which needs sequence_by and updated_at of the "
-                + "same kind of time (DATE or TIMESTAMP; " + run.m.sequenceDescription() + ", updated_at '"
-                + run.m.updatedAt() + "' is "
-                + run.m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
+                + "same kind of time (DATE or TIMESTAMP; " + m.sequenceDescription() + ", updated_at '"
+                + m.updatedAt() + "' is "
+                + m.updatedAtColumn().typeName() + "); adopt --through the last batch the table holds instead");
     }
 
     /** The sequence just before a date or timestamp one (a day, a microsecond). */

@@ -3,6 +3,7 @@ package dev.itersnap.internal;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.SQLException;
 import java.util.List;
@@ -10,14 +11,14 @@ import java.util.List;
 /**
  * A run's first check, before anything is written: the history table and this metadata schema belong together
  * (owners table, the table's owner comment, the ledger), and the history is one (itersnap's bookkeeping columns). A
- * full refresh into a new or empty table starts the model over there. Part of one {@link SnapshotRun}, whose state it
- * reads and sets.
+ * full refresh into a new or empty table starts the model over there. Part of one {@link SnapshotRun}, with which it
+ * shares only the {@link RunContext}.
  */
 final class RunOwnership {
-    private final SnapshotRun run;
+    private final RunContext cx;
 
-    RunOwnership(SnapshotRun run) {
-        this.run = run;
+    RunOwnership(RunContext cx) {
+        this.cx = cx;
     }
 
     /**
@@ -27,29 +28,30 @@ final class RunOwnership {
      * model owns another table, and a missing or emptied history whose ledger records inserted rows. A full refresh
      * into a new or empty table starts the model over there. A target that no row records yet is registered.
      */
-    void own() {
-        if (run.targetColumns != null) {
-            requireBookkeeping(); // not a history table at all: a setting points at the wrong table
+    void own(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        if (r.targetColumns() != null) {
+            requireBookkeeping(r); // not a history table at all: a setting points at the wrong table
         }
-        String key = run.m.target().toString();
-        String schemaName = run.m.metadataSchema();
-        boolean exists = run.targetColumns != null;
-        MetadataStore.Owners owners = run.store.owners(key);
+        String key = m.target().toString();
+        String schemaName = m.metadataSchema();
+        boolean exists = r.targetColumns() != null;
+        MetadataStore.Owners owners = cx.store().owners(key);
         String rowOwner = owners.targetOwner();
-        if (rowOwner != null && !rowOwner.equals(run.settings.name())) {
+        if (rowOwner != null && !rowOwner.equals(cx.settings().name())) {
             throw notOwned("target " + key + " belongs to model '" + rowOwner + "' (metadata schema " + schemaName
                     + "); two models cannot share a history table. Point target at a table of its own (a new one is "
                     + "built by the next run, or by full-refresh --yes)");
         }
         ModelTables.OwnerMark mark;
         try {
-            mark = exists ? ModelTables.parseOwnerComment(run.jdbc.tableComment(run.m.target())) : null;
+            mark = exists ? ModelTables.parseOwnerComment(cx.jdbc().tableComment(m.target())) : null;
         } catch (SQLException e) {
-            throw run.jdbc.failure("check owner", null, e);
+            throw cx.jdbc().failure("check owner", null, e);
         }
-        if (mark != null && !(mark.model().equals(run.settings.name())
+        if (mark != null && !(mark.model().equals(cx.settings().name())
                 && mark.metadataSchema().equalsIgnoreCase(schemaName))) {
-            throw notOwned(mark.model().equals(run.settings.name())
+            throw notOwned(mark.model().equals(cx.settings().name())
                     ? "target " + key + " is the history of this model under metadata schema " + mark.metadataSchema()
                             + ", not " + schemaName + ", whose ledger does not hold it. Set metadata_schema back to "
                             + mark.metadataSchema()
@@ -61,11 +63,11 @@ final class RunOwnership {
                             + "built by the next run, or by full-refresh --yes)");
         }
         String mine = owners.ownTarget();
-        boolean hasRows = exists && !run.jdbc.queryFirst(run.tables.anyHistoryRow(), rs -> 1).isEmpty();
-        MetadataStore.LedgerSize ledger = run.store.ledgerSize();
+        boolean hasRows = exists && !cx.jdbc().queryFirst(r.tables().anyHistoryRow(), rs -> 1).isEmpty();
+        MetadataStore.LedgerSize ledger = cx.store().ledgerSize();
         if (mine != null && !mine.equals(key)) {
-            if (run.operation.rebuildsFromSource() && !hasRows) {
-                startOver(key, exists);
+            if (cx.operation().rebuildsFromSource() && !hasRows) {
+                startOver(r, key, exists);
                 return;
             }
             throw notOwned("the history of this model is " + mine + " (metadata schema " + schemaName + "); its target"
@@ -73,8 +75,8 @@ final class RunOwnership {
                     + " from the batches the source holds with full-refresh --yes (" + mine + " is left as it is)");
         }
         if (!hasRows && ledger.inserted() > 0) {
-            if (run.operation.rebuildsFromSource()) {
-                startOver(key, exists);
+            if (cx.operation().rebuildsFromSource()) {
+                startOver(r, key, exists);
                 return;
             }
             throw notOwned("target " + key + " is " + (exists ? "empty" : "missing") + ", but the ledger in metadata "
@@ -95,55 +97,57 @@ final class RunOwnership {
                             + "and run full-refresh --yes (it rebuilds from the batches the source holds), or drop "
                             + key + " if its history is not needed");
         }
-        if (run.planning) {
+        if (cx.planning()) {
             return; // checked; a plan writes nothing
         }
         if (mine == null) {
-            run.store.own(key, run.runId);
+            cx.store().own(key, cx.runId());
             if (exists && mark == null) {
-                run.jdbc.update(run.tables.markOwner()); // a history built before owners were recorded
+                cx.jdbc().update(r.tables().markOwner()); // a history built before owners were recorded
             }
-            run.jdbc.commit("register owner");
+            cx.jdbc().commit("register owner");
         }
-        String current = run.settings.validToCurrent();
+        String current = cx.settings().validToCurrent();
         if (exists && !java.util.Objects.equals(mark == null ? null : mark.validToCurrent(), current)) {
             // valid_to_current set, changed or removed: the open versions carry the new value from this run on
-            run.jdbc.update(run.sql.markOpenVersions(run.m).inStep("mark open versions"));
-            run.jdbc.update(run.tables.markOwner());
-            run.jdbc.commit("mark open versions");
+            cx.jdbc().update(cx.sql().markOpenVersions(m).inStep("mark open versions"));
+            cx.jdbc().update(r.tables().markOwner());
+            cx.jdbc().commit("mark open versions");
         }
     }
 
     /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */
-    void startOver(String key, boolean exists) {
-        if (run.planning) {
-            run.store.readNothing(); // the run forgets the model's batches: it starts from nothing
+    void startOver(SnapshotRun.Resolved r, String key, boolean exists) {
+        ResolvedModel m = r.m();
+        if (cx.planning()) {
+            cx.store().readNothing(); // the run forgets the model's batches: it starts from nothing
             return;
         }
-        run.store.forgetAll();
-        if (run.archiveColumns != null) {
-            run.jdbc.update(run.tables.clear(run.m.archive()));
+        cx.store().forgetAll();
+        if (r.archiveColumns() != null) {
+            cx.jdbc().update(r.tables().clear(m.archive()));
         }
-        if (run.pendingColumns != null) {
-            run.jdbc.update(run.tables.clear(run.m.pending()));
+        if (r.pendingColumns() != null) {
+            cx.jdbc().update(r.tables().clear(m.pending()));
         }
-        run.store.own(key, run.runId);
+        cx.store().own(key, cx.runId());
         if (exists) {
-            run.jdbc.update(run.tables.markOwner());
+            cx.jdbc().update(r.tables().markOwner());
         }
-        run.jdbc.commit("start over");
+        cx.jdbc().commit("start over");
     }
 
     ItersnapException notOwned(String message) {
-        return new ItersnapException(ErrorCode.TARGET_NOT_OWNED, "model '" + run.settings.name() + "': " + message);
+        return new ItersnapException(ErrorCode.TARGET_NOT_OWNED, "model '" + cx.settings().name() + "': " + message);
     }
 
-    void requireBookkeeping() {
-        for (String meta : List.of(run.m.meta().validFrom(), run.m.meta().validTo(), run.m.meta().openedSeq(),
-                run.m.meta().closedSeq(), run.m.meta().changeType())) {
-            if (RunSchema.column(run.targetColumns, meta) == null) {
-                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + run.settings.name() + "': target "
-                        + run.m.target() + " exists but has no column '" + meta
+    void requireBookkeeping(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        for (String meta : List.of(m.meta().validFrom(), m.meta().validTo(), m.meta().openedSeq(),
+                m.meta().closedSeq(), m.meta().changeType())) {
+            if (RunSchema.column(r.targetColumns(), meta) == null) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target "
+                        + m.target() + " exists but has no column '" + meta
                         + "'; it was not built by itersnap with "
                         + "these column_names. Choose another target or fix column_names");
             }

@@ -2,6 +2,7 @@ package dev.itersnap.internal;
 
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.internal.sql.Rollback;
+import dev.itersnap.spi.ResolvedModel;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -11,13 +12,14 @@ import java.util.TreeSet;
 /**
  * Recovery and the ledger's checks: history writes the ledger does not record are undone (a crash between a write and
  * its ledger entry), a ledger whose versions are gone is replayed, and rows logged without an entry are forgotten.
- * Part of one {@link SnapshotRun}, whose state it reads and sets.
+ * Part of one {@link SnapshotRun}: it takes what the run found and returns what it finds, and shares only the run's
+ * {@link RunContext}.
  */
 final class RunRecovery {
-    private final SnapshotRun run;
+    private final RunContext cx;
 
-    RunRecovery(SnapshotRun run) {
-        this.run = run;
+    RunRecovery(RunContext cx) {
+        this.cx = cx;
     }
 
     /**
@@ -32,27 +34,30 @@ final class RunRecovery {
      * whose replay reaches it, which is the first run that could be wrong about it; a full check
      * ({@link Operation#FULL_CHECK}) compares every sequence.
      */
-    Seq checkLedger(TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh) {
-        if (run.targetColumns == null) {
+    Seq checkLedger(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh,
+                    RunDiscovery.Compared compared, java.util.Map<Seq, String> pending) {
+        ResolvedModel m = r.m();
+        if (r.targetColumns() == null) {
             return null;
         }
         Seq requested = null;
-        if (run.operation.requestsPoint()) {
+        if (cx.operation().requestsPoint()) {
             try {
-                requested = Seq.coerce(run.m, run.replayFrom);
+                requested = Seq.coerce(m, cx.replayFrom());
             } catch (IllegalArgumentException e) {
                 // detect() says what is wrong with it
             }
         }
         // the lowest point this run's replay can start at (a full refresh probes every applied batch)
         Seq from = ReplayDecision.lowest(new ReplayDecision.Found(false, requested, applied.navigableKeySet(), fresh,
-                new TreeSet<>(), run.restated.navigableKeySet(), run.uncomparable.navigableKeySet(), null));
-        if (run.operation.rebuildsFromSource() && !applied.isEmpty()) {
+                new TreeSet<>(), compared.restated().navigableKeySet(), compared.uncomparable().navigableKeySet(),
+                null));
+        if (cx.operation().rebuildsFromSource() && !applied.isEmpty()) {
             from = applied.firstKey();
         }
         List<Object> probed = new ArrayList<>();
         for (Seq s : fresh) {
-            if (!run.pending.containsKey(s)) {
+            if (!pending.containsKey(s)) {
                 probed.add(s.value());
             }
         }
@@ -62,11 +67,11 @@ final class RunRecovery {
             probed.clear();
         }
         TreeSet<Seq> lost = new TreeSet<>();
-        if (run.operation == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
-            run.jdbc.query(run.tables.historySequences(), rs -> lost.add(Seq.read(run.m, rs, 1)));
+        if (cx.operation() == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
+            cx.jdbc().query(r.tables().historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
         } else if (from != null || !probed.isEmpty()) {
-            run.jdbc.query(run.sql.historySequences(run.m, probed, from == null ? null : from.value()),
-                    rs -> lost.add(Seq.read(run.m, rs, 1)));
+            cx.jdbc().query(cx.sql().historySequences(m, probed, from == null ? null : from.value()),
+                    rs -> lost.add(Seq.read(m, rs, 1)));
         }
         lost.removeAll(applied.keySet());
         if (lost.isEmpty()) {
@@ -76,7 +81,7 @@ final class RunRecovery {
             applied.put(s, new MetadataStore.Entry(s, null, null, false, true, null, null));
         }
         fresh.removeAll(lost);
-        run.listener.onEvent(new SnapshotEvent.LedgerRepaired(run.settings.name(), run.runId,
+        cx.listener().onEvent(new SnapshotEvent.LedgerRepaired(cx.settings().name(), cx.runId(),
                 lost.stream().map(Seq::shown).toList()));
         return lost.first();
     }
@@ -91,21 +96,21 @@ final class RunRecovery {
      * without transactions died between logging and recording it. Applying it logs them again, so they are forgotten
      * first; the batch is reported as repaired. One read, only by runs that apply new batches.
      */
-    void forgetRowsLoggedWithoutEntry(TreeSet<Seq> fresh) {
+    void forgetRowsLoggedWithoutEntry(ResolvedModel m, TreeSet<Seq> fresh) {
         if (fresh.isEmpty()) {
             return;
         }
         List<Seq> logged = new ArrayList<>();
-        for (String text : run.store.loggedSequences(new ArrayList<>(fresh))) {
-            logged.add(Seq.parse(run.m, text));
+        for (String text : cx.store().loggedSequences(new ArrayList<>(fresh))) {
+            logged.add(Seq.parse(m, text));
         }
         if (logged.isEmpty()) {
             return;
         }
         logged.sort(null);
-        run.store.forget(logged);
-        run.jdbc.commit("repair ledger");
-        run.listener.onEvent(new SnapshotEvent.LedgerRepaired(run.settings.name(), run.runId,
+        cx.store().forget(logged);
+        cx.jdbc().commit("repair ledger");
+        cx.listener().onEvent(new SnapshotEvent.LedgerRepaired(cx.settings().name(), cx.runId(),
                 logged.stream().map(Seq::shown).toList()));
     }
 
@@ -113,16 +118,17 @@ final class RunRecovery {
      * Step 2: undo history writes the ledger does not record (a crash between a write and its ledger entry). Needed
      * only when the previous run did not finish, or when the database has no transactional DML.
      */
-    void recover() {
-        boolean needed = run.transactional ? "running".equals(run.previousStatus)
-                : !"success".equals(run.previousStatus);
-        if (run.targetColumns == null || !needed) {
+    void recover(SnapshotRun.Resolved r) {
+        ResolvedModel m = r.m();
+        boolean needed = cx.transactional() ? "running".equals(cx.previousStatus())
+                : !"success".equals(cx.previousStatus());
+        if (r.targetColumns() == null || !needed) {
             return;
         }
-        TreeSet<Seq> recorded = new TreeSet<>(run.store.ledger(run.m).keySet());
+        TreeSet<Seq> recorded = new TreeSet<>(cx.store().ledger(m).keySet());
         TreeSet<Seq> inHistory = new TreeSet<>();
-        for (String column : List.of(run.m.meta().openedSeq(), run.m.meta().closedSeq())) {
-            run.jdbc.query(run.tables.historySequences(column), rs -> inHistory.add(Seq.read(run.m, rs, 1)));
+        for (String column : List.of(m.meta().openedSeq(), m.meta().closedSeq())) {
+            cx.jdbc().query(r.tables().historySequences(column), rs -> inHistory.add(Seq.read(m, rs, 1)));
         }
         inHistory.removeAll(recorded);
         if (!inHistory.isEmpty() && (recorded.isEmpty() || inHistory.first().compareTo(recorded.last()) > 0)) {
@@ -130,46 +136,46 @@ final class RunRecovery {
             // written but not recorded, above every recorded one: the replay's own roll back undoes it
             Seq from = inHistory.first();
             List<String> reset = new ArrayList<>();
-            run.store.columns().values().forEach(c -> {
+            cx.store().columns().values().forEach(c -> {
                 if (c.introducedText() != null
-                        && Seq.parse(run.m, c.introducedText()).compareTo(from) >= 0) {
+                        && Seq.parse(m, c.introducedText()).compareTo(from) >= 0) {
                     reset.add(c.name());
                 }
             });
-            recoverBy(Rollback.from(from.value(), reset)); // the archive's rows from there on go with it
+            recoverBy(m, Rollback.from(from.value(), reset)); // the archive's rows from there on go with it
         } else {
             for (Seq s : inHistory.descendingSet()) {
-                recoverBy(Rollback.batch(s.value()));
+                recoverBy(m, Rollback.batch(s.value()));
             }
         }
-        if (run.archiveColumns != null) {
+        if (r.archiveColumns() != null) {
             TreeSet<Seq> archived = new TreeSet<>();
-            run.jdbc.query(run.tables.archivedSequences(), rs ->
-                    archived.add(Seq.read(run.m, rs, 1)));
+            cx.jdbc().query(r.tables().archivedSequences(), rs ->
+                    archived.add(Seq.read(m, rs, 1)));
             archived.removeAll(recorded);
             archived.removeAll(inHistory); // already undone with their batch
             for (Seq s : archived) {
-                recoverBy(Rollback.archived(s.value()));
+                recoverBy(m, Rollback.archived(s.value()));
             }
         }
         // set-aside rows logged for a batch that was never recorded (its replay logs them again)
         List<Seq> logged = new ArrayList<>();
-        for (String text : run.store.loggedSequences()) {
-            Seq s = Seq.parse(run.m, text);
+        for (String text : cx.store().loggedSequences()) {
+            Seq s = Seq.parse(m, text);
             if (!recorded.contains(s)) {
                 logged.add(s);
             }
         }
         if (!logged.isEmpty()) {
-            run.store.forget(logged);
+            cx.store().forget(logged);
         }
         // untracked_columns: overwrite: a run that stopped inside a key-scoped roll back (its ledger entries already
         // forgotten, its keys' versions rolled back, their values not yet restored) leaves no sequence to find above
-        recoverBy(Rollback.restoreOnly());
-        run.jdbc.commit("recover");
+        recoverBy(m, Rollback.restoreOnly());
+        cx.jdbc().commit("recover");
     }
 
-    void recoverBy(Rollback r) {
-        run.sql.rollback(run.m, r).forEach(s -> run.jdbc.update(s.inStep("recover")));
+    void recoverBy(ResolvedModel m, Rollback r) {
+        cx.sql().rollback(m, r).forEach(s -> cx.jdbc().update(s.inStep("recover")));
     }
 }

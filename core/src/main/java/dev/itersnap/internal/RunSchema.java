@@ -5,6 +5,7 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.TableName;
 import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.TableSpec;
 
@@ -18,84 +19,76 @@ import java.util.Map;
 /**
  * The tables a run writes, brought to the source's shape before it stages: new columns added, widened columns
  * widened, bookkeeping columns an adopted history lacks added, columns gone noted; and the scratch tables created or
- * emptied. Part of one {@link SnapshotRun}, whose state it reads and sets.
+ * emptied. Part of one {@link SnapshotRun}: it returns the view of the model the rest of the run works on
+ * ({@link Prepared}), and shares only the run's {@link RunContext}.
  */
 final class RunSchema {
-    private final SnapshotRun run;
+    private final RunContext cx;
+    private final RunOwnership ownership;
 
-    RunSchema(SnapshotRun run) {
-        this.run = run;
+    RunSchema(RunContext cx, RunOwnership ownership) {
+        this.cx = cx;
+        this.ownership = ownership;
+    }
+
+    /**
+     * What {@link #prepare} made of the resolution: the view the rest of the run works on (with carried columns, the
+     * one in which they are source columns), the introduction batch of each column added after the history was created,
+     * the carried columns, and whether the source has every column the model knows, none new, none back (a key-scoped
+     * replay needs that, see {@link SnapshotRun#keyScoped}).
+     */
+    record Prepared(SnapshotRun.Resolved view, Map<String, Seq> introduced, List<Carried> carried,
+                    boolean sourceColumnsStable) {
+        List<dev.itersnap.internal.sql.CarriedRange> ranges() {
+            return carried.stream().map(Carried::range).toList();
+        }
     }
 
     /**
      * Creates or evolves the history table and creates the scratch tables (all DDL, before any batch transaction).
-     * Returns the introduction batch of each column added after the history was created.
      */
-    Map<String, Seq> prepare(Seq firstBatch, Seq lastApplied) {
+    Prepared prepare(SnapshotRun.Resolved resolved, Seq firstBatch, Seq lastApplied) {
         boolean nothingApplied = lastApplied == null;
         List<String> added = new ArrayList<>();
         List<String> missing = new ArrayList<>();
-        if (run.targetColumns == null) {
-            run.dialect.createTable(run.tables.history()).forEach(s -> run.jdbc.update(s.inStep("create history table")));
-            run.jdbc.update(run.tables.markOwner());
-        } else {
-            run.ownership.requireBookkeeping();
-            for (SourceColumn src : run.m.sourceColumns()) {
-                SourceColumn existing = column(run.targetColumns, src.name());
-                if (existing == null) {
-                    run.jdbc.update(run.sql.primitives().addColumn(run.m.target(), src));
-                    added.add(src.name());
-                } else if (widen(run.m.target(), existing, src)) {
-                    // the meta columns typed after sequence_by / updated_at follow them
-                    // (all five when sequence_by is the updated_at column)
-                    List<String> followers = new ArrayList<>();
-                    if (src.name().equals(run.m.sequenceBy())) {
-                        followers.addAll(List.of(run.m.meta().openedSeq(), run.m.meta().closedSeq()));
-                    }
-                    if (src.name().equals(run.m.updatedAt())) {
-                        followers.addAll(List.of(run.m.meta().updatedAt(), run.m.meta().validFrom(),
-                                run.m.meta().validTo()));
-                    }
-                    for (String meta : followers) {
-                        run.jdbc.update(run.sql.primitives().widenColumn(run.m.target(), meta,
-                                src).inStep("widen column"));
-                    }
-                }
+        evolveHistory(resolved, added);
+        Map<String, MetadataStore.Column> registry = cx.store().columns();
+        List<Carried> carried = carried(resolved, registry, firstBatch, lastApplied);
+        // from here on, the view in which the carried columns are source columns
+        SnapshotRun.Resolved r = carried.isEmpty() ? resolved
+                : resolved.carrying(cx.dialect(), carried.stream().map(Carried::column).toList());
+        ResolvedModel m = r.m();
+        if (r.archiveColumns() == null || (!cx.transactional() && r.pendingColumns() == null)) {
+            List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(cx.dialect().createTable(r.tables().archive()));
+            if (!cx.transactional()) {
+                ddl.addAll(cx.dialect().createTable(r.tables().pending()));
             }
+            ddl.forEach(s -> cx.jdbc().update(s.inStep("create archive")));
         }
-        Map<String, MetadataStore.Column> registry = run.store.columns();
-        carry(registry, firstBatch, lastApplied);
-        if (run.archiveColumns == null || (!run.transactional && run.pendingColumns == null)) {
-            List<dev.itersnap.spi.Statement> ddl = new ArrayList<>(run.dialect.createTable(run.tables.archive()));
-            if (!run.transactional) {
-                ddl.addAll(run.dialect.createTable(run.tables.pending()));
-            }
-            ddl.forEach(s -> run.jdbc.update(s.inStep("create archive")));
-        }
-        evolve(run.m.archive(), run.archiveColumns);
-        evolve(run.m.pending(), run.pendingColumns);
-        if (!run.carried.isEmpty() && !run.transactional) {
-            run.dialect.createTable(run.tables.carriedValues()).forEach(st -> run.jdbc.update(st.inStep(
+        evolve(m, m.archive(), r.archiveColumns());
+        evolve(m, m.pending(), r.pendingColumns());
+        if (!carried.isEmpty() && !cx.transactional()) {
+            cx.dialect().createTable(r.tables().carriedValues()).forEach(st -> cx.jdbc().update(st.inStep(
                     "create carried values")));
             try {
-                evolve(run.m.carriedValues(), run.jdbc.describe(run.sql.describe(dev.itersnap.spi.Relation.table(
-                        run.m.carriedValues()))), run.m.carried());
+                evolve(m, m.carriedValues(), cx.jdbc().describe(cx.sql().describe(dev.itersnap.spi.Relation.table(
+                        m.carriedValues()))), m.carried());
             } catch (SQLException e) {
-                throw run.jdbc.failure("create carried values", null, e);
+                throw cx.jdbc().failure("create carried values", null, e);
             }
         }
-        run.jdbc.commit("prepare");
-        prepareScratch();
+        cx.jdbc().commit("prepare");
+        prepareScratch(r);
         Map<String, Seq> introduced = new LinkedHashMap<>();
         // No batch in the ledger means the history was created by a run that stopped before recording a batch,
         // perhaps after registering some of its columns: every column the history already had is there from the
         // start.
         boolean adopt = nothingApplied;
         Map<String, String> registered = new LinkedHashMap<>();
-        for (SourceColumn src : run.m.withoutCarried().sourceColumns()) {
+        for (SourceColumn src : m.withoutCarried().sourceColumns()) {
             MetadataStore.Column known = registry.get(src.name());
             if (known == null) {
-                boolean fromStart = run.targetColumns == null || (adopt && !added.contains(src.name()));
+                boolean fromStart = r.targetColumns() == null || (adopt && !added.contains(src.name()));
                 registered.put(src.name(), fromStart ? null : firstBatch.text());
                 if (!fromStart) {
                     introduced.put(src.name(), firstBatch);
@@ -107,33 +100,67 @@ final class RunSchema {
                 if (!known.inSource()) {
                     // a column that comes back is compared again from the batch it returns with (only a column
                     // that first appears is filled in place; see docs/semantics.md)
-                    run.store.markInSource(src.name(), true, null);
+                    cx.store().markInSource(src.name(), true, null);
                     added.add(src.name());
                 }
                 if (known.introducedText() != null) {
-                    introduced.put(src.name(), Seq.parse(run.m, known.introducedText()));
+                    introduced.put(src.name(), Seq.parse(m, known.introducedText()));
                 }
             }
         }
-        for (Carried c : run.carried) {
+        for (Carried c : carried) {
             if (c.from() != null) {
                 introduced.put(c.column().name(), c.from()); // up to it the column is not compared, as when applied
             }
         }
-        run.store.registerColumns(registered);
+        cx.store().registerColumns(registered);
         for (MetadataStore.Column known : registry.values()) {
-            if (known.inSource() && run.m.withoutCarried().sourceColumn(known.name()) == null) {
-                run.store.markInSource(known.name(), false, lastApplied == null ? null : lastApplied.text());
+            if (known.inSource() && m.withoutCarried().sourceColumn(known.name()) == null) {
+                cx.store().markInSource(known.name(), false, lastApplied == null ? null : lastApplied.text());
                 missing.add(known.name());
             }
         }
-        run.jdbc.commit("prepare");
-        run.sourceColumnsStable = added.isEmpty() && missing.isEmpty()
+        cx.jdbc().commit("prepare");
+        boolean sourceColumnsStable = added.isEmpty() && missing.isEmpty()
                 && registry.values().stream().allMatch(MetadataStore.Column::inSource);
         if (!added.isEmpty() || !missing.isEmpty()) {
-            run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, added, missing));
+            cx.listener().onEvent(new SnapshotEvent.SchemaChange(cx.settings().name(), cx.runId(), added, missing));
         }
-        return introduced;
+        return new Prepared(r, introduced, carried, sourceColumnsStable);
+    }
+
+    /** Creates the history table, or adds the source's new columns to it and widens changed ones ({@code added}). */
+    private void evolveHistory(SnapshotRun.Resolved r, List<String> added) {
+        ResolvedModel m = r.m();
+        if (r.targetColumns() == null) {
+            cx.dialect().createTable(r.tables().history())
+                    .forEach(s -> cx.jdbc().update(s.inStep("create history table")));
+            cx.jdbc().update(r.tables().markOwner());
+        } else {
+            ownership.requireBookkeeping(r);
+            for (SourceColumn src : m.sourceColumns()) {
+                SourceColumn existing = column(r.targetColumns(), src.name());
+                if (existing == null) {
+                    cx.jdbc().update(cx.sql().primitives().addColumn(m.target(), src));
+                    added.add(src.name());
+                } else if (widen(m.target(), existing, src)) {
+                    // the meta columns typed after sequence_by / updated_at follow them
+                    // (all five when sequence_by is the updated_at column)
+                    List<String> followers = new ArrayList<>();
+                    if (src.name().equals(m.sequenceBy())) {
+                        followers.addAll(List.of(m.meta().openedSeq(), m.meta().closedSeq()));
+                    }
+                    if (src.name().equals(m.updatedAt())) {
+                        followers.addAll(List.of(m.meta().updatedAt(), m.meta().validFrom(),
+                                m.meta().validTo()));
+                    }
+                    for (String meta : followers) {
+                        cx.jdbc().update(cx.sql().primitives().widenColumn(m.target(), meta,
+                                src).inStep("widen column"));
+                    }
+                }
+            }
+        }
     }
 
     /**
@@ -154,10 +181,11 @@ final class RunSchema {
      * ({@link dev.itersnap.spi.ResolvedModel#carrying}), their staged values come from the history, and they are
      * compared up to that batch, as when it was applied (see docs/semantics.md "Schema evolution").
      */
-    private void carry(Map<String, MetadataStore.Column> registry, Seq firstBatch, Seq lastApplied) {
+    private List<Carried> carried(SnapshotRun.Resolved r, Map<String, MetadataStore.Column> registry, Seq firstBatch,
+                                  Seq lastApplied) {
+        ResolvedModel m = r.m();
         List<Carried> carried = new ArrayList<>();
-        List<SourceColumn> columns = new ArrayList<>();
-        for (SourceColumn h : run.m.historyOnlyColumns()) {
+        for (SourceColumn h : m.historyOnlyColumns()) {
             MetadataStore.Column known = registry.get(h.name());
             if (known == null) {
                 for (MetadataStore.Column k : registry.values()) {
@@ -174,57 +202,45 @@ final class RunSchema {
             if (through == null) {
                 continue;
             }
-            Seq last = Seq.parse(run.m, through);
-            Seq from = known.introducedText() == null ? null : Seq.parse(run.m, known.introducedText());
+            Seq last = Seq.parse(m, through);
+            Seq from = known.introducedText() == null ? null : Seq.parse(m, known.introducedText());
             if (last.compareTo(firstBatch) < 0 || (from != null && from.compareTo(last) > 0)) {
                 continue;
             }
             carried.add(new Carried(h, from, last));
-            columns.add(h);
         }
-        if (carried.isEmpty()) {
-            return;
-        }
-        run.carried = List.copyOf(carried);
-        List<String> order = run.targetColumns.stream().map(SourceColumn::name).toList();
-        run.m = run.m.carrying(columns, order);
-        run.tables = new ModelTables(run.dialect, run.m);
+        return List.copyOf(carried);
     }
 
-    /**
-     * A run with nothing to apply still records the columns the source no longer has: one that comes back later is
-     * then seen coming back (its replayed rows hold NULL where they held values, so a late batch after it replays
-     * every key, see {@link SnapshotRun#keyScoped}).
-     */
     /**
      * The run's scratch tables, empty and in the shape this run needs: the tables of an earlier run are reused
      * (emptied in one statement, or one per table) when the stage's comment names the shape of the four tables'
      * DDL, else dropped and created again and the stage marked. A reuse that fails (a table dropped by hand) creates
      * them. Where the database replaces tables in one statement (Delta) they are always replaced.
      */
-    void prepareScratch() {
-        List<TableSpec> specs = List.of(run.tables.stage(), run.tables.batches(), run.tables.keys(), run.tables.work());
+    void prepareScratch(SnapshotRun.Resolved r) {
+        List<TableSpec> specs = List.of(r.tables().stage(), r.tables().batches(), r.tables().keys(), r.tables().work());
         List<dev.itersnap.spi.Statement> ddl = new ArrayList<>();
-        specs.forEach(spec -> ddl.addAll(run.dialect.createTable(spec)));
-        List<dev.itersnap.spi.Statement> clear = run.sql.primitives().clearScratchTables(specs.stream().map(TableSpec::name)
-                .toList());
+        specs.forEach(spec -> ddl.addAll(cx.dialect().createTable(spec)));
+        List<dev.itersnap.spi.Statement> clear = cx.sql().primitives().clearScratchTables(specs.stream()
+                .map(TableSpec::name).toList());
         String signature = scratchSignature(ddl);
         if (!clear.isEmpty()) {
             try {
-                if (ModelTables.scratchComment(signature).equals(run.jdbc.tableComment(run.m.stage()))) {
-                    run.jdbc.updateAll(clear);
-                    run.jdbc.commit("clear scratch tables");
+                if (ModelTables.scratchComment(signature).equals(cx.jdbc().tableComment(r.m().stage()))) {
+                    cx.jdbc().updateAll(clear);
+                    cx.jdbc().commit("clear scratch tables");
                     return;
                 }
             } catch (SQLException | RuntimeException e) {
-                run.jdbc.rollbackQuietly(); // created again below
+                cx.jdbc().rollbackQuietly(); // created again below
             }
         }
-        ddl.forEach(s -> run.jdbc.update(s.inStep("create scratch tables")));
+        ddl.forEach(s -> cx.jdbc().update(s.inStep("create scratch tables")));
         if (!clear.isEmpty()) {
-            run.jdbc.update(run.tables.markScratch(signature));
+            cx.jdbc().update(r.tables().markScratch(signature));
         }
-        run.jdbc.commit("create scratch tables");
+        cx.jdbc().commit("create scratch tables");
     }
 
     /** The first 16 hex digits of the SHA-256 of the scratch tables' DDL: their shape. */
@@ -240,38 +256,43 @@ final class RunSchema {
         }
     }
 
-    void noteColumnsGone(Seq lastApplied) {
+    /**
+     * A run with nothing to apply still records the columns the source no longer has: one that comes back later is
+     * then seen coming back (its replayed rows hold NULL where they held values, so a late batch after it replays
+     * every key, see {@link SnapshotRun#keyScoped}).
+     */
+    void noteColumnsGone(ResolvedModel m, Seq lastApplied) {
         List<String> missing = new ArrayList<>();
-        for (MetadataStore.Column known : run.store.columns().values()) {
-            if (known.inSource() && run.m.sourceColumn(known.name()) == null) {
+        for (MetadataStore.Column known : cx.store().columns().values()) {
+            if (known.inSource() && m.sourceColumn(known.name()) == null) {
                 if (missing.isEmpty()) {
-                    run.lock.verifyHeld();
+                    cx.lock().verifyHeld();
                 }
-                run.store.markInSource(known.name(), false, lastApplied.text());
+                cx.store().markInSource(known.name(), false, lastApplied.text());
                 missing.add(known.name());
             }
         }
         if (!missing.isEmpty()) {
-            run.jdbc.commit("note missing columns");
-            run.listener.onEvent(new SnapshotEvent.SchemaChange(run.settings.name(), run.runId, List.of(), missing));
+            cx.jdbc().commit("note missing columns");
+            cx.listener().onEvent(new SnapshotEvent.SchemaChange(cx.settings().name(), cx.runId(), List.of(), missing));
         }
     }
 
     /** Adds the source's new columns to a working table that exists ({@code columns} non-null), widens changed ones. */
-    void evolve(TableName table, List<SourceColumn> columns) {
-        evolve(table, columns, run.m.sourceNames());
+    void evolve(ResolvedModel m, TableName table, List<SourceColumn> columns) {
+        evolve(m, table, columns, m.sourceNames());
     }
 
     /** {@link #evolve(TableName, List)} of the run's source columns called {@code names}. */
-    private void evolve(TableName table, List<SourceColumn> columns, List<String> names) {
+    private void evolve(ResolvedModel m, TableName table, List<SourceColumn> columns, List<String> names) {
         if (columns == null) {
             return;
         }
         for (String name : names) {
-            SourceColumn src = run.m.sourceColumn(name);
+            SourceColumn src = m.sourceColumn(name);
             SourceColumn existing = column(columns, src.name());
             if (existing == null) {
-                run.jdbc.update(run.sql.primitives().addColumn(table, src));
+                cx.jdbc().update(cx.sql().primitives().addColumn(table, src));
             } else {
                 widen(table, existing, src);
             }
@@ -292,17 +313,18 @@ final class RunSchema {
      * nothing; a change that cannot be widened stops the run naming the column and both types.
      */
     boolean widen(TableName table, SourceColumn existing, SourceColumn src) {
-        if (run.dialect.columnType(existing).equals(run.dialect.columnType(src)) || run.dialect.widens(src, existing)) {
+        if (cx.dialect().columnType(existing).equals(cx.dialect().columnType(src))
+                || cx.dialect().widens(src, existing)) {
             return false;
         }
-        if (!run.dialect.widens(existing, src)) {
-            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + run.settings.name()
-                    + "': source column '" + src.name() + "' changed type from " + run.dialect.columnType(existing)
-                    + " (history) to " + run.dialect.columnType(src) + " (source), which cannot be widened; cast it "
+        if (!cx.dialect().widens(existing, src)) {
+            throw new ItersnapException(ErrorCode.INCOMPATIBLE_SCHEMA_CHANGE, "model '" + cx.settings().name()
+                    + "': source column '" + src.name() + "' changed type from " + cx.dialect().columnType(existing)
+                    + " (history) to " + cx.dialect().columnType(src) + " (source), which cannot be widened; cast it "
                     + "in the source query");
         }
-        run.sql.primitives().prepareWidening(table).forEach(s -> run.jdbc.update(s.inStep("widen column")));
-        run.jdbc.update(run.sql.primitives().widenColumn(table, existing.name(), src).inStep("widen column"));
+        cx.sql().primitives().prepareWidening(table).forEach(s -> cx.jdbc().update(s.inStep("widen column")));
+        cx.jdbc().update(cx.sql().primitives().widenColumn(table, existing.name(), src).inStep("widen column"));
         return true;
     }
 }

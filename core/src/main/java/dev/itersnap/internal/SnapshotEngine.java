@@ -98,8 +98,7 @@ public final class SnapshotEngine {
                 refuseLogicChange(before.lastLogic());
             }
             SnapshotRun run = new SnapshotRun(jdbc, dialect, event -> { }, settings, "plan", op, replayFrom,
-                    before.previousStatus(), null, pre, store);
-            run.planning = true;
+                    before.previousStatus(), null, pre, store, true);
             run.sweptThrough(before.checkedThrough());
             return run.plan(new MetadataInspection(dataSource, dialect, settings).lock());
         } catch (SQLException e) {
@@ -152,7 +151,7 @@ public final class SnapshotEngine {
                             refuseLogicChange(before.lastLogic());
                         }
                         SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation,
-                                replayFrom, before.previousStatus(), lock, pre, store);
+                                replayFrom, before.previousStatus(), lock, pre, store, false);
                         run.sweptThrough(before.checkedThrough());
                         if (rebuildFrom != null) {
                             run.rebuildFrom(rebuildFrom);

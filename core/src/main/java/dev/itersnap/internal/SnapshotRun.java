@@ -32,7 +32,7 @@ import java.util.TreeSet;
 /**
  * One run of one model under its lock, step by step ({@link #decide}, then {@link #applyNew}):
  * <ol>
- *   <li>resolve the model and own its history ({@link RunOwnership});</li>
+ *   <li>resolve the model ({@link #resolve}) and own its history ({@link RunOwnership});</li>
  *   <li>recover what a run that did not finish left ({@link RunRecovery#recover});</li>
  *   <li>discover the source's batches ({@link RunDiscovery#discover}), compare applied ones with their fingerprints
  *       ({@link RunDiscovery#compare}), check the ledger against the history ({@link RunRecovery#checkLedger});</li>
@@ -43,8 +43,12 @@ import java.util.TreeSet;
  *   <li>apply ({@link #apply});</li>
  *   <li>check the timeline ({@link #check}).</li>
  * </ol>
- * An adoption ({@link RunAdoption}) comes first when asked for. Holds the run's state, which those parts read and
- * set. Every statement comes from the engine's SQL ({@code SqlSteps}), the model's tables or the metadata store.
+ * An adoption ({@link RunAdoption}) comes first when asked for. Each step returns what it found or made (a record:
+ * {@link Resolved}, {@link Discovery}, {@link RunDiscovery.Compared}, {@link ReplayDecision.Decision}, gathered in
+ * {@link Decided}; then {@link RunSchema.Prepared}), which the run holds and passes to the steps after it, so that what
+ * a step depends on is in its signature (in particular which model a statement is built on: as resolved, or the view
+ * that carries the columns the source no longer has); the parts share only the {@link RunContext}, nothing they
+ * change. Every statement comes from the engine's SQL ({@code SqlSteps}), the model's tables or the metadata store.
  * Single use.
  */
 final class SnapshotRun {
@@ -121,86 +125,57 @@ final class SnapshotRun {
     /**
      * The sequences in the source and whether some rows have none; the rows and fingerprints (with {@code
      * restatements: detect}, when the dialect hashes) of the applied batches this run compares ({@link RunDiscovery#compare}),
-     * and no others: a run reads and hashes only what it applies or checks.
+     * and no others: a run reads and hashes only what it applies or checks. {@code prints}: the columns and signature
+     * of this run's fingerprints, from the source as discovered; null with {@code restatements: ignore}. {@code
+     * pending}: the batches in the pending table (non-transactional databases only: aged-out batches a failed replay
+     * saved before rolling them back), with their recorded deletion time.
      */
     record Discovery(TreeSet<Seq> sequences, boolean nullSequence, Map<Seq, Long> rows,
-                             Map<Seq, Fingerprint> fingerprints) {
+                             Map<Seq, Fingerprint> fingerprints, Fingerprints prints, Map<Seq, String> pending) {
     }
 
-    final Jdbc jdbc;
-    final Dialect dialect;
-    final SnapshotListener listener;
-    final ModelSettings settings;
-    final String runId;
-    final Operation operation;
-    final Object replayFrom;
-    final String previousStatus;
-    final ResolvedModel sourceModel;
-    ResolvedModel m;
-    List<SourceColumn> targetColumns;
-    List<SourceColumn> archiveColumns;
-    List<SourceColumn> pendingColumns;
-    /** Batches in the pending table (non-transactional databases only), with their recorded deletion time. */
-    final Map<Seq, String> pending = new java.util.HashMap<>();
-    /** True once this run saved rows in the pending table (or found some there): they are cleared at the end. */
-    boolean pendingUsed;
+    private final Jdbc jdbc;
+    private final Dialect dialect;
+    private final SnapshotListener listener;
+    private final ModelSettings settings;
+    private final String runId;
+    private final Operation operation;
+    private final Object replayFrom;
+    private final String previousStatus;
+    private final ResolvedModel sourceModel;
     /** True when this run only plans ({@link #plan}): it decides and writes nothing. */
-    boolean planning;
-    /** True when the source has every column the model knows, none new, none back (set by prepare). */
-    boolean sourceColumnsStable;
-    ModelTables tables;
-    final MetadataStore store;
-    final boolean transactional;
-    final ModelLock lock;
-    Seq replayPoint;
-    /** Where this run replays from and why, and the batches it applies ({@link RunDiscovery#detect}). */
-    ReplayDecision.Decision decision;
-    /** An adoption's point, once adopted. */
-    Seq adopted;
+    private final boolean planning;
+    private final MetadataStore store;
+    private final boolean transactional;
+    private final ModelLock lock;
+    /** The replay point the run log records: the decision's, none when the run applied nothing ({@link #applyNew}). */
+    private Seq replayPoint;
+    /** An adoption's point, once adopted: the run log records it as the replay point. */
+    private Seq adopted;
     /** With an adoption: the batch to rebuild the history from (the oldest the source holds), or null. */
-    Object rebuildFrom;
-    /** The columns and signature of this run's fingerprints; null with {@code restatements: ignore}. */
-    Fingerprints prints;
-    /** Applied batches whose fingerprint in the source differs from the ledger's (restated), in business order. */
-    final TreeMap<Seq, MetadataStore.Entry> restated = new TreeMap<>();
-    /**
-     * Applied batches whose fingerprint covers columns the source no longer has as they were, so that whether they
-     * were corrected since cannot be told: replayed like restated ones, in business order.
-     */
-    final TreeMap<Seq, MetadataStore.Entry> uncomparable = new TreeMap<>();
-    /** True once this run made sure its fingerprint format is recorded ({@link RunDiscovery#recordFormat}). */
-    boolean formatRecorded;
-    /** The fingerprints the run records for the batches it applies (set by {@link RunDiscovery#fingerprintStaged}). */
-    Map<Seq, Fingerprint> recorded;
+    private Object rebuildFrom;
     /** The most sequences one statement binds to name batches (beyond: a range, or every batch). */
     static final int MAX_BOUND_SEQUENCES = 500;
     /** The batch the restatement sweep of the last run that swept stopped at (its text), or null. */
-    String sweptThrough;
-    /** The batch this run's sweep stopped at (its text), or null when it swept nothing. */
-    String checkedThrough;
-
-    /**
-     * The columns the source no longer has that this run's replay stages again ({@link RunSchema#prepare}); with some,
-     * {@link #m} is the view in which they are source columns.
-     */
-    List<RunSchema.Carried> carried = List.of();
+    private String sweptThrough;
+    /** The batch this run's sweep stopped at (its text), or null when it swept nothing (from {@code compare}). */
+    private String checkedThrough;
 
     /** The engine's SQL of every step, on this run's dialect. */
-    final SqlSteps sql;
-    final RunOwnership ownership = new RunOwnership(this);
-    final RunAdoption adoption = new RunAdoption(this);
-    final RunRecovery recovery = new RunRecovery(this);
-    final RunDiscovery discovery = new RunDiscovery(this);
-    final RunSchema schema = new RunSchema(this);
+    private final SqlSteps sql;
+    private final RunOwnership ownership;
+    private final RunAdoption adoption;
+    private final RunRecovery recovery;
+    private final RunDiscovery discovery;
+    private final RunSchema schema;
     /** The checks that refuse an edited history (before the first write) and the timeline check (after). */
-    final EditedHistory edited = new EditedHistory(this);
-    /** Whether the timeline check ran (before the writes were committed). */
-    private boolean timelineChecked;
+    private final EditedHistory edited;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
                         ResolvedModel sourceModel,
-                MetadataStore store) {
+                MetadataStore store, boolean planning) {
+        this.planning = planning;
         this.lock = lock;
         this.store = store;
         this.transactional = dialect.capabilities().transactionalDml();
@@ -214,6 +189,14 @@ final class SnapshotRun {
         this.operation = operation;
         this.replayFrom = replayFrom;
         this.previousStatus = previousStatus;
+        RunContext cx = new RunContext(jdbc, dialect, sql, listener, settings, runId, operation, replayFrom,
+                previousStatus, store, lock, transactional, planning);
+        this.ownership = new RunOwnership(cx);
+        this.recovery = new RunRecovery(cx);
+        this.discovery = new RunDiscovery(cx);
+        this.adoption = new RunAdoption(cx, ownership, discovery);
+        this.schema = new RunSchema(cx, ownership);
+        this.edited = new EditedHistory(cx, adoption);
     }
 
     /**
@@ -241,26 +224,44 @@ final class SnapshotRun {
         return replayPoint == null ? null : replayPoint.text();
     }
 
+    /**
+     * The model resolved against the tables under the lock: the model, the columns of the history, archive and pending
+     * tables (null: the table does not exist yet), and the model's tables. {@link RunSchema#prepare} makes a view of it
+     * that carries the columns the source no longer has ({@link #carrying}); every step after it works on that view.
+     */
+    record Resolved(ResolvedModel m, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns,
+                    List<SourceColumn> pendingColumns, ModelTables tables) {
+        /** The view in which {@code columns}, which the source no longer has, are source columns again. */
+        Resolved carrying(Dialect dialect, List<SourceColumn> columns) {
+            ResolvedModel view = m.carrying(columns, targetColumns.stream().map(SourceColumn::name).toList());
+            return new Resolved(view, targetColumns, archiveColumns, pendingColumns, new ModelTables(dialect, view));
+        }
+    }
+
     /** Runs the steps; the result's duration is zero, the caller measures the whole run. */
     RunResult execute() {
         if (operation == Operation.ADOPT) {
-            RunResult result = adoption.adopt();
+            RunAdoption.Adopted a = adoption.adopt(resolve(), rebuildFrom);
+            adopted = a.through();
             if (rebuildFrom == null) {
-                return result;
+                return a.result();
             }
             // the versions from the rebuild point on are gone: apply the source's batches from there, in order
-            replayPoint = null;
             return applyNew();
         }
         return applyNew();
     }
 
     /**
-     * What a run found and decided before it writes to the history (steps 1 to 4): the ledger (lost entries among it),
-     * what the source holds, the batches new to the ledger, and whether a late batch was found; the replay point and
-     * the batches to apply are in {@link #decision}.
+     * What a run found and decided before it writes to the history (steps 1 to 4): the resolution, the ledger (lost
+     * entries among it), what the source holds, the batches new to the ledger, the restated and uncomparable batches,
+     * and the decision (the replay point, why, whether a late batch was found, the batches to apply).
      */
-    record Decided(TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh, boolean late) {
+    record Decided(Resolved resolved, TreeMap<Seq, MetadataStore.Entry> applied, Discovery source, TreeSet<Seq> fresh,
+                   RunDiscovery.Compared compared, ReplayDecision.Decision decision) {
+        boolean late() {
+            return decision.late();
+        }
     }
 
     /**
@@ -268,26 +269,28 @@ final class SnapshotRun {
      * writes nothing: ownership is checked, not registered; recovery is left to the run (the plan says it comes first).
      */
     Decided decide() {
-        resolve();
-        ownership.own();
+        Resolved r = resolve();
+        ResolvedModel m = r.m();
+        ownership.own(r);
         if (!planning) {
-            recovery.recover();
+            recovery.recover(r);
         }
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
-        Discovery source = discovery.discover();
+        Discovery source = discovery.discover(r);
         TreeSet<Seq> fresh = new TreeSet<>(source.sequences());
-        fresh.addAll(pending.keySet()); // aged-out batches a failed replay saved before rolling them back
+        fresh.addAll(source.pending().keySet()); // aged-out batches a failed replay saved before rolling them back
         fresh.removeAll(applied.keySet());
-        discovery.compare(applied, source, fresh);
-        Seq lostFrom = recovery.checkLedger(applied, fresh);
-        if (!planning && targetColumns != null && "running".equals(previousStatus)) { // what a dead run recorded
+        RunDiscovery.Compared compared = discovery.compare(m, applied, source, fresh, sweptThrough);
+        checkedThrough = compared.checkedThrough();
+        Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared, source.pending());
+        if (!planning && r.targetColumns() != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
                     : lostFrom;
         }
-        boolean late = discovery.detect(fresh, applied, source, lostFrom);
-        adoption.refuseBelowAdoption(fresh, applied); // before anything is written
-        return new Decided(applied, source, fresh, late);
+        ReplayDecision.Decision decision = discovery.detect(m, fresh, applied, source, compared, lostFrom);
+        adoption.refuseBelowAdoption(m, fresh, applied, decision.point(), compared.restated()); // before any write
+        return new Decided(r, applied, source, fresh, compared, decision);
     }
 
     /**
@@ -296,16 +299,19 @@ final class SnapshotRun {
      */
     RunPlan plan(dev.itersnap.core.Inspection.Lock lock) {
         Decided d = decide();
+        ReplayDecision.Decision decision = d.decision();
         List<RunPlan.Batch> planned = new ArrayList<>();
         for (Seq s : decision.batches()) {
             RunPlan.ReadFrom from = d.source().sequences().contains(s) ? RunPlan.ReadFrom.SOURCE
-                    : pending.containsKey(s) ? RunPlan.ReadFrom.PENDING : RunPlan.ReadFrom.HISTORY;
+                    : d.source().pending().containsKey(s) ? RunPlan.ReadFrom.PENDING : RunPlan.ReadFrom.HISTORY;
             planned.add(new RunPlan.Batch(s.shown(), d.applied().containsKey(s), from));
         }
-        boolean recoveryFirst = targetColumns != null && (transactional ? "running".equals(previousStatus)
+        boolean recoveryFirst = d.resolved().targetColumns() != null
+                && (transactional ? "running".equals(previousStatus)
                 : previousStatus != null && !"success".equals(previousStatus));
-        return new RunPlan(settings.name(), operation.label(), replayPoint == null ? null : replayPoint.shown(),
-                decision.reasons(), d.late(), shown(restated.keySet()), shown(uncomparable.keySet()),
+        return new RunPlan(settings.name(), operation.label(),
+                decision.point() == null ? null : decision.point().shown(), decision.reasons(), d.late(),
+                shown(d.compared().restated().keySet()), shown(d.compared().uncomparable().keySet()),
                 shown(d.applied().values().stream().filter(MetadataStore.Entry::lost).map(MetadataStore.Entry::sequence)
                         .toList()), shown(decision.rolledBack()), planned, recoveryFirst, lock);
     }
@@ -317,32 +323,35 @@ final class SnapshotRun {
     /** The steps of a run, rebuild or replay. */
     RunResult applyNew() {
         Decided d = decide();
+        Resolved r = d.resolved();
         TreeMap<Seq, MetadataStore.Entry> applied = d.applied();
         Discovery source = d.source();
         TreeSet<Seq> fresh = d.fresh();
-        boolean late = d.late();
-        edited.plan(applied, source.rows().keySet()); // what is checked before the first write to the history
-        recovery.forgetRowsLoggedWithoutEntry(fresh);
-        TreeSet<Seq> batches = new TreeSet<>(decision.batches());
+        // what is checked before the first write to the history
+        edited.plan(r, applied, source.rows().keySet(), d.decision().point());
+        recovery.forgetRowsLoggedWithoutEntry(r.m(), fresh);
+        TreeSet<Seq> batches = new TreeSet<>(d.decision().batches());
         discovery.warnAboutGrownBatches(applied, source, batches);
         Map<Seq, Fingerprint> unrecorded = discovery.unrecordedFingerprints(applied, source, batches);
         if (batches.isEmpty()) {
             replayPoint = null;
             if (!applied.isEmpty()) {
-                schema.noteColumnsGone(applied.lastKey());
+                schema.noteColumnsGone(r.m(), applied.lastKey());
             }
-            discovery.recordFingerprints(unrecorded);
-            if (pendingUsed) {
+            discovery.recordFingerprints(unrecorded, source.prints());
+            if (!source.pending().isEmpty()) {
                 // a rerun of a replay that failed after recording its batches: what the pending table kept for it
                 // is in the ledger now
-                jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
+                jdbc.update(r.tables().clear(r.m().pending()).inStep("clear pending batches"));
                 jdbc.commit("clear pending batches");
             }
             return new RunResult(runId, settings.name(), List.of(), false, null, 0, Duration.ZERO);
         }
+        Seq point = d.decision().point();
+        replayPoint = point;
         Seq first = batches.first();
         lock.verifyHeld();
-        Map<String, Seq> introduced = schema.prepare(first, applied.isEmpty() ? null : applied.lastKey());
+        RunSchema.Prepared p = schema.prepare(r, first, applied.isEmpty() ? null : applied.lastKey());
         List<Seq> reproduced = new ArrayList<>();
         for (Seq s : batches) {
             if (!source.sequences().contains(s)) {
@@ -350,37 +359,47 @@ final class SnapshotRun {
             }
         }
         List<BatchResult> results;
-        if (keyScoped(late, reproduced, introduced, applied, source)) {
-            results = replayByKey(batches, applied, source, introduced);
+        boolean checked; // whether apply or replayByKey checked the timeline (before committing their writes)
+        if (keyScoped(d, p, reproduced)) {
+            results = replayByKey(p, point, batches, applied, source);
+            checked = true;
         } else {
-            stage(first, source.nullSequence(), reproduced, introduced, applied);
+            // the pending table is cleared once the batches are applied when it held some or the stage saved some
+            boolean pendingUsed = stage(p, point, first, source, reproduced, applied) || !source.pending().isEmpty();
             List<Seq> fromSource = new ArrayList<>(batches);
             fromSource.removeAll(reproduced);
-            for (Seq gone : discovery.fingerprintStaged(source, fromSource)) {
+            for (Seq gone : discovery.fingerprintStaged(p.view().m(), source, fromSource).gone()) {
                 if (!applied.containsKey(gone)) {
                     // discovered, but its rows left the source before they were staged (a loader replacing the
                     // file): not applied, so the run that finds it again applies it
                     batches.remove(gone);
                 }
             }
-            if (replayPoint != null) {
-                rollBack(applied, introduced);
+            if (point != null) {
+                rollBack(p, point, applied);
             }
-            results = batches.isEmpty() ? List.of() : apply(first, batches, reproduced, applied, introduced);
+            checked = !batches.isEmpty();
+            results = !checked ? List.of()
+                    : apply(p, first, batches, reproduced, applied, source.pending(), pendingUsed);
         }
-        if (!timelineChecked) { // nothing applied: a roll back may have run
-            check(first);
+        if (!checked) { // nothing applied: a roll back may have run
+            check(p.view().m(), first);
             jdbc.commit("check timeline");
         }
-        discovery.recordFingerprints(unrecorded);
+        discovery.recordFingerprints(unrecorded, source.prints());
         // a violation fails the run (check): a result reports none
-        return new RunResult(runId, settings.name(), results, late, replayPoint == null ? null : replayPoint.shown(),
+        return new RunResult(runId, settings.name(), results, d.late(), point == null ? null : point.shown(),
                 0, Duration.ZERO);
     }
 
     // ---------------------------------------------------------------- steps
 
-    void resolve() {
+    /** Step 1: the model against the tables as they are now, checked where the source's changes cannot apply. */
+    Resolved resolve() {
+        ResolvedModel m;
+        List<SourceColumn> targetColumns;
+        List<SourceColumn> archiveColumns;
+        List<SourceColumn> pendingColumns;
         try {
             ModelResolver.Resolution r = ModelResolver.withTables(jdbc, dialect, sourceModel);
             m = r.model();
@@ -416,28 +435,32 @@ final class SnapshotRun {
                 }
             }
         }
-        tables = new ModelTables(dialect, m);
+        return new Resolved(m, targetColumns, archiveColumns, pendingColumns, new ModelTables(dialect, m));
     }
 
     /**
      * Step 5: read the source once, from the first batch to apply on, into the stage; reproduce batches that aged
-     * out of the source from the history (before it is rolled back).
+     * out of the source from the history (before it is rolled back, from {@code point}; null: none), or from the
+     * pending table where a failed replay saved them. True when it saved batches in the pending table.
      */
-    void stage(Seq first, boolean nullSequence, List<Seq> reproduced, Map<String, Seq> introduced,
-                       TreeMap<Seq, MetadataStore.Entry> applied) {
+    boolean stage(RunSchema.Prepared p, Seq point, Seq first, Discovery source, List<Seq> reproduced,
+                  TreeMap<Seq, MetadataStore.Entry> applied) {
+        boolean nullSequence = source.nullSequence();
+        ResolvedModel m = p.view().m();
+        ModelTables tables = p.view().tables();
         jdbc.update(sql.stageSource(m, first.value(), nullSequence));
-        logNullSequences(nullSequence);
-        carryColumns();
+        logNullSequences(m, nullSequence);
+        carryColumns(p);
         boolean full = settings.hardDeletes().fullBatches();
         List<Seq> fromHistory = new ArrayList<>();
         for (Seq s : reproduced) {
-            if (pending.containsKey(s)) {
+            if (source.pending().containsKey(s)) {
                 jdbc.update(tables.restorePending(s.value()));
                 continue;
             }
             fromHistory.add(s);
             List<String> notYet = new ArrayList<>();
-            introduced.forEach((column, at) -> {
+            p.introduced().forEach((column, at) -> {
                 if (at.compareTo(s) > 0) {
                     notYet.add(column);
                 }
@@ -446,21 +469,22 @@ final class SnapshotRun {
             boolean fullPicture = full && entry != null && (entry.deletionTime() != null || entry.lost());
             jdbc.update(sql.stageReproduced(m, s.value(), notYet, fullPicture));
         }
-        if (!transactional && replayPoint != null && !carried.isEmpty()) {
+        if (!transactional && point != null && !p.carried().isEmpty()) {
             // the carried columns' values, which the roll back below takes from the history, likewise
-            jdbc.updateAll(sql.saveCarried(m, ranges(), m.carriedValues()));
+            jdbc.updateAll(sql.saveCarried(m, p.ranges(), m.carriedValues()));
         }
-        if (!transactional && replayPoint != null) {
+        boolean saved = false;
+        if (!transactional && point != null) {
             // Without transactions the roll back below is not undone by a failure: save what only the history
             // holds (the aged-out batches) before it goes, so that a failed run loses nothing
             for (Seq s : fromHistory) {
                 MetadataStore.Entry entry = applied.get(s);
                 jdbc.update(tables.savePending(s.value(), entry == null ? null : entry.deletionTime()));
-                pending.put(s, entry == null ? null : entry.deletionTime());
-                pendingUsed = true;
+                saved = true;
             }
         }
         jdbc.commit("stage");
+        return saved;
     }
 
     /**
@@ -468,22 +492,19 @@ final class SnapshotRun {
      * history as it is before the roll back; without transactions, from what a replay that failed after its roll back
      * saved, where it saved some.
      */
-    void carryColumns() {
-        if (carried.isEmpty()) {
+    void carryColumns(RunSchema.Prepared p) {
+        if (p.carried().isEmpty()) {
             return;
         }
-        jdbc.update(sql.carryFromHistory(m, ranges()));
+        ResolvedModel m = p.view().m();
+        jdbc.update(sql.carryFromHistory(m, p.ranges()));
         if (!transactional) {
-            jdbc.update(sql.carryFromSaved(m, ranges(), m.carriedValues()));
+            jdbc.update(sql.carryFromSaved(m, p.ranges(), m.carriedValues()));
         }
-    }
-
-    List<dev.itersnap.internal.sql.CarriedRange> ranges() {
-        return carried.stream().map(RunSchema.Carried::range).toList();
     }
 
     /** The staged rows without a sequence into the error log, once per record (as the source gives them). */
-    void logNullSequences(boolean nullSequence) {
+    void logNullSequences(ResolvedModel m, boolean nullSequence) {
         if (nullSequence) {
             int logged = jdbc.update(sql.logNullSequences(m.withoutCarried(), runId, LocalDateTime.now()));
             if (logged > 0) {
@@ -494,24 +515,24 @@ final class SnapshotRun {
     }
 
     /**
-     * Step 6: roll the history back to the replay point. On a transactional database this is not
+     * Step 6: roll the history back to the replay point ({@code point}). On a transactional database this is not
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
-    void rollBack(TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
+    void rollBack(RunSchema.Prepared p, Seq point, TreeMap<Seq, MetadataStore.Entry> applied) {
         lock.verifyHeld();
         List<String> resetColumns = new ArrayList<>();
-        introduced.forEach((column, at) -> {
-            if (at.compareTo(replayPoint) >= 0) {
+        p.introduced().forEach((column, at) -> {
+            if (at.compareTo(point) >= 0) {
                 resetColumns.add(column);
             }
         });
-        List<Seq> undone = new ArrayList<>(applied.tailMap(replayPoint, true).keySet());
+        List<Seq> undone = new ArrayList<>(applied.tailMap(point, true).keySet());
         if (!transactional) {
             // forget first: from here on a failure leaves history the ledger does not record, which the next
             // run's recovery rolls back (the aged-out batches among them are in the pending table)
             store.forget(undone);
         }
-        jdbc.updateAll(sql.rollback(m, Rollback.from(replayPoint.value(), resetColumns)));
+        jdbc.updateAll(sql.rollback(p.view().m(), Rollback.from(point.value(), resetColumns)));
         if (transactional) {
             store.forget(undone);
         }
@@ -519,12 +540,17 @@ final class SnapshotRun {
 
     /**
      * Step 7: apply the batches together, in business order, each recorded in the ledger with its counts; committed
-     * once, with the ledger entries, where the database has transactions.
+     * once, with the ledger entries, where the database has transactions. A reproduced batch keeps the deletion time
+     * its ledger entry recorded, or the one the {@code pending} table kept for it; the pending table is cleared when
+     * {@code pendingUsed}.
      */
-    List<BatchResult> apply(Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
-                                    TreeMap<Seq, MetadataStore.Entry> applied, Map<String, Seq> introduced) {
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock)
-                .beforeWriting(edited::verifyBeforeWriting).carrying(carried);
+    List<BatchResult> apply(RunSchema.Prepared p, Seq first, TreeSet<Seq> batches, List<Seq> reproduced,
+                            TreeMap<Seq, MetadataStore.Entry> applied, Map<Seq, String> pending,
+                            boolean pendingUsed) {
+        ResolvedModel m = p.view().m();
+        ModelTables tables = p.view().tables();
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, p.introduced(), listener, runId, lock)
+                .beforeWriting(() -> edited.verifyBeforeWriting(m)).carrying(p.carried());
         List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
             boolean isReproduced = reproduced.contains(s);
@@ -535,7 +561,7 @@ final class SnapshotRun {
         }
         lock.verifyHeld();
         List<BatchResult> results = applier.apply(planned);
-        check(first); // before the commit: a violation rolls the writes back
+        check(m, first); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
         // BatchApplied only once the batches are committed
         for (BatchResult r : results) {
@@ -544,7 +570,7 @@ final class SnapshotRun {
         if (pendingUsed) {
             jdbc.update(tables.clear(m.pending()).inStep("clear pending batches"));
         }
-        if (!transactional && !carried.isEmpty()) {
+        if (!transactional && !p.carried().isEmpty()) {
             jdbc.update(tables.clear(m.carriedValues()).inStep("clear carried values"));
         }
         return results;
@@ -562,20 +588,21 @@ final class SnapshotRun {
      * column introduced from the replay point on, and the source's columns those the model knows (a
      * column added, missing or back changes the replayed batches' rows of every key).
      */
-    boolean keyScoped(boolean late, List<Seq> reproduced, Map<String, Seq> introduced,
-                              TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
-        if (!late || !operation.keyScoping() || replayPoint == null
-                || !reproduced.isEmpty() || !pending.isEmpty()
-                || !restated.isEmpty() || !uncomparable.isEmpty() || !sourceColumnsStable
-                || !introduced.values().stream().allMatch(at -> at.compareTo(replayPoint) < 0)) {
+    boolean keyScoped(Decided d, RunSchema.Prepared p, List<Seq> reproduced) {
+        Seq point = d.decision().point();
+        if (!d.late() || !operation.keyScoping() || point == null
+                || !reproduced.isEmpty() || !d.source().pending().isEmpty()
+                || !d.compared().restated().isEmpty() || !d.compared().uncomparable().isEmpty()
+                || !p.sourceColumnsStable()
+                || !p.introduced().values().stream().allMatch(at -> at.compareTo(point) < 0)) {
             return false;
         }
-        for (MetadataStore.Entry e : applied.tailMap(replayPoint, true).values()) {
-            Long rows = source.rows().get(e.sequence());
+        for (MetadataStore.Entry e : d.applied().tailMap(point, true).values()) {
+            Long rows = d.source().rows().get(e.sequence());
             if (e.lost() || rows == null || rows != e.sourceRows()) { // a lost entry has no counts
                 return false;
             }
-            Fingerprint now = source.fingerprints().get(e.sequence());
+            Fingerprint now = d.source().fingerprints().get(e.sequence());
             if (e.fingerprint() == null || e.fingerprint().recordedLater() || now == null
                     || !now.sameContent(e.fingerprint())) {
                 // content changed (over other columns too: cannot tell which keys), or the batch was applied under
@@ -590,12 +617,15 @@ final class SnapshotRun {
     /**
      * Steps 5 and 6 for a key-scoped replay: stage the batches not applied yet, find the keys the run changes (those
      * the late batches change from the replay point on, the others from the first new batch after the applied ones),
-     * stage the replayed batches' rows of the first, roll only them back, and apply everything in one pass.
+     * stage the replayed batches' rows of the first, roll only them back to {@code point}, and apply everything in one
+     * pass.
      */
-    List<BatchResult> replayByKey(TreeSet<Seq> batches, TreeMap<Seq, MetadataStore.Entry> applied,
-                                          Discovery source, Map<String, Seq> introduced) {
+    List<BatchResult> replayByKey(RunSchema.Prepared p, Seq point, TreeSet<Seq> batches,
+                                  TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
+        ResolvedModel m = p.view().m();
         boolean nullSequence = source.nullSequence();
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, introduced, listener, runId, lock);
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, p.view().tables(), store, p.introduced(), listener,
+                runId, lock);
         List<BatchApplier.Planned> planned = new ArrayList<>();
         List<Seq> replayed = new ArrayList<>();
         for (Seq s : batches) {
@@ -607,26 +637,26 @@ final class SnapshotRun {
         }
         ApplyStatements statements = applier.replayStatements(planned);
         jdbc.updateAll(statements.listBatches());
-        jdbc.update(sql.stageSource(m, replayPoint.value(), nullSequence, StageScope.FRESH));
+        jdbc.update(sql.stageSource(m, point.value(), nullSequence, StageScope.FRESH));
         List<Seq> fresh = new ArrayList<>(batches);
         fresh.removeAll(replayed);
-        discovery.fingerprintStaged(source, fresh);
-        logNullSequences(nullSequence);
+        RunDiscovery.Staged staged = discovery.fingerprintStaged(m, source, fresh);
+        logNullSequences(m, nullSequence);
         jdbc.updateAll(statements.prepare());
-        jdbc.update(sql.stageSource(m, replayPoint.value(), false, StageScope.REPLAYED_KEYS));
-        discovery.checkReplayedKeys(replayed, source);
+        jdbc.update(sql.stageSource(m, point.value(), false, StageScope.REPLAYED_KEYS));
+        discovery.checkReplayedKeys(m, replayed, source, staged.recorded());
         jdbc.commit("stage");
         lock.verifyHeld();
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
-        jdbc.updateAll(sql.rollback(m, Rollback.keys(replayPoint.value(), setAside)));
-        edited.verifyBeforeWriting(); // the state the replay builds on: its keys rolled back, the others as they were
+        jdbc.updateAll(sql.rollback(m, Rollback.keys(point.value(), setAside)));
+        edited.verifyBeforeWriting(m); // the state the replay builds on: its keys rolled back, the others as they were
         List<BatchResult> results = applier.applyReplay(statements, planned, applied);
         if (setAside) {
             store.relogErrors(replayed.stream().filter(s -> applied.get(s).counts().rejected() > 0).toList(), runId,
                     LocalDateTime.now());
         }
-        check(batches.first()); // before the commit: a violation rolls the writes back
+        check(m, batches.first()); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
         for (BatchResult r : results) {
             listener.onEvent(new SnapshotEvent.BatchApplied(settings.name(), runId, r));
@@ -638,8 +668,7 @@ final class SnapshotRun {
      * Step 8: check the timeline of the keys touched by this run, before its writes are committed; a violation fails
      * the run ({@link EditedHistory#verifyAfterWriting}).
      */
-    void check(Seq first) {
-        timelineChecked = true;
-        edited.verifyAfterWriting(first);
+    void check(ResolvedModel m, Seq first) {
+        edited.verifyAfterWriting(m, first);
     }
 }
