@@ -96,6 +96,13 @@ abstract class Database implements AutoCloseable {
         }
     }
 
+    /** Deletes a temporary directory and everything in it. */
+    static void deleteTree(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
     /** H2 2.x, file-based (MVStore) in a temporary directory deleted afterwards. */
     static final class H2 extends Database {
         private Path dir;
@@ -132,9 +139,7 @@ abstract class Database implements AutoCloseable {
             }
             super.close();
             if (dir != null) {
-                try (Stream<Path> files = Files.walk(dir)) {
-                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
+                deleteTree(dir);
             }
         }
     }
@@ -168,9 +173,7 @@ abstract class Database implements AutoCloseable {
         public void close() throws java.io.IOException, SQLException {
             super.close();
             if (dir != null) {
-                try (Stream<Path> files = Files.walk(dir)) {
-                    files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-                }
+                deleteTree(dir);
             }
         }
     }
@@ -352,8 +355,8 @@ abstract class Database implements AutoCloseable {
                 session.sparkContext().setLogLevel("ERROR");
                 Runtime.getRuntime().addShutdownHook(new Thread(() -> {
                     session.stop();
-                    try (Stream<Path> files = Files.walk(dir)) {
-                        files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+                    try {
+                        deleteTree(dir);
                     } catch (IOException ignored) {
                         // a temporary directory left behind
                     }
