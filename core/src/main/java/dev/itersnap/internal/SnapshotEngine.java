@@ -13,7 +13,6 @@ import dev.itersnap.core.ValidatedModel;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.Connection;
 import java.sql.SQLException;

@@ -118,7 +118,7 @@ public interface Dialect {
      * (e.g. how many files a table is made of, for a database that needs maintenance). Never a failure for a table
      * that does not exist yet. Default: nothing.
      */
-    default List<dev.itersnap.core.Check> tableChecks(java.sql.Connection connection, ResolvedModel m)
+    default List<dev.itersnap.core.Check> tableChecks(java.sql.Connection connection, ModelView m)
             throws SQLException {
         return List.of();
     }
@@ -140,7 +140,7 @@ public interface Dialect {
      * @param describeHolder called after a timeout to name the current holder in the error message
      * @throws dev.itersnap.core.ItersnapException with code LOCK_TIMEOUT after the timeout
      */
-    ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    ModelLock lock(DataSource dataSource, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException;
 
     /**
