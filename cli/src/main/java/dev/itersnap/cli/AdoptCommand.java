@@ -10,7 +10,6 @@ import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
-import dev.itersnap.core.SequenceText;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
