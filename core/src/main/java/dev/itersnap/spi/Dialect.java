@@ -26,6 +26,7 @@ import java.util.function.Supplier;
  * {@link AbstractSqlDialect}, which a dialect usually extends: functions without a standard spelling, type names, DDL
  * spellings, listed there). Implementations are stateless and
  * thread-safe, found through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.itersnap.spi.Dialect}).
+ * Where a method receives the model, it is a {@link ModelView}: what a dialect reads of it, built by the engine.
  * Every statement is a {@link Statement} that carries its bound values: values from data are never spliced into SQL,
  * identifiers go through {@link #quote(String)}.
  */
