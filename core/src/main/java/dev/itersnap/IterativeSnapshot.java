@@ -1,5 +1,6 @@
 package dev.itersnap;
 
+import dev.itersnap.core.AdoptionPlan;
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.AuditReport;
 import dev.itersnap.core.AuditSettings;
@@ -12,6 +13,7 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunPlan;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.core.ValidatedModel;
 import dev.itersnap.internal.Doctor;
 import dev.itersnap.internal.HistoryAudit;
 import dev.itersnap.internal.MetadataInspection;
@@ -19,7 +21,6 @@ import dev.itersnap.internal.PointInTime;
 import dev.itersnap.internal.SnapshotEngine;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Dialects;
-import dev.itersnap.spi.ResolvedModel;
 
 import javax.sql.DataSource;
 
@@ -125,18 +126,41 @@ public final class IterativeSnapshot {
     }
 
     /**
+     * What {@link #adopt(ModelSettings, Object)} through {@code through} would do with the source's batches, read from
+     * the source now without writing ({@link AdoptionPlan}): the point read as a sequence (an unreadable one is refused
+     * as {@code adopt} refuses it, {@link ErrorCode#INVALID_SEQUENCE}) and the batches it would declare applied. The
+     * command line's {@code adopt --dry-run} prints it.
+     */
+    public AdoptionPlan planAdopt(ModelSettings model, Object through) {
+        SnapshotEngine engine = engine(model, "planAdopt");
+        required(through, "planAdopt", "through", ErrorCode.INVALID_SEQUENCE,
+                "the batch to adopt the history through, " + SEQUENCE_HINT);
+        return engine.planAdoption(through, false);
+    }
+
+    /**
+     * What {@link #adoptRebuildingFrom(ModelSettings, Object)} from {@code from} would do with the source's batches,
+     * as {@link #planAdopt} says it: the batches the rebuild would apply.
+     */
+    public AdoptionPlan planAdoptRebuildingFrom(ModelSettings model, Object from) {
+        SnapshotEngine engine = engine(model, "planAdoptRebuildingFrom");
+        required(from, "planAdoptRebuildingFrom", "from", ErrorCode.INVALID_SEQUENCE,
+                "the batch to rebuild from (the oldest the source holds), " + SEQUENCE_HINT);
+        return engine.planAdoption(from, true);
+    }
+
+    /**
      * Checks the model against the database without writing anything: the source query runs and returns the
      * configured columns, every column type can be carried into the history exactly, {@code delete_when} parses,
      * and every identifier fits the database's limit.
      *
      * @return the model as the checks resolved it, for a caller that shows it (the command line's {@code validate}
-     *         prints it): the source query's columns with their types ({@link ResolvedModel#sourceColumns()}; a
-     *         {@code sequence_by} list adds the engine's key column), the key, {@code updated_at}, the
-     *         {@code sequence_by} columns and the tracked columns as the database spells them, and the sequence's
-     *         type ({@link ResolvedModel#sequenceKey()} for a list). The history's own columns are not read.
+     *         prints it, {@link ValidatedModel}): the source query's columns with their types, the key,
+     *         {@code updated_at}, the {@code sequence_by} columns and the tracked columns as the database spells them,
+     *         and the kind of each sequence column. The history's own columns are not read.
      * @throws ItersnapException ({@code INVALID_SOURCE}, {@code INVALID_SETTING}) naming the problem
      */
-    public ResolvedModel validate(ModelSettings model) {
+    public ValidatedModel validate(ModelSettings model) {
         return engine(model, "validate").validate();
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.itersnap.core.AdoptionPlan;
 import dev.itersnap.core.AuditReport;
 import dev.itersnap.core.BatchResult;
 import dev.itersnap.core.ColumnNames;
@@ -94,24 +95,11 @@ public final class AdoptCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (HikariDataSource dataSource = connection.open(settings)) {
-            AuditReport audit;
-            List<String> declared = new ArrayList<>();
-            try (Connection c = dataSource.getConnection()) {
-                Sql.readOnly(c);
-                var snapshots = connection.snapshots(dataSource, e -> { });
-                ModelSequences sequences = new ModelSequences(snapshots.validate(settings));
-                Comparable<?> point = sequences.typed(through);
-                audit = snapshots.audit(settings);
-                for (Comparable<?> s : sequences.sourceSequences(new Sql(c))) {
-                    if (sequences.type.compare(s, point) <= 0) {
-                        declared.add(sequences.text(s));
-                    }
-                }
-                String pointText = sequences.text(point);
-                if (!declared.contains(pointText)) {
-                    declared.add(pointText);
-                }
-            }
+            // the batches it declares applied are the library's (the source's up to the point, and the point)
+            var snapshots = connection.snapshots(dataSource, e -> { });
+            AdoptionPlan plan = snapshots.planAdopt(settings, through);
+            AuditReport audit = snapshots.audit(settings);
+            List<String> declared = texts(plan);
             long problems = audit.problemCount();
             boolean refused = problems > 0 && !acceptProblems;
             ObjectNode o = JSON.createObjectNode().put("model", settings.name()).put("target", target)
@@ -174,19 +162,14 @@ public final class AdoptCommand implements Callable<Integer> {
             try (Connection c = dataSource.getConnection()) {
                 Sql sql = new Sql(c);
                 var snapshots = connection.snapshots(dataSource, e -> { });
-                ModelSequences sequences = new ModelSequences(snapshots.validate(settings));
-                Comparable<?> point = sequences.typed(rebuildFrom);
+                AdoptionPlan plan = snapshots.planAdoptRebuildingFrom(settings, rebuildFrom);
                 AuditReport audit = snapshots.audit(settings);
                 o.set("audit", AuditCommand.jsonNode(JSON, audit));
                 if (!json) {
                     out.println("before the rebuild:");
                     AuditCommand.print(out, audit, false);
                 }
-                for (Comparable<?> s : sequences.sourceSequences(sql)) {
-                    if (sequences.type.compare(s, point) >= 0) {
-                        rebuilt.add(sequences.text(s));
-                    }
-                }
+                rebuilt.addAll(texts(plan));
                 table = sql.table(settings.target().parts());
                 List<String> parts = new ArrayList<>(settings.target().parts());
                 parts.set(parts.size() - 1, parts.get(parts.size() - 1) + "_before_adopt");
@@ -267,6 +250,11 @@ public final class AdoptCommand implements Callable<Integer> {
             out.flush();
             return ExitCodes.OK;
         }
+    }
+
+    /** The plan's batches as the ledger writes them. */
+    private static List<String> texts(AdoptionPlan plan) {
+        return plan.batches().stream().map(SequenceText::of).toList();
     }
 
     /** Whether the model's ledger is still empty (an adoption that failed before recording anything). */

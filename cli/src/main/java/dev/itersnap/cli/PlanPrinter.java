@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.itersnap.core.Inspection;
 import dev.itersnap.core.RunPlan;
-import dev.itersnap.spi.ValueType;
 
 import java.io.PrintWriter;
 import java.util.ArrayList;
@@ -114,7 +113,7 @@ final class PlanPrinter {
     }
 
     private static String text(Object sequence) {
-        return ValueType.text(sequence);
+        return SequenceText.of(sequence);
     }
 
     private static String texts(List<Object> sequences) {

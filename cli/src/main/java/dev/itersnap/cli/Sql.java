@@ -128,13 +128,6 @@ final class Sql {
 
     /** A column as JDBC metadata reports it. */
     record Column(String name, int jdbcType, String typeName, int precision, int scale) {
-        dev.itersnap.spi.ValueType valueType() {
-            return dev.itersnap.spi.ValueType.of(jdbcType, typeName);
-        }
-
-        dev.itersnap.spi.SourceColumn source() {
-            return new dev.itersnap.spi.SourceColumn(name, jdbcType, typeName, precision, scale);
-        }
     }
 
     /** The column called {@code name}, case-insensitively, or null. */

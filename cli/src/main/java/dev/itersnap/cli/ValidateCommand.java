@@ -2,7 +2,7 @@ package dev.itersnap.cli;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.core.ValidatedModel;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
@@ -40,41 +40,39 @@ public final class ValidateCommand implements Callable<Integer> {
             return validateProject();
         }
         ModelSettings settings = model.load();
-        ResolvedModel m;
+        ValidatedModel m;
         try (HikariDataSource dataSource = connection.openReadOnly(settings)) {
             // the library's own checks, the ones a run makes before it writes; every problem is one line naming it
             m = connection.snapshots(dataSource, event -> { }).validate(settings);
         }
-        ModelSequences sequence = new ModelSequences(m);
         PrintWriter out = spec.commandLine().getOut();
         out.println("valid: model " + settings.name() + " -> " + settings.target());
-        out.println("  unique_key:  " + String.join(", ", m.keys()));
+        out.println("  unique_key:  " + String.join(", ", m.uniqueKey()));
         out.println("  updated_at:  " + m.updatedAt());
-        out.println("  sequence_by: " + sequence.columns() + " (" + sequence.typeText() + ")");
+        out.println("  sequence_by: " + String.join(", ", m.sequenceBy()) + " ("
+                + (m.sequenceList() ? "list: " : "") + String.join(", ", m.sequenceTypes()) + ")");
         out.println("  strategy:    " + settings.strategy().name().toLowerCase(Locale.ROOT));
         out.println("  tracked:     " + String.join(", ", m.tracked()));
         if (settings.deleteWhen() != null) {
             out.println("  delete_when: " + settings.deleteWhen());
         }
-        // the source query's own columns: a sequence_by list's key column is the engine's
         out.println("  source columns: " + String.join(", ", m.sourceColumns().stream()
-                .filter(col -> m.sequenceKey() == null || !col.name().equals(m.sequenceBy()))
-                .map(col -> col.name() + " " + col.typeName()).toList()));
+                .map(col -> col.name() + " " + col.type()).toList()));
         out.flush();
         return ExitCodes.OK;
     }
 
     /** {@code validate --project}: every selected model, one table, the most severe exit code. */
     private int validateProject() {
-        List<ProjectRun.Outcome<ResolvedModel>> outcomes = ProjectRun.execute(spec, connection, model, true,
+        List<ProjectRun.Outcome<ValidatedModel>> outcomes = ProjectRun.execute(spec, connection, model, true,
                 (snapshots, progress, settings) -> snapshots.validate(settings));
         List<List<String>> rows = new ArrayList<>();
-        for (ProjectRun.Outcome<ResolvedModel> o : outcomes) {
-            ResolvedModel m = o.result();
+        for (ProjectRun.Outcome<ValidatedModel> o : outcomes) {
+            ValidatedModel m = o.result();
             rows.add(Arrays.asList(o.name(), m == null ? o.status().replace('_', ' ') : "valid",
                     String.valueOf(o.exitCode()), o.model().settings().target().toString(),
-                    m == null ? RunCommand.shorten(o.error()) : "unique_key " + String.join(", ", m.keys())
-                            + "; sequence_by " + new ModelSequences(m).columns() + "; tracked "
+                    m == null ? RunCommand.shorten(o.error()) : "unique_key " + String.join(", ", m.uniqueKey())
+                            + "; sequence_by " + String.join(", ", m.sequenceBy()) + "; tracked "
                             + String.join(", ", m.tracked())));
         }
         PrintWriter out = spec.commandLine().getOut();

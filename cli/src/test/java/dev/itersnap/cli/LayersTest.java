@@ -27,11 +27,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * does the SPI ({@code dev.itersnap.spi}: the engine depends on the SPI, not the other way round) or the public model
  * ({@code dev.itersnap.core}). A reference is any class name in a class file's constant pool (imports, fully
  * qualified names, field and method types, generic signatures), so an import cannot hide. The public model refers to
- * no SPI class either: it is the bottom layer.
+ * no SPI class either: it is the bottom layer. The facade refers to the SPI classes it declares ({@link #FACADE_SPI})
+ * and no other: what the engine hands a dialect (a model as a {@code ModelView}) is not the public API's
+ * (docs/decisions/0015-one-decision-the-plan-and-the-contract.md).
  */
 class LayersTest {
     private static final String ENGINE = "dev/itersnap/internal/";
     private static final String SPI = "dev/itersnap/spi/";
+    /**
+     * The SPI classes the public API ({@code dev.itersnap.IterativeSnapshot} and its builder) may refer to, each
+     * declared here with why: a user gives the dialect ({@code Builder.dialect(Dialect)}, {@code dialect()}), or its
+     * name, which {@code Dialects} finds.
+     */
+    private static final java.util.Set<String> FACADE_SPI = java.util.Set.of("dev.itersnap.spi.Dialect",
+            "dev.itersnap.spi.Dialects");
 
     @Test
     void noModuleButTheEngineItselfRefersToTheEngine() {
@@ -65,6 +74,28 @@ class LayersTest {
         check(offenders, "public model", dev.itersnap.core.ModelSettings.class, "dev/itersnap/core/", SPI);
         assertThat(offenders).as("public model classes that refer to the SPI (%s); move what they need into "
                 + "dev.itersnap.core", SPI.replace('/', '.')).isEmpty();
+    }
+
+    /**
+     * The facade ({@code IterativeSnapshot}, with its builder) refers to the SPI only through the classes declared in
+     * {@link #FACADE_SPI}: a value it returns or takes is a public one ({@code dev.itersnap.core}), never the engine's
+     * model or a dialect's view of it.
+     */
+    @Test
+    void theFacadeRefersToTheSpiOnlyWhereDeclared() {
+        Map<String, List<String>> refs = new TreeMap<>();
+        check(refs, "facade", dev.itersnap.IterativeSnapshot.class, "dev/itersnap/IterativeSnapshot", SPI);
+        assertThat(refs).as("the facade must refer to some SPI class, or this check reads nothing").isNotEmpty();
+        Map<String, List<String>> offenders = new TreeMap<>();
+        refs.forEach((c, used) -> {
+            List<String> undeclared = used.stream().filter(r -> !FACADE_SPI.contains(r)).toList();
+            if (!undeclared.isEmpty()) {
+                offenders.put(c, undeclared);
+            }
+        });
+        assertThat(offenders).as("SPI classes the public API refers to that LayersTest.FACADE_SPI does not declare; "
+                + "return or take a public value (dev.itersnap.core) instead, or declare the class there with why")
+                .isEmpty();
     }
 
     @Test

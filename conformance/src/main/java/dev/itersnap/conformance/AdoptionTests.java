@@ -1,10 +1,12 @@
 package dev.itersnap.conformance;
 
+import dev.itersnap.core.AdoptionPlan;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.RunResult;
+import dev.itersnap.core.SequenceText;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -258,9 +260,13 @@ public abstract class AdoptionTests extends ConformanceTestBase {
     @Test
     void batchAtAnAdoptionPointTheSourceLackedIsRefused() throws Exception {
         RawTable raw = adopted(1, 2, 4);
+        AdoptionPlan plan = fixture.engine(null).planAdopt(model(raw).build(), "2024-01-03");
         adopt(raw, "2024-01-03");
         assertThat(fixture.ledger(MODEL)).extracting(SnapshotFixture.LedgerEntry::sequence)
                 .containsExactly("2024-01-01", "2024-01-02", "2024-01-03");
+        assertThat(plan.batches()).as("the plan made before names what the adoption declared")
+                .extracting(SequenceText::of).containsExactly("2024-01-01", "2024-01-02", "2024-01-03");
+        assertThat(plan.point()).isEqualTo(date("2024-01-03"));
         file(raw, 3);
 
         assertThatThrownBy(() -> fixture.run(model(raw).build()))
@@ -329,11 +335,17 @@ public abstract class AdoptionTests extends ConformanceTestBase {
     @Test
     void rebuildFromTheOldestRetainedBatchRepairsTheRetainedRange() throws Exception {
         RawTable raw = adopted(3, 4, 5);
+        AdoptionPlan plan = fixture.engine(null).planAdoptRebuildingFrom(model(raw).build(), "2024-01-03");
+        assertThatThrownBy(() -> fixture.engine(null).planAdoptRebuildingFrom(model(raw).build(), "2024-13-01"))
+                .isInstanceOfSatisfying(ItersnapException.class, e -> assertThat(e.code()).as(e.getMessage())
+                        .isEqualTo(ErrorCode.INVALID_SEQUENCE));
 
         RunResult rebuilt = fixture.engine(null).adoptRebuildingFrom(model(raw).build(), "2024-01-03");
 
         assertThat(rebuilt.batches()).extracting(b -> b.sequenceText())
                 .containsExactly("2024-01-03", "2024-01-04", "2024-01-05");
+        assertThat(plan.batches()).as("the plan made before names the batches the rebuild applied")
+                .extracting(SequenceText::of).containsExactly("2024-01-03", "2024-01-04", "2024-01-05");
         assertThat(fixture.versions(TARGET, "id", 1)).extracting(v -> v.get("status") + " " + v.validFrom() + " "
                 + v.validTo()).containsExactly(
                 "A 2024-01-01T09:00 2024-01-02T09:00",

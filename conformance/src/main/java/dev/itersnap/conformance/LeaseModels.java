@@ -1,20 +1,21 @@
 package dev.itersnap.conformance;
 
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.SourceColumn;
 
 import java.sql.Types;
 import java.util.List;
 import java.util.function.UnaryOperator;
 
-/** Models for the tests of the model lock's lease, which needs only a resolved model's name, schema and fold. */
+/** Models for the tests of the model lock's lease, which reads only a model's name and metadata schema. */
 public final class LeaseModels {
     private LeaseModels() {
     }
 
-    /** A model as the engine resolves it; the lease reads only its name, metadata schema and fold. */
-    public static ResolvedModel leaseModel(String name, String metadataSchema, UnaryOperator<String> fold) {
+    /** A model as a dialect's lock receives it from the engine; the lease reads only its name and metadata schema. */
+    public static ModelView leaseModel(String name, String metadataSchema, UnaryOperator<String> fold) {
         ModelSettings s = ModelSettings.builder(name).target("snap." + name).source("SELECT * FROM raw")
                 .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").metadataSchema(metadataSchema)
                 .build();

@@ -154,7 +154,7 @@ public final class SnapshotFixture {
         if (m.sequenceByColumns().size() == 1) {
             return dev.itersnap.spi.ValueType::text;
         }
-        dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(columns("SELECT "
+        dev.itersnap.internal.SequenceKey key = dev.itersnap.internal.SequenceKey.of(columns("SELECT "
                 + String.join(", ", m.sequenceByColumns()) + " FROM " + m.target() + " WHERE 1 = 0"));
         return value -> value == null ? null : key.text(key.decode(value.toString()));
     }

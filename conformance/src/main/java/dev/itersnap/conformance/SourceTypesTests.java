@@ -345,7 +345,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         List<dev.itersnap.spi.SourceColumn> parts = fixture.columns("SELECT t, n FROM raw_tz WHERE 1 = 0");
         Map<Integer, String> keys = new LinkedHashMap<>();
         try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement()) {
-            dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
+            dev.itersnap.internal.SequenceKey key = dev.itersnap.internal.SequenceKey.of(parts);
             try (ResultSet rs = st.executeQuery("SELECT r.id, r.t, r.n, " + dev.itersnap.internal.sql.SqlSteps.of(dialect).sequenceKey(parts, "r")
                     + " FROM raw_tz r")) {
                 while (rs.next()) {
@@ -362,7 +362,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
      * A {@code sequence_by} list is carried as one text, its key, computed by the database from each row: for every
      * component type and its edge values (the smallest and largest integers, negative decimals, dates and timestamps
      * before 1970, strings with control characters, quotes, commas, non-BMP characters) the database's key is the one
-     * {@link dev.itersnap.spi.SequenceKey} computes in Java, reads back as the row's values, and sorts like the tuples.
+     * {@link dev.itersnap.internal.SequenceKey} computes in Java, reads back as the row's values, and sorts like the tuples.
      */
     @Test
     void sequenceKeyOfEveryComponentTypeIsTheJavaKeyAndSortsLikeTheValues() throws SQLException {
@@ -387,7 +387,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         raw.insertAll(java.util.Arrays.asList(rows));
         dev.itersnap.spi.Dialect dialect = fixture.engine(null).dialect();
         List<dev.itersnap.spi.SourceColumn> parts = fixture.columns("SELECT i, d, dt, t, s FROM raw_keys WHERE 1 = 0");
-        dev.itersnap.spi.SequenceKey key = dev.itersnap.spi.SequenceKey.of(parts);
+        dev.itersnap.internal.SequenceKey key = dev.itersnap.internal.SequenceKey.of(parts);
         List<List<Object>> tuples = new ArrayList<>();
         List<String> keys = new ArrayList<>();
         try (Connection c = fixture.dataSource().getConnection(); Statement st = c.createStatement();

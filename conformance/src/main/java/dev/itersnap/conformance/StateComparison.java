@@ -502,7 +502,7 @@ public final class StateComparison {
     }
 
     /** The key of the scenario's sequence_by list, made on first use. */
-    private dev.itersnap.spi.SequenceKey sequenceKey;
+    private dev.itersnap.internal.SequenceKey sequenceKey;
 
     /** A sequence key of the history (dbt_opened_seq, dbt_closed_seq) as the model's sequence: batch_seq's value. */
     Object fromKey(Object key) {
@@ -523,13 +523,13 @@ public final class StateComparison {
                 case TIMESTAMP -> new dev.itersnap.spi.SourceColumn(Scenario.SEQUENCE, java.sql.Types.TIMESTAMP,
                         "TIMESTAMP", 26, 6);
             };
-            sequenceKey = dev.itersnap.spi.SequenceKey.of(sequenceIndex() == 1 ? List.of(part, seq)
+            sequenceKey = dev.itersnap.internal.SequenceKey.of(sequenceIndex() == 1 ? List.of(part, seq)
                     : List.of(seq, part));
         }
         try {
             return sequenceKey.decode(key.toString()).get(sequenceIndex());
         } catch (IllegalArgumentException e) {
-            return "<not a sequence key: " + dev.itersnap.spi.SequenceKey.printable(key.toString()) + ">";
+            return "<not a sequence key: " + dev.itersnap.internal.SequenceKey.printable(key.toString()) + ">";
         }
     }
 

@@ -2,7 +2,6 @@ package dev.itersnap.internal;
 
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 
 import java.math.BigDecimal;

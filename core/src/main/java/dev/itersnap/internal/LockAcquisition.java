@@ -5,7 +5,6 @@ import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.io.PrintWriter;
 import java.sql.Connection;

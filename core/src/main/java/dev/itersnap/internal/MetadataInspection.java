@@ -6,7 +6,6 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.LockState;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.Connection;
 import java.sql.SQLException;

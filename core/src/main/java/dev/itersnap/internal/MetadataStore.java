@@ -7,7 +7,6 @@ import dev.itersnap.core.TableName;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.MetadataSchema;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
@@ -326,7 +325,7 @@ public final class MetadataStore {
         if (settings.restatements() == dev.itersnap.core.Restatements.IGNORE || !jdbc.tableExists(l.spec().name())) {
             return List.of();
         }
-        dev.itersnap.spi.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
+        dev.itersnap.internal.ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
         Fingerprints prints = Fingerprints.of(dialect, m);
         TreeMap<Seq, Entry> applied = ledger(m);
         Map<Seq, Fingerprint> now = prints.read(jdbc, dialect, m);

@@ -8,7 +8,6 @@ import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.Relation;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
@@ -92,7 +91,7 @@ final class ModelResolver {
         } else {
             List<SourceColumn> parts = sequenceParts.stream().map(p -> column(source, p)).toList();
             try {
-                dev.itersnap.spi.SequenceKey.of(parts);
+                dev.itersnap.internal.SequenceKey.of(parts);
             } catch (IllegalArgumentException e) {
                 throw invalid(s, "setting 'sequence_by' " + e.getMessage());
             }

@@ -7,7 +7,6 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Statement;
 
 import java.sql.Connection;

@@ -7,7 +7,6 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.internal.sql.ModelTables;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.ValueType;
@@ -132,16 +131,7 @@ final class RunAdoption {
             throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + cx.settings().name() + "': target " + key
                     + " does not exist; adopt takes over an existing SCD Type 2 table (run builds a new one)");
         }
-        Object asked = rebuildFrom != null ? rebuildFrom : cx.replayFrom();
-        Seq through;
-        try {
-            through = Seq.coerce(m, asked);
-        } catch (IllegalArgumentException e) {
-            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + cx.settings().name()
-                    + "': cannot adopt "
-                    + (rebuildFrom != null ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
-                    + " (" + m.sequenceDescription() + ")");
-        }
+        Seq through = point(m, rebuildFrom != null ? rebuildFrom : cx.replayFrom(), rebuildFrom != null);
         Seq rebuildPoint = null;
         Object cut = null;
         if (rebuildFrom != null) {
@@ -229,9 +219,7 @@ final class RunAdoption {
         }
         long versions = cx.jdbc().query(r.tables().countHistory().inStep("adopt"),
                 rs -> rs.getLong(1)).get(0);
-        // the ledger: every batch of the source up to the adoption point, and the point itself
-        TreeSet<Seq> declared = new TreeSet<>(source.sequences().headSet(through, true));
-        declared.add(through);
+        TreeSet<Seq> declared = declared(source.sequences(), through);
         Map<Seq, Fingerprint> fingerprints = new java.util.HashMap<>(source.fingerprints());
         if (!source.sequences().contains(through) && source.prints() != null) {
             // the point is no batch of the source: recorded as an empty batch whose hash no content has, so that
@@ -268,6 +256,28 @@ final class RunAdoption {
                 versions, added));
         return new Adopted(through, new RunResult(cx.runId(), cx.settings().name(), results, false, null, 0,
                 Duration.ZERO));
+    }
+
+    /**
+     * The sequence an adoption is asked for ({@code through}, or {@code rebuilding} from), read as the model's sequence.
+     *
+     * @throws ItersnapException INVALID_SEQUENCE when it is no value of the sequence
+     */
+    static Seq point(ResolvedModel m, Object asked, boolean rebuilding) {
+        try {
+            return Seq.coerce(m, asked);
+        } catch (IllegalArgumentException e) {
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + m.name() + "': cannot adopt "
+                    + (rebuilding ? "rebuilding from " : "through ") + asked + ": " + e.getMessage()
+                    + " (" + m.sequenceDescription() + ")");
+        }
+    }
+
+    /** The batches an adoption through {@code through} declares applied: the source's up to it, and the point itself. */
+    static TreeSet<Seq> declared(java.util.SortedSet<Seq> source, Seq through) {
+        TreeSet<Seq> declared = new TreeSet<>(source.headSet(through));
+        declared.add(through);
+        return declared;
     }
 
     /**

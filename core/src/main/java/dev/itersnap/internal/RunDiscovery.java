@@ -4,7 +4,6 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.Restatements;
 import dev.itersnap.core.SnapshotEvent;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.SQLException;
 import java.util.ArrayList;

@@ -3,7 +3,6 @@ package dev.itersnap.internal;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.internal.sql.ModelTables;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.SQLException;
 import java.util.List;

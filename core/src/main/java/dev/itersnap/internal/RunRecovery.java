@@ -2,7 +2,6 @@ package dev.itersnap.internal;
 
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.internal.sql.Rollback;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.util.ArrayList;
 import java.util.List;

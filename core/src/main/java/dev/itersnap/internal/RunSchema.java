@@ -5,7 +5,6 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.TableName;
 import dev.itersnap.internal.sql.ModelTables;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.TableSpec;
 
@@ -178,7 +177,7 @@ final class RunSchema {
      * The columns this run carries: those the source no longer has (or has lost now: gone after {@code lastApplied})
      * whose last batch applied with them is at or after the run's first batch. A replay reaching back there must not
      * erase what the history recorded of them: the run's model becomes a view in which they are source columns
-     * ({@link dev.itersnap.spi.ResolvedModel#carrying}), their staged values come from the history, and they are
+     * ({@link dev.itersnap.internal.ResolvedModel#carrying}), their staged values come from the history, and they are
      * compared up to that batch, as when it was applied (see docs/semantics.md "Schema evolution").
      */
     private List<Carried> carried(SnapshotRun.Resolved r, Map<String, MetadataStore.Column> registry, Seq firstBatch,

@@ -1,7 +1,5 @@
 package dev.itersnap.internal;
 
-import dev.itersnap.spi.ResolvedModel;
-import dev.itersnap.spi.SequenceKey;
 import dev.itersnap.spi.ValueType;
 
 import java.sql.ResultSet;

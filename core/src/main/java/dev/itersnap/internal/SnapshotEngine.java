@@ -1,5 +1,6 @@
 package dev.itersnap.internal;
 
+import dev.itersnap.core.AdoptionPlan;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.LogicChange;
@@ -8,9 +9,10 @@ import dev.itersnap.core.RunPlan;
 import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
+import dev.itersnap.core.ValidatedModel;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -19,6 +21,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedSet;
+import java.util.TreeSet;
 import java.util.UUID;
 import javax.sql.DataSource;
 
@@ -108,15 +112,51 @@ public final class SnapshotEngine {
     }
 
     /**
-     * Resolves the model against the source (columns, types, delete_when, identifier limits) and returns it; writes
-     * nothing.
+     * What an adoption through {@code point} (or, {@code rebuilding}, from it) would do with the source's batches, read
+     * from the source with the run's own steps (the point typed as {@link RunAdoption#adopt} types it, the sequences
+     * discovered as a run discovers them) without writing: see {@link AdoptionPlan}.
      */
-    public ResolvedModel validate() {
+    public AdoptionPlan planAdoption(Object point, boolean rebuilding) {
         try (Connection c = dataSource.getConnection()) {
-            return ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
+            c.setAutoCommit(true);
+            Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
+            dialect.prepareRunConnection(c);
+            ResolvedModel m = ModelResolver.resolveSource(jdbc, dialect, settings);
+            Seq at = RunAdoption.point(m, point, rebuilding);
+            TreeSet<Seq> source = new TreeSet<>();
+            jdbc.query(SqlSteps.of(dialect).discoverSequences(m), rs -> {
+                Object v = m.sequenceType().read(rs, 1);
+                if (v != null) {
+                    source.add(Seq.of(m, v));
+                }
+                return null;
+            });
+            SortedSet<Seq> batches = rebuilding ? source.tailSet(at) : RunAdoption.declared(source, at);
+            return new AdoptionPlan(settings.name(), at.shown(), rebuilding,
+                    batches.stream().map(Seq::shown).toList());
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + settings.name() + "': "
+                    + Jdbc.firstLine(e.getMessage()) + Jdbc.sqlState(e), "plan", null, e);
+        }
+    }
+
+    /**
+     * Resolves the model against the source (columns, types, delete_when, identifier limits) and returns what a caller
+     * shows of it; writes nothing.
+     */
+    public ValidatedModel validate() {
+        ResolvedModel m;
+        try (Connection c = dataSource.getConnection()) {
+            m = ModelResolver.resolveSource(new Jdbc(c, settings.name(), dialect), dialect, settings);
         } catch (SQLException e) {
             throw cannotConnect(e);
         }
+        // the source query's own columns: a sequence_by list's key column is the engine's
+        return new ValidatedModel(m.name(), m.keys(), m.updatedAt(), m.sequenceParts(), m.sequenceParts().stream()
+                .map(p -> m.sourceColumn(p).valueType().name().toLowerCase(java.util.Locale.ROOT).replace('_', ' '))
+                .toList(), m.tracked(), m.sourceColumns().stream()
+                .filter(col -> m.sequenceKey() == null || !col.name().equals(m.sequenceBy()))
+                .map(col -> new ValidatedModel.Column(col.name(), col.typeName())).toList());
     }
 
     private RunResult execute(SnapshotRun.Operation operation, Object replayFrom) {

@@ -15,7 +15,6 @@ import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.internal.sql.ModelTables;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.ValueType;

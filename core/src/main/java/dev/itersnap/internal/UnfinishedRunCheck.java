@@ -5,7 +5,6 @@ import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.MetadataSchema;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.Statement;
 
 import java.util.ArrayList;

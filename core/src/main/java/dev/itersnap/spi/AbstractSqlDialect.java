@@ -149,12 +149,12 @@ public abstract class AbstractSqlDialect implements Dialect {
      * point, so a dialect whose strings compare otherwise (a linguistic collation, UTF-16 code units) returns the
      * text before and after the expression that makes the comparison binary. Default: nothing.
      */
-    public String[] orderedAround(ResolvedModel m) {
+    public String[] orderedAround(ModelView m) {
         return new String[] {"", ""};
     }
 
     /** A sequence expression as it must appear in an ordering comparison ({@link #orderedAround}). */
-    public final String ordered(ResolvedModel m, String sequenceExpression) {
+    public final String ordered(ModelView m, String sequenceExpression) {
         String[] around = orderedAround(m);
         return around[0] + sequenceExpression + around[1];
     }
@@ -164,7 +164,7 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "(" + String.join(" || ", parts) + ")";
     }
 
-    public String keyJoin(ResolvedModel m, String a, String b) {
+    public String keyJoin(ModelView m, String a, String b) {
         return m.keys().stream().map(k -> col(a, k) + " = " + col(b, k)).collect(Collectors.joining(" AND "));
     }
 

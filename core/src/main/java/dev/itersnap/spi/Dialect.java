@@ -26,6 +26,7 @@ import java.util.function.Supplier;
  * {@link AbstractSqlDialect}, which a dialect usually extends: functions without a standard spelling, type names, DDL
  * spellings, listed there). Implementations are stateless and
  * thread-safe, found through {@link java.util.ServiceLoader} ({@code META-INF/services/dev.itersnap.spi.Dialect}).
+ * Where a method receives the model, it is a {@link ModelView}: what a dialect reads of it, built by the engine.
  * Every statement is a {@link Statement} that carries its bound values: values from data are never spliced into SQL,
  * identifiers go through {@link #quote(String)}.
  */
@@ -118,7 +119,7 @@ public interface Dialect {
      * (e.g. how many files a table is made of, for a database that needs maintenance). Never a failure for a table
      * that does not exist yet. Default: nothing.
      */
-    default List<dev.itersnap.core.Check> tableChecks(java.sql.Connection connection, ResolvedModel m)
+    default List<dev.itersnap.core.Check> tableChecks(java.sql.Connection connection, ModelView m)
             throws SQLException {
         return List.of();
     }
@@ -140,7 +141,7 @@ public interface Dialect {
      * @param describeHolder called after a timeout to name the current holder in the error message
      * @throws dev.itersnap.core.ItersnapException with code LOCK_TIMEOUT after the timeout
      */
-    ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    ModelLock lock(DataSource dataSource, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException;
 
     /**

@@ -13,13 +13,13 @@ import java.util.List;
  */
 public interface PlanHints {
     /**
-     * The batches table's boolean column (a name, before {@link ResolvedModel#id}): the batch is already applied and a
+     * The batches table's boolean column (a name, before {@link ModelView#id}): the batch is already applied and a
      * key-scoped replay stages its rows only for the keys it recomputes.
      */
     String REPLAYED = "itersnap_replayed";
 
     /**
-     * The keys table's column (a name, before {@link ResolvedModel#id}): 1 for a key a key-scoped replay computes again
+     * The keys table's column (a name, before {@link ModelView#id}): 1 for a key a key-scoped replay computes again
      * from the start of the run.
      */
     String RECOMPUTED_FROM = "itersnap_from";
@@ -32,7 +32,7 @@ public interface PlanHints {
      * {@code SELECT DISTINCT} over {@code relation} (a quoted table name, or a derived table in parentheses). Null:
      * the engine's form.
      */
-    default Statement discoverSequences(ResolvedModel m, String relation) {
+    default Statement discoverSequences(ModelView m, String relation) {
         return null;
     }
 
@@ -42,7 +42,7 @@ public interface PlanHints {
      * ({@link StageScope#FRESH}) or with the batches and keys tables ({@link StageScope#REPLAYED_KEYS}); {@code from}
      * names the slot of the first replayed sequence. Null: {@code joined}.
      */
-    default String scopedRows(ResolvedModel m, String relation, StageScope scope, String from, String joined) {
+    default String scopedRows(ModelView m, String relation, StageScope scope, String from, String joined) {
         return null;
     }
 
@@ -51,7 +51,7 @@ public interface PlanHints {
      * or closed from the sequence expression {@code p} on. Null: the engine's form (the touched keys collected by a
      * union, joined to their versions).
      */
-    default String touchedVersions(ResolvedModel m, String p) {
+    default String touchedVersions(ModelView m, String p) {
         return null;
     }
 

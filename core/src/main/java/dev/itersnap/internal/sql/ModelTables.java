@@ -3,7 +3,7 @@ package dev.itersnap.internal.sql;
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.Dialect;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.TableSpec.ColumnType;

@@ -10,7 +10,7 @@ import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.internal.sql.ModelTables;
 import dev.itersnap.spi.PlanHints;
 import dev.itersnap.spi.Relation;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
@@ -191,8 +191,8 @@ public final class SqlSteps {
     }
 
     /**
-     * The {@link dev.itersnap.spi.SequenceKey} of a {@code sequence_by} list over the columns {@code parts} of the row aliased
-     * {@code alias}: the same text {@link dev.itersnap.spi.SequenceKey#encode} gives for the row's values, NULL when one is NULL.
+     * The {@link dev.itersnap.internal.SequenceKey} of a {@code sequence_by} list over the columns {@code parts} of the row aliased
+     * {@code alias}: the same text {@link dev.itersnap.internal.SequenceKey#encode} gives for the row's values, NULL when one is NULL.
      */
     public String sequenceKey(List<SourceColumn> parts, String alias) {
         List<String> keys = new ArrayList<>();

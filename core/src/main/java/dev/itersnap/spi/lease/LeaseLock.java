@@ -6,7 +6,7 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.WriteConflicts;
@@ -142,7 +142,7 @@ public final class LeaseLock implements ModelLock {
      * @param ttl   the lease's time to live (the heartbeat renews it every TTL/3)
      * @param clock the database's epoch-millisecond conversions
      */
-    public static ModelLock acquire(DataSource ds, Dialect dialect, ResolvedModel m, Duration timeout,
+    public static ModelLock acquire(DataSource ds, Dialect dialect, ModelView m, Duration timeout,
                                     Supplier<String> describeHolder, Duration ttl, Clock clock) throws SQLException {
         return acquire(ds, new Statements(dialect, m, clock), timeout, describeHolder, ttl, newOwner());
     }
@@ -545,7 +545,7 @@ public final class LeaseLock implements ModelLock {
         private final MetadataSchema.Lease lease;
         private final String text;
 
-        public Statements(Dialect dialect, ResolvedModel m, Clock clock) {
+        public Statements(Dialect dialect, ModelView m, Clock clock) {
             this(dialect, m.metadata(), m.name(), clock);
         }
 

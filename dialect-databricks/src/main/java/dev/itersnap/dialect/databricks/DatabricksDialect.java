@@ -7,7 +7,7 @@ import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
@@ -394,7 +394,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
      * never a failure.
      */
     @Override
-    public List<dev.itersnap.core.Check> tableChecks(java.sql.Connection c, ResolvedModel m) throws SQLException {
+    public List<dev.itersnap.core.Check> tableChecks(java.sql.Connection c, ModelView m) throws SQLException {
         List<TableName> tables = new ArrayList<>(List.of(m.target(), m.archive(), m.pending()));
         m.metadata().engineTables().forEach(t -> tables.add(t.name()));
         tables.add(m.metadata().lease().spec().name());
@@ -480,7 +480,7 @@ public final class DatabricksDialect extends AbstractSqlDialect {
      * is its own session there.
      */
     @Override
-    public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    public ModelLock lock(DataSource dataSource, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         Duration ttl = leaseTtl != null ? leaseTtl : LeaseLock.ttl(TTL_PROPERTY);
         MetadataSchema metadata = m.metadata();

@@ -7,7 +7,7 @@ import dev.itersnap.core.ModelSettings;
 import dev.itersnap.internal.sql.ApplyStatements;
 import dev.itersnap.internal.sql.BatchRun;
 import dev.itersnap.internal.sql.ModelTables;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;

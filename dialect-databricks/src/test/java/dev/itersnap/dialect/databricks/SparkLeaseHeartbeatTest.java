@@ -8,7 +8,7 @@ import dev.itersnap.core.RunResult;
 import dev.itersnap.core.SnapshotEvent;
 import dev.itersnap.core.SnapshotListener;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.api.java.UDF1;
 import org.apache.spark.sql.types.DataTypes;
@@ -87,7 +87,7 @@ class SparkLeaseHeartbeatTest {
         root.sql("CREATE SCHEMA lease_hb_lean");
         DataSource job1 = SparkTestDatabase.on(session1, "lease_hb_lean");
         DataSource job2 = SparkTestDatabase.on(session2, "lease_hb_lean");
-        ResolvedModel model = LeaseModels.leaseModel("customers", ModelSettings.DEFAULT_METADATA_SCHEMA,
+        ModelView model = LeaseModels.leaseModel("customers", ModelSettings.DEFAULT_METADATA_SCHEMA,
                 x -> x.toLowerCase(Locale.ROOT));
         DatabricksDialect dialect = new DatabricksDialect(LEAN_TTL);
         List<String> timeline = new CopyOnWriteArrayList<>();

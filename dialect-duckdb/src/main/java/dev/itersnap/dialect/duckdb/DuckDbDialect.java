@@ -6,7 +6,7 @@ import dev.itersnap.spi.Capabilities;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.SqlValues;
 import dev.itersnap.spi.Statement;
@@ -265,7 +265,7 @@ public final class DuckDbDialect extends AbstractSqlDialect {
     // ---------------------------------------------------------------- the model lock
 
     @Override
-    public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    public ModelLock lock(DataSource dataSource, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         return DuckDbModelLock.acquire(dataSource, this, m, timeout, describeHolder);
     }

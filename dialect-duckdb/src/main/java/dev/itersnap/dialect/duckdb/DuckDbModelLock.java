@@ -6,7 +6,7 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.Statement;
 
 import javax.sql.DataSource;
@@ -46,7 +46,7 @@ final class DuckDbModelLock implements ModelLock {
     }
 
     /** Takes the lock of {@code m} (its row of {@link MetadataSchema#lock()}, created with the table on first use). */
-    static ModelLock acquire(DataSource ds, Dialect dialect, ResolvedModel m, Duration timeout,
+    static ModelLock acquire(DataSource ds, Dialect dialect, ModelView m, Duration timeout,
                              Supplier<String> describeHolder) throws SQLException {
         Sql sql = new Sql(dialect, m.metadata());
         Connection c = ds.getConnection();
@@ -113,7 +113,7 @@ final class DuckDbModelLock implements ModelLock {
      * an insert that loses a write conflict is tried again; two rows of one model (DuckDB tables here have no primary
      * key) lock the same way, since the update takes every row of the model.
      */
-    private static void addRow(Connection c, Dialect dialect, Sql sql, ResolvedModel m) throws SQLException {
+    private static void addRow(Connection c, Dialect dialect, Sql sql, ModelView m) throws SQLException {
         String insert = "INSERT INTO " + sql.table + " (" + sql.model + ") SELECT ? WHERE NOT EXISTS (SELECT 1 FROM "
                 + sql.table + " WHERE " + sql.model + " = ?)";
         for (int attempt = 1; ; attempt++) {

@@ -7,7 +7,7 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

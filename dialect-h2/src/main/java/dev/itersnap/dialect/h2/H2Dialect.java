@@ -7,7 +7,7 @@ import dev.itersnap.spi.lease.LeaseLock;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.ValueType;
@@ -80,7 +80,7 @@ public final class H2Dialect extends AbstractSqlDialect {
 
     /** H2 compares strings by UTF-16 code unit; UTF-8 bytes compare by code point. */
     @Override
-    public String[] orderedAround(ResolvedModel m) {
+    public String[] orderedAround(ModelView m) {
         return m.sequenceType() == ValueType.STRING ? new String[] {"STRINGTOUTF8(", ")"} : super.orderedAround(m);
     }
 
@@ -259,7 +259,7 @@ public final class H2Dialect extends AbstractSqlDialect {
     }
 
     @Override
-    public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    public ModelLock lock(DataSource dataSource, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         if (leaseTtl != null) {
             return LeaseLock.acquire(dataSource, this, m, timeout, describeHolder, leaseTtl, LEASE_CLOCK);

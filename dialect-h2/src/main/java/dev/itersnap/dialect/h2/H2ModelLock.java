@@ -6,7 +6,7 @@ import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.MetadataSchema;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.Statement;
 
 import javax.sql.DataSource;
@@ -36,7 +36,7 @@ final class H2ModelLock implements ModelLock {
     /**
      * Takes the lock of {@code m} (its row of {@link MetadataSchema#lock()}, created with the table on first use).
      */
-    static ModelLock acquire(DataSource ds, Dialect dialect, ResolvedModel m, Duration timeout,
+    static ModelLock acquire(DataSource ds, Dialect dialect, ModelView m, Duration timeout,
                              Supplier<String> describeHolder) throws SQLException {
         MetadataSchema.Lock table = m.metadata().lock();
         String lockTable = table.spec().name().parts().stream().map(dialect::quote).collect(Collectors.joining("."));

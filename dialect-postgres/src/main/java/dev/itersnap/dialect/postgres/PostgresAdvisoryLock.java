@@ -4,7 +4,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.spi.LockState;
 import dev.itersnap.spi.ModelLock;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 
 import javax.sql.DataSource;
 import java.nio.charset.StandardCharsets;
@@ -35,8 +35,8 @@ final class PostgresAdvisoryLock implements ModelLock {
         this.key = key;
     }
 
-    static long key(ResolvedModel m) {
-        return key(m.metadataSchema(), m.name());
+    static long key(ModelView m) {
+        return key(m.metadata().schema(), m.name());
     }
 
     /** The lock's key: the first 8 bytes of SHA-256 of the (folded) metadata schema and the model name. */
@@ -82,7 +82,7 @@ final class PostgresAdvisoryLock implements ModelLock {
         }
     }
 
-    static ModelLock acquire(DataSource ds, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    static ModelLock acquire(DataSource ds, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         long key = key(m);
         Connection c = ds.getConnection();

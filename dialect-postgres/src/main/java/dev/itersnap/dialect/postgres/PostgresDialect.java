@@ -4,7 +4,7 @@ import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.spi.PlanHints;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.ModelView;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.StageScope;
 import dev.itersnap.spi.Statement;
@@ -146,7 +146,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
 
     /** String sequences compare by code point whatever the database's collation. */
     @Override
-    public String[] orderedAround(ResolvedModel m) {
+    public String[] orderedAround(ModelView m) {
         return m.sequenceType() == ValueType.STRING ? new String[] {"", " COLLATE \"C\""} : super.orderedAround(m);
     }
 
@@ -188,7 +188,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
      * a run counts only the batches it applies or checks.
      */
     @Override
-    public Statement discoverSequences(ResolvedModel m, String rel) {
+    public Statement discoverSequences(ModelView m, String rel) {
         if (rel.startsWith("(")) {
             return null;
         }
@@ -228,7 +228,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
      * behind a one-time filter that reads the catalog, as in {@link #discoverSequences}.
      */
     @Override
-    public String scopedRows(ResolvedModel m, String relation, StageScope scope, String from, String joined) {
+    public String scopedRows(ModelView m, String relation, StageScope scope, String from, String joined) {
         if (relation.startsWith("(")) {
             return joined;
         }
@@ -268,7 +268,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
      * True (evaluated by the database) when the sequence column leads a valid, non-partial B-tree index of table
      * {@code relation} with the column's own collation.
      */
-    private String sequenceIndexed(ResolvedModel m, String relation) {
+    private String sequenceIndexed(ModelView m, String relation) {
         return btreeIndexed(relation, " JOIN pg_catalog.pg_attribute a ON a.attrelid = i.indrelid AND a.attnum = "
                 + "i.indkey[0]", "a.attname = " + stringLiteral(m.sequenceBy())
                 + " AND i.indcollation[0] = a.attcollation");
@@ -311,7 +311,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
      * for a merge join (K=100k: ~34 against ~73 ms per in-order run).
      */
     @Override
-    public String touchedVersions(ResolvedModel m, String p) {
+    public String touchedVersions(ModelView m, String p) {
         return table(m.target()) + " h WHERE EXISTS (SELECT 1 FROM " + table(m.target()) + " x WHERE "
                 + keyJoin(m, "x", "h") + " AND (" + ordered(m, col("x", m.meta().openedSeq())) + " >= " + p + " OR "
                 + ordered(m, col("x", m.meta().closedSeq())) + " >= " + p + "))";
@@ -403,7 +403,7 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
     }
 
     @Override
-    public ModelLock lock(DataSource dataSource, ResolvedModel m, Duration timeout, Supplier<String> describeHolder)
+    public ModelLock lock(DataSource dataSource, ModelView m, Duration timeout, Supplier<String> describeHolder)
             throws SQLException {
         return PostgresAdvisoryLock.acquire(dataSource, m, timeout, describeHolder);
     }

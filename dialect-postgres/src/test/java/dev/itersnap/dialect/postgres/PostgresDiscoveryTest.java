@@ -2,7 +2,7 @@ package dev.itersnap.dialect.postgres;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

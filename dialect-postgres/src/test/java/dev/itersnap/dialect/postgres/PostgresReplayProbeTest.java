@@ -3,7 +3,7 @@ package dev.itersnap.dialect.postgres;
 import dev.itersnap.IterativeSnapshot;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.SqlValues;
 import dev.itersnap.spi.StageScope;

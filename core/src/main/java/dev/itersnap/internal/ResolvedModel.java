@@ -1,10 +1,14 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal;
 
 import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.TableName;
 import dev.itersnap.core.UntrackedColumns;
+import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.spi.ModelView;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.ValueType;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -14,11 +18,10 @@ import java.util.function.UnaryOperator;
 
 /**
  * A model resolved against the database: settings, the source's columns with their real names, and every table and
- * column name folded to the database's case. Built by the engine once per run ({@link #builder}) and handed to the
- * dialect; immutable and thread-safe. All names here are unquoted; the dialect quotes them. New properties come with
- * defaults, so code that builds a model keeps compiling.
+ * column name folded to the database's case. Built by the engine once per run ({@link #builder}); the dialect sees it
+ * as a {@link ModelView}. Immutable and thread-safe. All names here are unquoted; the dialect quotes them.
  */
-public final class ResolvedModel {
+public final class ResolvedModel implements ModelView {
     private final ModelSettings settings;
     private final UnaryOperator<String> fold;
     private final TableName target;
@@ -166,11 +169,13 @@ public final class ResolvedModel {
     }
 
     /** Model name. */
+    @Override
     public String name() {
         return settings.name();
     }
 
     /** The history table. */
+    @Override
     public TableName target() {
         return target;
     }
@@ -181,31 +186,37 @@ public final class ResolvedModel {
     }
 
     /** The metadata schema's tables and columns. */
+    @Override
     public MetadataSchema metadata() {
         return metadata;
     }
 
     /** Scratch table holding the run's source rows. */
+    @Override
     public TableName stage() {
         return modelTable("itersnap_stage_");
     }
 
     /** Scratch table holding the run's batches in order (the engine's {@code ModelTables.batches()}). */
+    @Override
     public TableName batches() {
         return modelTable("itersnap_batches_");
     }
 
     /** Scratch table holding the keys the run may change (the engine's {@code ModelTables.keys()}). */
+    @Override
     public TableName keysTable() {
         return modelTable("itersnap_keys_");
     }
 
     /** Scratch table holding what the run does per key and batch (the engine's {@code ModelTables.work()}). */
+    @Override
     public TableName work() {
         return modelTable("itersnap_work_");
     }
 
     /** The model's archive (the engine's {@code ModelTables.archive()}). */
+    @Override
     public TableName archive() {
         return modelTable("itersnap_archive_");
     }
@@ -219,6 +230,7 @@ public final class ResolvedModel {
     }
 
     /** The model's pending batches (the engine's {@code ModelTables.pending()}). */
+    @Override
     public TableName pending() {
         return modelTable("itersnap_pending_");
     }
@@ -227,7 +239,7 @@ public final class ResolvedModel {
         return metadata.tableNamed(fit(prefix + name()));
     }
 
-    /** The longest identifier the database accepts (0: unknown); see {@link Capabilities#maxIdentifierLength()}. */
+    /** The longest identifier the database accepts (0: unknown); see {@link dev.itersnap.spi.Capabilities#maxIdentifierLength()}. */
     public int maxIdentifierLength() {
         return maxIdentifierLength;
     }
@@ -253,6 +265,7 @@ public final class ResolvedModel {
     }
 
     /** Folds an internal identifier (column of a metadata or scratch table). */
+    @Override
     public String id(String name) {
         return fold.apply(name);
     }
@@ -280,6 +293,7 @@ public final class ResolvedModel {
     }
 
     /** Key columns (source names). */
+    @Override
     public List<String> keys() {
         return keys;
     }
@@ -290,6 +304,7 @@ public final class ResolvedModel {
     }
 
     /** The sequence_by column (source name). */
+    @Override
     public String sequenceBy() {
         return sequenceBy;
     }
@@ -300,6 +315,7 @@ public final class ResolvedModel {
     }
 
     /** Meta column names, folded. */
+    @Override
     public ColumnNames meta() {
         return meta;
     }
@@ -335,6 +351,7 @@ public final class ResolvedModel {
     }
 
     /** The sequence column's metadata. */
+    @Override
     public SourceColumn sequenceColumn() {
         return sourceColumn(sequenceBy);
     }
@@ -345,6 +362,7 @@ public final class ResolvedModel {
     }
 
     /** Source column names, in source order. */
+    @Override
     public List<String> sourceNames() {
         return sourceColumns.stream().map(SourceColumn::name).toList();
     }
@@ -365,6 +383,7 @@ public final class ResolvedModel {
         return all;
     }
 
+    @Override
     public ValueType sequenceType() {
         return sequenceColumn().valueType();
     }

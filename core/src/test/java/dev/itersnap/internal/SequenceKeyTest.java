@@ -1,4 +1,7 @@
-package dev.itersnap.spi;
+package dev.itersnap.internal;
+
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.ValueType;
 
 import org.junit.jupiter.api.Test;
 
