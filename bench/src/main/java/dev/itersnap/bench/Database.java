@@ -243,6 +243,7 @@ abstract class Database implements AutoCloseable {
 
         private static EmbeddedPostgres server;
         private String database;
+        private String url;
 
         @Override
         String name() {
@@ -280,7 +281,13 @@ abstract class Database implements AutoCloseable {
                 st.execute("DROP DATABASE IF EXISTS " + database + " WITH (FORCE)");
                 st.execute("CREATE DATABASE " + database);
             }
-            pool = pool("jdbc:postgresql://localhost:" + pg.getPort() + "/" + database, "postgres", "");
+            url = "jdbc:postgresql://localhost:" + pg.getPort() + "/" + database;
+            pool = pool(url, "postgres", "");
+        }
+
+        /** The JDBC URL of the database {@link #open} made (user {@code postgres}, no password), for other processes. */
+        String url() {
+            return url;
         }
 
         @Override

@@ -1,9 +1,5 @@
 package dev.itersnap.cli;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.LogicChange;
 import dev.itersnap.core.ModelSettings;
@@ -117,26 +113,7 @@ public final class RunCommand implements Callable<Integer> {
 
     /** The JSON array of {@code run --project --json}: per model its status, exit_code and run result or error. */
     static String projectJson(List<ProjectRun.Outcome<Applied>> outcomes) {
-        ObjectMapper json = new ObjectMapper();
-        ArrayNode array = json.createArrayNode();
-        for (ProjectRun.Outcome<Applied> o : outcomes) {
-            ObjectNode node = array.addObject().put("model", o.name()).put("status", o.status());
-            if (o.status().equals("not_run")) {
-                node.putNull("exit_code");
-            } else {
-                node.put("exit_code", o.exitCode());
-            }
-            if (o.result() != null) {
-                node.setAll(RunResultJson.node(o.result().result(), o.result().withoutSequence()));
-            } else if (o.error() != null) {
-                node.put("error", o.error());
-            }
-        }
-        try {
-            return json.writeValueAsString(array);
-        } catch (JsonProcessingException e) {
-            throw new IllegalStateException("cannot render the results as JSON", e);
-        }
+        return ProjectRun.json(outcomes, a -> RunResultJson.node(a.result(), a.withoutSequence()));
     }
 
     /** An error message cut for a table cell (the whole message is on stderr). */

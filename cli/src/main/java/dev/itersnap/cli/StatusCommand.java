@@ -28,7 +28,8 @@ import java.util.concurrent.Callable;
 
 /** {@code itersnap status}: what the metadata tables say about one model ({@link Inspection}); reads only. */
 @Command(name = "status", mixinStandardHelpOptions = true,
-        description = {"Shows one model's state from its metadata tables; writes nothing.",
+        description = {"Shows one model's state from its metadata tables (--config), or that of each model of a project "
+                + "folder (--project: one table for them all, or a JSON array); writes nothing.",
                 "Applied batches (ledger), the "
                 + "last runs (run log), rows set aside (error log) by reason and by batch, and the model lock: held "
                 + "only while a live run holds it (H2, PostgreSQL, DuckDB and Databricks ask the database), free when a "
@@ -41,13 +42,14 @@ public final class StatusCommand implements Callable<Integer> {
     private ConnectionOptions connection;
 
     @Mixin
-    private ModelOption model;
+    private ProjectOptions model;
 
     @Option(names = "--runs", paramLabel = "N", defaultValue = "10", description = "how many recent runs to show "
             + "(default: ${DEFAULT-VALUE})")
     private int runs;
 
-    @Option(names = "--json", description = "print the status as one JSON object on stdout")
+    @Option(names = "--json", description = "print the status as one JSON object on stdout (with --project: a JSON "
+            + "array of one such object per model, with its status and exit_code)")
     private boolean json;
 
     record Status(String model, String metadataSchema, boolean metadataExists, List<Batch> ledger, List<Run> runs,
@@ -59,6 +61,9 @@ public final class StatusCommand implements Callable<Integer> {
         if (runs < 0) {
             throw new picocli.CommandLine.ParameterException(spec.commandLine(), "option '--runs' expected a number "
                     + "of runs of zero or more, got " + runs);
+        }
+        if (model.isProject()) {
+            return statusProject();
         }
         ModelSettings settings = model.load();
         Status s;
@@ -73,6 +78,64 @@ public final class StatusCommand implements Callable<Integer> {
         }
         out.flush();
         return ExitCodes.OK;
+    }
+
+    /**
+     * {@code status --project}: every selected model's status, one table (a row per model: its newest batch, last
+     * run, lock and rows set aside) or one JSON array of today's objects; the exit code is the most severe of the
+     * models' (a model's state is data, not a failure: only a model whose metadata cannot be read fails).
+     */
+    private int statusProject() {
+        List<ProjectRun.Outcome<Status>> outcomes = ProjectRun.execute(spec, connection, model, true,
+                (snapshots, progress, settings) -> read(snapshots.inspect(settings)));
+        PrintWriter out = spec.commandLine().getOut();
+        if (json) {
+            out.println(ProjectRun.json(outcomes, StatusCommand::node));
+        } else {
+            List<List<String>> rows = new ArrayList<>();
+            for (ProjectRun.Outcome<Status> o : outcomes) {
+                Status s = o.result();
+                if (s == null) {
+                    rows.add(java.util.Arrays.asList(o.name(), o.status().replace('_', ' '),
+                            String.valueOf(o.exitCode()), null, null, null, null, null, null,
+                            RunCommand.shorten(o.error())));
+                    continue;
+                }
+                Batch newest = s.ledger().isEmpty() ? null : s.ledger().get(s.ledger().size() - 1);
+                Run last = s.runs().isEmpty() ? null : s.runs().get(0);
+                long setAside = s.errorsByReason().stream().mapToLong(SetAsideCount::rows).sum();
+                boolean never = newest == null && last == null;
+                rows.add(java.util.Arrays.asList(o.name(), never ? "never run" : "read", String.valueOf(o.exitCode()),
+                        never ? null : String.valueOf(s.ledger().size()), newest == null ? null : newest.sequence(),
+                        newest == null ? null : seconds(newest.appliedAt()),
+                        last == null ? null : status(last) + " " + seconds(last.finishedAt() != null
+                                ? last.finishedAt() : last.startedAt()) + (last.operation().equals("run") ? ""
+                                : " (" + last.operation() + ")"),
+                        s.metadataExists() ? lockWord(s.lock()) : null,
+                        never ? null : String.valueOf(setAside), null));
+            }
+            TablePrinter.print(out, List.of("model", "result", "exit", "batches", "newest batch", "applied at",
+                    "last run", "lock", "set aside", "error"), rows, false, false, true, true, false, false, false,
+                    false, true, false);
+            out.println(ProjectRun.totals(outcomes, "read"));
+        }
+        out.flush();
+        return ProjectRun.exitCode(outcomes);
+    }
+
+    /** A time of the metadata to the second, for a table cell. */
+    private static String seconds(java.time.LocalDateTime t) {
+        String text = Sql.text(t);
+        return text == null || text.length() <= 19 ? text : text.substring(0, 19);
+    }
+
+    /** The lock in a word or three: held, free, free (left by a dead run), or the run log's view. */
+    private static String lockWord(Lock lock) {
+        return switch (lock.state()) {
+            case HELD -> "held";
+            case FREE -> lock.leftBy() == null ? "free" : "free (a run died)";
+            default -> lock.holder() == null ? "free (run log)" : "held (run log)";
+        };
     }
 
     private Status read(Inspection inspection) {
@@ -180,6 +243,15 @@ public final class StatusCommand implements Callable<Integer> {
     }
 
     private static String json(Status s) {
+        try {
+            return new ObjectMapper().writeValueAsString(node(s));
+        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The object of {@code status --json} (with {@code --project}, an element of the array). */
+    static ObjectNode node(Status s) {
         ObjectMapper mapper = new ObjectMapper();
         ObjectNode o = mapper.createObjectNode().put("model", s.model()).put("metadata_schema", s.metadataSchema())
                 .put("metadata_exists", s.metadataExists());
@@ -226,10 +298,6 @@ public final class StatusCommand implements Callable<Integer> {
         for (SetAsideCount r : s.errorsBySequence()) {
             bySeq.addObject().put("sequence", r.sequence()).put("reason", r.reason()).put("rows", r.rows());
         }
-        try {
-            return mapper.writeValueAsString(o);
-        } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
-            throw new IllegalStateException(e);
-        }
+        return o;
     }
 }

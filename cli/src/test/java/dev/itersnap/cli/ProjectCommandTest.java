@@ -18,7 +18,7 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code run} and {@code validate} over the models of a project folder ({@code --project}) on file-based H2: three
+ * {@code run}, {@code validate}, {@code status} and {@code doctor} over the models of a project folder ({@code --project}) on file-based H2: three
  * models (customers, orders, products), each on its own raw table, connected through the project's profile.
  */
 class ProjectCommandTest {
@@ -339,5 +339,131 @@ class ProjectCommandTest {
         Execution one = Execution.of("run", "--jdbc-url", url, "--config", project.resolve("orders.yml").toString());
         assertThat(one.exitCode()).as(one.err()).isZero();
         assertThat(one.out()).startsWith("orders: 2 batches applied");
+    }
+
+    @Test
+    void statusShowsEveryModelsNewestBatchLastRunAndLockInOneTable() throws Exception {
+        Execution before = cli("status");
+        assertThat(before.exitCode()).as(before.err()).isZero();
+        assertThat(before.out()).containsPattern("(?m)^ customers \\| never run \\|    0 \\|")
+                .contains("3 models: 3 read, 0 failed; exit code 0");
+
+        assertThat(cli("run", "--select", "customers,orders").exitCode()).isZero();
+        Execution status = cli("status", "--threads", "2");
+
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        assertThat(status.out()).contains(" model     | result    | exit | batches | newest batch | applied at ")
+                .containsPattern("(?m)^ customers \\| read      \\|    0 \\|       2 \\| 2024-01-02   \\| "
+                        + "\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d:\\d\\d \\| success \\d{4}-.* \\| free \\|         0 \\|?$")
+                .containsPattern("(?m)^ orders    \\| read      \\|    0 \\|       2 \\| 2024-01-02 ")
+                .containsPattern("(?m)^ products  \\| never run \\|    0 \\|         \\|")
+                .contains("3 models: 3 read, 0 failed; exit code 0");
+        assertThat(histories()).as("status writes nothing").containsExactly("customers_history|",
+                "orders_history|");
+
+        Execution tagged = cli("status", "--select", "tag:sales", "--exclude", "products");
+        assertThat(tagged.out()).contains("1 model: 1 read").doesNotContain("customers");
+    }
+
+    @Test
+    void statusJsonIsAnArrayOfTodaysObjectsOnePerModel() throws Exception {
+        assertThat(cli("run", "--select", "customers").exitCode()).isZero();
+
+        Execution status = cli("status", "--json", "--runs", "1");
+
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        JsonNode json = new ObjectMapper().readTree(status.out());
+        assertThat(json.isArray()).isTrue();
+        assertThat(json).as(status.out()).hasSize(3);
+        JsonNode customers = json.get(0);
+        assertThat(customers.get("model").asText()).isEqualTo("customers");
+        assertThat(customers.get("status").asText()).isEqualTo("success");
+        assertThat(customers.get("exit_code").asInt()).isZero();
+        assertThat(customers.get("metadata_exists").asBoolean()).isTrue();
+        assertThat(customers.get("metadata_schema").asText()).isEqualToIgnoringCase("snap_meta");
+        assertThat(customers.get("ledger")).hasSize(2);
+        assertThat(customers.get("ledger").get(1).get("sequence").asText()).isEqualTo("2024-01-02");
+        assertThat(customers.get("runs")).hasSize(1);
+        assertThat(customers.get("runs").get(0).get("status").asText()).isEqualTo("success");
+        assertThat(customers.get("runs").get(0).get("finished_at").asText()).isNotBlank();
+        assertThat(customers.get("lock").get("held").asBoolean()).isFalse();
+        JsonNode orders = json.get(1);
+        assertThat(orders.get("model").asText()).isEqualTo("orders");
+        assertThat(orders.get("status").asText()).isEqualTo("success");
+        assertThat(orders.get("ledger")).isEmpty();
+        assertThat(orders.get("runs")).isEmpty();
+
+        // the single-model command prints the same object (the project's default metadata_schema written out),
+        // without the project's status and exit_code
+        Path alone = Files.writeString(dir.resolve("customers.yml"), model("customers", "metadata_schema: snap_meta\n"));
+        Execution one = Execution.of("status", "--jdbc-url", url, "--config", alone.toString(), "--json", "--runs",
+                "1");
+        ((com.fasterxml.jackson.databind.node.ObjectNode) customers).remove(List.of("status", "exit_code"));
+        assertThat(customers).isEqualTo(new ObjectMapper().readTree(one.out()));
+    }
+
+    @Test
+    void statusOfAModelWhoseMetadataCannotBeReadFailsThatModelOnly() throws Exception {
+        // a table in the model's metadata schema named as the ledger, but not the ledger: reading it fails
+        sql("CREATE SCHEMA bad_meta", "CREATE TABLE bad_meta.itersnap_ledger (x INT)",
+                "CREATE TABLE bad_meta.itersnap_runs (x INT)", "CREATE TABLE bad_meta.itersnap_errors (x INT)");
+        Files.writeString(project.resolve("broken.yml"), model("broken", "metadata_schema: bad_meta\n"));
+        assertThat(cli("run", "--select", "customers").exitCode()).isZero();
+
+        Execution status = cli("status");
+        Execution json = cli("status", "--json");
+
+        assertThat(status.exitCode()).as(status.err()).isEqualTo(ExitCodes.DATABASE);
+        assertThat(status.out()).containsPattern("(?m)^ broken    \\| failed    \\|    4 \\|")
+                .containsPattern("(?m)^ customers \\| read      \\|    0 \\|       2 \\|")
+                .contains("4 models: 3 read, 1 failed; exit code 4");
+        assertThat(status.errLines()).anySatisfy(l -> assertThat(l).startsWith("itersnap: broken: "));
+        assertThat(json.exitCode()).isEqualTo(ExitCodes.DATABASE);
+        JsonNode broken = new ObjectMapper().readTree(json.out()).get(0);
+        assertThat(broken.get("status").asText()).isEqualTo("failed");
+        assertThat(broken.get("exit_code").asInt()).isEqualTo(ExitCodes.DATABASE);
+        assertThat(broken.get("error").asText()).isNotBlank();
+    }
+
+    @Test
+    void doctorChecksEveryModelAndAFailedCheckIsExitCodeTwo() throws Exception {
+        Files.writeString(project.resolve("broken.yml"), model("broken", ""));  // raw_broken does not exist
+
+        Execution doctor = cli("doctor", "--threads", "2");
+
+        assertThat(doctor.exitCode()).as(doctor.err()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(doctor.out()).contains(" model     | result | exit | checks ok | target            | failed checks")
+                .containsPattern("(?m)^ broken    \\| failed \\|    2 \\|    \\d of \\d \\| broken_history    \\| "
+                        + "source: .*RAW_BROKEN")
+                .containsPattern("(?m)^ customers \\| passed \\|    0 \\|    (\\d) of \\1 \\| customers_history \\|$")
+                .contains("4 models: 3 passed, 1 failed; exit code 2");
+        assertThat(doctor.errLines()).singleElement().asString().startsWith("itersnap: broken: 1 of ")
+                .contains("checks failed: source: ").contains("RAW_BROKEN");
+        assertThat(rows("SELECT LOWER(table_schema) || '.' || LOWER(table_name) FROM information_schema.tables "
+                + "WHERE table_schema NOT IN ('INFORMATION_SCHEMA') ORDER BY 1")).as("only the probe tables came "
+                + "and went").containsExactly("public.raw_customers|", "public.raw_orders|",
+                "public.raw_products|");
+
+        Execution failFast = cli("doctor", "--fail-fast", "--select", "broken,orders");
+        assertThat(failFast.out()).containsPattern("(?m)^ orders +\\| not run \\|")
+                .contains("2 models: 0 passed, 1 failed, 1 not run (--fail-fast); exit code 2");
+    }
+
+    @Test
+    void doctorWithoutADatabaseFailsEachModelsConnectionCheck() throws Exception {
+        Files.writeString(project.resolve("itersnap_project.yml"), """
+                profiles:
+                  nowhere:
+                    url: "jdbc:postgresql://127.0.0.1:9/none"
+                """);
+
+        Execution doctor = cli("doctor", "--profile", "nowhere", "--select", "customers,orders");
+
+        assertThat(doctor.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(doctor.out()).containsPattern("(?m)^ customers \\| failed \\|    2 \\|    0 of 1 \\| "
+                        + "customers_history \\| connection: ")
+                .contains("2 models: 0 passed, 2 failed; exit code 2");
+        assertThat(doctor.errLines()).hasSize(2).allSatisfy(l -> assertThat(l).contains(": 1 of 1 checks failed: "
+                + "connection: "));
     }
 }

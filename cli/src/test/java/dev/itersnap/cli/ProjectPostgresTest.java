@@ -19,7 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * {@code run --project --threads} on PostgreSQL (embedded 18, or ITERSNAP_PG_URL): four models' first runs at once on
- * one pool, each under its own advisory lock, sharing one metadata schema the first of them creates.
+ * one pool, each under its own advisory lock, sharing one metadata schema the first of them creates; then
+ * {@code status} and {@code doctor} of the project, two models at a time.
  */
 class ProjectPostgresTest {
     @TempDir
@@ -79,5 +80,33 @@ class ProjectPostgresTest {
             assertThat(rows("SELECT status, CASE WHEN dbt_valid_to IS NULL THEN 'open' ELSE 'closed' END FROM "
                     + name + "_history ORDER BY dbt_valid_from")).as(name).containsExactly("new|closed", "done|open");
         }
+
+        Execution status = Execution.of(project(args, "status", "--json"));
+        assertThat(status.exitCode()).as(status.err()).isZero();
+        com.fasterxml.jackson.databind.JsonNode json = new com.fasterxml.jackson.databind.ObjectMapper()
+                .readTree(status.out());
+        assertThat(json).hasSize(4);
+        for (int i = 0; i < names.size(); i++) {
+            com.fasterxml.jackson.databind.JsonNode model = json.get(i);
+            assertThat(model.get("model").asText()).isEqualTo(names.get(i));
+            assertThat(model.get("ledger")).as(names.get(i)).hasSize(2);
+            assertThat(model.get("runs").get(0).get("status").asText()).isEqualTo("success");
+            // the advisory lock asked of pg_locks: every run released its own
+            assertThat(model.get("lock").get("according_to").asText()).isEqualTo("database");
+            assertThat(model.get("lock").get("held").asBoolean()).isFalse();
+        }
+
+        Execution doctor = Execution.of(project(args, "doctor"));
+        assertThat(doctor.exitCode()).as(doctor.out() + doctor.err()).isZero();
+        assertThat(doctor.out()).containsPattern("(?m)^ suppliers \\| passed \\|    0 \\|")
+                .contains("4 models: 4 passed, 0 failed; exit code 0");
+    }
+
+    /** {@code args} (run's) as {@code command}'s, with {@code extra}. */
+    private static String[] project(List<String> args, String command, String... extra) {
+        List<String> out = new ArrayList<>(args);
+        out.set(0, command);
+        out.addAll(List.of(extra));
+        return out.toArray(String[]::new);
     }
 }
