@@ -592,7 +592,14 @@ FROM (SELECT s.`id`,
   FROM `itersnap_metadata`.`itersnap_stage_customers` s
   JOIN `itersnap_metadata`.`itersnap_batches_customers` b ON b.`file_date` = s.`file_date` AND b.`itersnap_idx` < 3 AND NOT b.`itersnap_replayed`
   LEFT
-  JOIN `snap`.`customers` c ON c.`id` = s.`id` AND c.`dbt_opened_seq` < b.`file_date` AND (c.`dbt_closed_seq` IS NULL OR c.`dbt_closed_seq` > b.`file_date`)
+  JOIN (SELECT c0.*,
+      b0.`file_date` AS `itersnap_at`
+    FROM `snap`.`customers` c0
+    JOIN `itersnap_metadata`.`itersnap_batches_customers` b0 ON b0.`itersnap_idx` < 3 AND NOT b0.`itersnap_replayed` AND c0.`dbt_opened_seq` < b0.`file_date` AND (c0.`dbt_closed_seq` IS NULL OR c0.`dbt_closed_seq` > b0.`file_date`)
+    WHERE EXISTS (SELECT 1
+      FROM `itersnap_metadata`.`itersnap_stage_customers` s1
+      JOIN `itersnap_metadata`.`itersnap_batches_customers` b1 ON b1.`file_date` = s1.`file_date` AND b1.`itersnap_idx` < 3 AND NOT b1.`itersnap_replayed`
+      WHERE s1.`id` = c0.`id`)) c ON c.`id` = s.`id` AND c.`itersnap_at` = b.`file_date`
   WHERE NOT (s.`id` IS NULL) AND s.`itersnap_reject` IS NULL AND (s.`itersnap_del` OR NOT (c.`id` IS NOT NULL AND COALESCE(c.`dbt_is_deleted`, FALSE) = FALSE AND NOT (c.`status` IS DISTINCT FROM s.`status`) AND NOT (c.`updated_at` IS DISTINCT FROM s.`updated_at`)))
   UNION ALL
   SELECT h.`id`,

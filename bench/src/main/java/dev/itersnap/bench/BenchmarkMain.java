@@ -41,7 +41,8 @@ import java.util.Map;
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
- * --explain N             (postgres) EXPLAIN ANALYZE the N slowest statements of scenario 4 again, rolled back
+ * --explain N             (postgres, duckdb) EXPLAIN ANALYZE the N slowest statements of scenarios 4 and 2 again,
+ *                         rolled back
  * --only load             only scenario 4 (first load) and its full recompute, then a full refresh and a replay
  *                         from the first batch (--refresh false: not those)
  * --out FILE              also write the report to FILE (markdown)
@@ -451,6 +452,7 @@ public final class BenchmarkMain {
                     }
                 }
                 stopProfile("scenario 2 (L=" + l + ")");
+                explain(intOpt("explain", 0));
                 late.put(l, st);
             }
             long heap2 = heap.peakMiB();
@@ -516,11 +518,12 @@ public final class BenchmarkMain {
         }
 
         /**
-         * --explain N (PostgreSQL): the plans of the N slowest statements of the last profiled scenario without
+         * --explain N (PostgreSQL, DuckDB): the plans of the N slowest statements of the last profiled scenario without
          * parameters, each executed again under EXPLAIN ANALYZE in a transaction that is rolled back.
          */
         void explain(int n) throws SQLException {
-            if (n <= 0 || !db.name().equals("postgres")) {
+            boolean postgres = db.name().equals("postgres");
+            if (n <= 0 || !postgres && !db.name().equals("duckdb")) {
                 return;
             }
             for (String sql : profiler.slowest(n)) {
@@ -530,10 +533,10 @@ public final class BenchmarkMain {
                 try (java.sql.Connection c = db.dataSource().getConnection()) {
                     c.setAutoCommit(false);
                     try (java.sql.Statement st = c.createStatement();
-                         java.sql.ResultSet rs = st.executeQuery("EXPLAIN (ANALYZE, BUFFERS) " + sql)) {
+                         java.sql.ResultSet rs = st.executeQuery((postgres ? "EXPLAIN (ANALYZE, BUFFERS) " : "EXPLAIN ANALYZE ") + sql)) {
                         out.printf("%n```%n%s%n", sql.length() > 300 ? sql.substring(0, 300) + "…" : sql);
                         while (rs.next()) {
-                            out.println(rs.getString(1));
+                            out.println(rs.getString(postgres ? 1 : 2));
                         }
                         out.println("```");
                     } catch (SQLException e) {

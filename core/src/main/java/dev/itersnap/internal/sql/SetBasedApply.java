@@ -337,6 +337,11 @@ final class SetBasedApply {
     }
 
     /** Version {@code h} was current just before batch {@code b} (whose sequence no version holds yet). */
+    /** A late batch ({@code b}: the batches table's alias): one before {@code after} that is not replayed. */
+    private String lateBatch(String b, int after) {
+        return internalOf(b, IDX) + " < " + after + " AND NOT " + internalOf(b, REPLAYED);
+    }
+
     private String currentAt(String h, String b) {
         String at = p.ordered(m, col(b, m.sequenceBy()));
         return p.ordered(m, col(h, n.openedSeq())) + " < " + at + " AND (" + col(h, n.closedSeq()) + " IS NULL OR "
@@ -389,11 +394,22 @@ final class SetBasedApply {
             }
         }
         if (run.keyScoped()) {
-            String late = internalOf("b", IDX) + " < " + after + " AND NOT " + internalOf("b", REPLAYED);
+            String late = lateBatch("b", after);
+            // the versions current at each late batch, of the keys its rows name: found by key equality first (a
+            // semi-join of the late rows' keys), the validity range applied to those versions only, then joined to the
+            // late rows by key and batch. An outer join on the range itself is a nested loop over the whole history
+            // on DuckDB (1.9 s of a 2.1 s statement at 10,000 keys); this form is a hash join there and on PostgreSQL
+            String at = m.id("itersnap_at");
+            String current = "SELECT c0.*, " + col("b0", m.sequenceBy()) + " AS " + quoted(at) + " FROM " + table(m.target())
+                    + " c0 JOIN " + table(m.batches()) + " b0 ON " + lateBatch("b0", after) + " AND "
+                    + currentAt("c0", "b0") + " WHERE EXISTS (SELECT 1 FROM " + table(m.stage()) + " s1 JOIN "
+                    + table(m.batches()) + " b1 ON " + col("b1", m.sequenceBy()) + " = " + col("s1", m.sequenceBy())
+                    + " AND " + lateBatch("b1", after) + " WHERE " + p.keyJoin(m, "s1", "c0") + ")";
             parts.add("SELECT " + keys(s) + ", 1 AS " + internal(FROM_IDX) + " FROM " + table(m.stage()) + " s JOIN "
                     + table(m.batches()) + " b ON "
-                    + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN "
-                    + table(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND " + currentAt(h, "b") + " WHERE " + present
+                    + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN ("
+                    + current + ") c ON " + p.keyJoin(m, h, s) + " AND " + col(h, at) + " = " + col("b", m.sequenceBy())
+                    + " WHERE " + present
                     + " AND " + internalOf(s, REJECT) + " IS NULL AND (" + internalOf(s, DEL) + " OR NOT (" + live(h) + " AND "
                     + sameAsVersion(h, s) + "))");
             if (full) {

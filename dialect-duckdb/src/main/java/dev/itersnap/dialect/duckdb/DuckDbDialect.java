@@ -182,7 +182,8 @@ public final class DuckDbDialect extends AbstractSqlDialect {
 
     /**
      * A timestamp with time zone as its epoch microseconds (its text follows the session's time zone), binary values
-     * as hex (their text escapes some bytes only).
+     * as hex (their text escapes some bytes only), a type holding a UNION as JSON, which names each union value's
+     * member (the text of {@code union_value(num := 1)} and of {@code union_value(str := '1')} is {@code 1} for both).
      */
     @Override
     public String fingerprintText(SourceColumn column, String expression) {
@@ -192,6 +193,9 @@ public final class DuckDbDialect extends AbstractSqlDialect {
         }
         if (t.equals("BLOB") || t.equals("BYTEA")) {
             return "hex(" + expression + ")";
+        }
+        if (t.contains("UNION(")) {
+            return toText("to_json(" + expression + ")");
         }
         return toText(expression);
     }

@@ -70,22 +70,38 @@ public final class PostgresDialect extends AbstractSqlDialect implements PlanHin
     }
 
     /**
-     * The row's record text ({@code ROW(...)::text}: each value by its type's output function, quoted where it holds a
-     * delimiter, NULL as nothing and an empty string as {@code ""}, so the text is unambiguous), hashed once: a third
-     * of the work of joining each column's text with its length (measured: 3 batches of 10,000 rows, 29 ms against
-     * 97 ms with {@code SUM(DISTINCT)}).
+     * The row as a typed record hashed by {@code hash_record_extended} (PostgreSQL 14 and later): each value by its
+     * type's extended hash function, combined in column order, NULL apart from any value. No value is turned into
+     * text, which was two thirds of the work (measured on PostgreSQL 18: 1,000,000 rows of six columns hashed and
+     * summed in 275 ms against 665 ms for the record's text), and no session setting changes a hash (a
+     * {@code timestamptz}'s or a float's text depends on {@code TimeZone} and {@code extra_float_digits}). The types
+     * hashed as they are ({@link #HASHED_TYPED}) have a hash consistent with their {@code =}; every other type (json,
+     * xml, intervals, geometric and range types, arrays, enums, domains, extension types) is hashed as its text, so a
+     * change that {@code =} would not see ('1 day' to '24 hours') still changes the hash.
      */
     @Override
     public String rowHash(List<SourceColumn> columns, String alias) {
         List<String> values = new ArrayList<>();
-        columns.forEach(c -> values.add(col(alias, c.name())));
-        return "hashtextextended(CAST(ROW(" + String.join(", ", values) + ") AS TEXT), 0)";
+        for (SourceColumn c : columns) {
+            String v = col(alias, c.name());
+            values.add(HASHED_TYPED.contains(c.typeName().toLowerCase(Locale.ROOT)) ? v : "CAST(" + v + " AS TEXT)");
+        }
+        return "hash_record_extended(ROW(" + String.join(", ", values) + "), 0)";
     }
 
-    /** Record text, see {@link #rowHash}. */
+    /**
+     * Types hashed by value in {@link #rowHash}: their hash function agrees with their {@code =}, which is identity
+     * of the value or (numeric scale, a char's trailing blanks, a float's zero sign) a difference that the history's
+     * own change comparison does not see either. Changing this list changes {@link #fingerprintFormat}'s name.
+     */
+    private static final java.util.Set<String> HASHED_TYPED = java.util.Set.of("int2", "int4", "int8", "numeric",
+            "float4", "float8", "varchar", "bpchar", "text", "name", "bool", "date", "time", "timestamp",
+            "timestamptz", "bytea", "uuid", "jsonb", "oid");
+
+    /** Typed record hash, see {@link #rowHash}; the name changes whenever what a row's hash is changes. */
     @Override
     public String fingerprintFormat() {
-        return "pg-record-text\n";
+        return "pg-record-hash-1\n";
     }
 
     @Override
