@@ -55,6 +55,14 @@ public sealed interface AsOf {
         return new Time(time);
     }
 
+    /**
+     * The versions valid at business time {@code time} as the history stood at system time {@code knownAt}
+     * ({@link KnownAt}; {@link Time#knownAt}).
+     */
+    static KnownAt timeKnownAt(Object time, Object knownAt) {
+        return new KnownAt(Objects.requireNonNull(time, "time"), knownAt);
+    }
+
     /** Every version of the history as it stood at system time {@code systemTime} ({@link KnownAt}). */
     static AsOf knownAt(Object systemTime) {
         return new KnownAt(null, systemTime);

@@ -139,7 +139,7 @@ public final class ModelSettings {
      * Whether a repair (the roll back of a late or restated replay, {@code replay --from}, {@code full-refresh},
      * {@code adopt --rebuild-from}) first copies every version it deletes or changes, as it was, to the model's
      * {@code itersnap_superseded_<model>} table with the run that superseded it ({@code keep_superseded}; default
-     * true), so that the history as known at an earlier moment can be read ({@link AsOf.Time#knownAt}).
+     * true), so that the history as known at an earlier moment can be read ({@link AsOf#timeKnownAt}).
      */
     public boolean keepSuperseded() { return keepSuperseded; }
     /**
@@ -298,7 +298,7 @@ public final class ModelSettings {
         /**
          * {@code true} (default): every version a repair deletes or changes is first kept, as it was, in the model's
          * {@code itersnap_superseded_<model>} table with the run that superseded it, which the known-at read
-         * ({@link AsOf.Time#knownAt}) needs. {@code false}: a repair keeps nothing (the history as known before a
+         * ({@link AsOf#timeKnownAt}) needs. {@code false}: a repair keeps nothing (the history as known before a
          * repair can no longer be read); not a change of the model's logic.
          */
         public Builder keepSuperseded(boolean keep) { this.keepSuperseded = keep; return this; }
