@@ -56,8 +56,17 @@ final class SupersededVersions {
             } else {
                 List<SourceColumn> have = cx.jdbc().describe(cx.sql().describe(Relation.table(t)));
                 for (SourceColumn c : history) {
-                    if (RunSchema.column(have, c.name()) == null) {
+                    SourceColumn existing = RunSchema.column(have, c.name());
+                    if (existing == null) {
                         cx.jdbc().update(cx.sql().primitives().addColumn(t, c).inStep("create superseded"));
+                    } else if (!cx.dialect().columnType(existing).equals(cx.dialect().columnType(c))
+                            && cx.dialect().widens(existing, c)) {
+                        // the history's column was widened since the companion was created (the run checked that
+                        // the history's could be): the copies must fit the same values
+                        cx.sql().primitives().prepareWidening(t).forEach(s -> cx.jdbc().update(s.inStep(
+                                "create superseded")));
+                        cx.jdbc().update(cx.sql().primitives().widenColumn(t, existing.name(), c)
+                                .inStep("create superseded"));
                     }
                 }
                 if (!cx.transactional()) {
