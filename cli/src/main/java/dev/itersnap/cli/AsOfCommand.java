@@ -21,7 +21,9 @@ import java.util.concurrent.Callable;
         description = {"Prints the SQL of a model's history as of a business time or a batch; --create-view makes it "
                 + "a view.",
                 "--time: the versions valid then, half-open [dbt_valid_from, dbt_valid_to). --sequence: the state right "
-                        + "after that batch was applied. Deleted keys are left out of both."})
+                        + "after that batch was applied. Deleted keys are left out of both.",
+                "--known-at K (with --time): as the history stood at system time K, before the runs and repairs "
+                        + "after it (the versions repairs replaced are read from itersnap_superseded_<model>)."})
 public final class AsOfCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -45,6 +47,10 @@ public final class AsOfCommand implements Callable<Integer> {
         String sequence;
     }
 
+    @Option(names = "--known-at", paramLabel = "K", description = "with --time: as the history stood at this "
+            + "system time (the run log's clock), e.g. 2024-03-05 14:30:00")
+    private String knownAt;
+
     @Option(names = "--create-view", paramLabel = "VIEW", description = "create this view, name or "
             + "schema.name, instead of only printing the SQL")
     private String view;
@@ -55,7 +61,12 @@ public final class AsOfCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         ModelSettings settings = model.load();
-        AsOf asOf = point.time != null ? AsOf.time(point.time) : AsOf.sequence(point.sequence);
+        if (knownAt != null && point.time == null) {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                    "--known-at needs --time (the business time to read as known then)");
+        }
+        AsOf asOf = point.time != null ? (knownAt != null ? AsOf.timeKnownAt(point.time, knownAt)
+                : AsOf.time(point.time)) : AsOf.sequence(point.sequence);
         String sql;
         try (HikariDataSource dataSource = connection.open(settings)) {
             IterativeSnapshot snapshots = connection.snapshots(dataSource, SnapshotListener.logging());
@@ -65,7 +76,7 @@ public final class AsOfCommand implements Callable<Integer> {
         if (json) {
             out.println(new ObjectMapper().writeValueAsString(new ObjectMapper().createObjectNode()
                     .put("model", settings.name()).put("as_of", point.time != null ? "time" : "sequence")
-                    .put("value", point.time != null ? point.time : point.sequence).put("sql", sql).put("view", view)));
+                    .put("value", point.time != null ? point.time : point.sequence).put("known_at", knownAt).put("sql", sql).put("view", view)));
         } else {
             out.println(sql);
         }

@@ -46,6 +46,28 @@ class AsOfCommandTest {
     }
 
     @Test
+    void readsTheHistoryAsItWasKnownBeforeALateFile() throws Exception {
+        String beforeTuesday = java.time.LocalDateTime.now().toString().replace('T', ' ');
+        Thread.sleep(5); // the run log's clock: the late run finishes after that moment
+        db.load(1, "Silver", "pro", "2024-01-02T09:00", "2024-01-02"); // Tuesday's file, late
+        Execution late = db.cli("run");
+        assertThat(late.exitCode()).as(late.err()).isZero();
+
+        Execution now = db.cli("as-of", "--time", "2024-01-02 12:00:00");
+        Execution then = db.cli("as-of", "--time", "2024-01-02 12:00:00", "--known-at", beforeTuesday, "--json");
+
+        assertThat(then.exitCode()).as(then.err()).isZero();
+        assertThat(db.rows("SELECT customer_id, status FROM (" + now.out().strip() + ") v ORDER BY 1"))
+                .containsExactly("1|Silver|", "2|Active|");
+        JsonNode j = H2Model.json(then);
+        assertThat(j.get("known_at").asText()).isEqualTo(beforeTuesday);
+        assertThat(db.rows("SELECT customer_id, status FROM (" + j.get("sql").asText() + ") v ORDER BY 1"))
+                .containsExactly("1|Active|", "2|Active|");
+        assertThat(db.cli("as-of", "--sequence", "2024-01-02", "--known-at", beforeTuesday).exitCode())
+                .isEqualTo(ExitCodes.CONFIGURATION);
+    }
+
+    @Test
     void needsExactlyOnePointAndAReadableValue() throws Exception {
         assertThat(db.cli("as-of").exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
         assertThat(db.cli("as-of", "--time", "2024-01-02", "--sequence", "2024-01-03").exitCode())

@@ -60,6 +60,20 @@ public final class ScenarioRunner {
      */
     public Result play(Scenario scenario, java.util.function.Function<DataSource, List<String>> atEnd)
             throws SQLException {
+        return play(scenario, atEnd, null);
+    }
+
+    /** What a check does after every run that agreed with the model: with the database and the run's result. */
+    public interface AfterRun {
+        void accept(DataSource ds, RunResult result) throws SQLException;
+    }
+
+    /**
+     * {@link #play(Scenario, java.util.function.Function)}, handing the database to {@code afterRun} (null: none) after
+     * every run that agreed with the model, before the next step changes the source.
+     */
+    public Result play(Scenario scenario, java.util.function.Function<DataSource, List<String>> atEnd,
+                       AfterRun afterRun) throws SQLException {
         DataSource ds = database.newDatabase("s" + Long.toUnsignedString(scenario.seed(), 36));
         List<SnapshotEvent> events = Collections.synchronizedList(new ArrayList<>());
         List<String> eventLog = Collections.synchronizedList(new ArrayList<>());
@@ -154,6 +168,9 @@ public final class ScenarioRunner {
                     comparisons++;
                     if (!problems.isEmpty()) {
                         return new Result(runs, comparisons, where, problems, List.copyOf(eventLog));
+                    }
+                    if (afterRun != null) {
+                        afterRun.accept(ds, result);
                     }
                 }
             }

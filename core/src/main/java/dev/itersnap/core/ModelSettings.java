@@ -45,6 +45,7 @@ public final class ModelSettings {
     private final String validToCurrent;
     private final boolean ignoreNullUpdates;
     private final UntrackedColumns untrackedColumns;
+    private final boolean keepSuperseded;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -66,6 +67,7 @@ public final class ModelSettings {
         this.validToCurrent = b.validToCurrent;
         this.ignoreNullUpdates = b.ignoreNullUpdates;
         this.untrackedColumns = b.untrackedColumns;
+        this.keepSuperseded = b.keepSuperseded;
     }
 
     /**
@@ -133,6 +135,13 @@ public final class ModelSettings {
      * the value the key's current version has, and such a NULL is never a change.
      */
     public boolean ignoreNullUpdates() { return ignoreNullUpdates; }
+    /**
+     * Whether a repair (the roll back of a late or restated replay, {@code replay --from}, {@code full-refresh},
+     * {@code adopt --rebuild-from}) first copies every version it deletes or changes, as it was, to the model's
+     * {@code itersnap_superseded_<model>} table with the run that superseded it ({@code keep_superseded}; default
+     * true), so that the history as known at an earlier moment can be read ({@link AsOf#timeKnownAt}).
+     */
+    public boolean keepSuperseded() { return keepSuperseded; }
     /**
      * What a row whose tracked columns are unchanged does to the columns {@code check_cols} does not track
      * ({@code untracked_columns}): nothing ({@code ignore}), or update them in the current version in place
@@ -227,6 +236,7 @@ public final class ModelSettings {
         private String validToCurrent;
         private boolean ignoreNullUpdates;
         private UntrackedColumns untrackedColumns = UntrackedColumns.IGNORE;
+        private boolean keepSuperseded = true;
 
         private Builder(String name) {
             this.name = name;
@@ -285,6 +295,13 @@ public final class ModelSettings {
          * {@code check_cols} subset).
          */
         public Builder ignoreNullUpdates(boolean ignore) { this.ignoreNullUpdates = ignore; return this; }
+        /**
+         * {@code true} (default): every version a repair deletes or changes is first kept, as it was, in the model's
+         * {@code itersnap_superseded_<model>} table with the run that superseded it, which the known-at read
+         * ({@link AsOf#timeKnownAt}) needs. {@code false}: a repair keeps nothing (the history as known before a
+         * repair can no longer be read); not a change of the model's logic.
+         */
+        public Builder keepSuperseded(boolean keep) { this.keepSuperseded = keep; return this; }
         /**
          * {@code ignore} (default): a row whose tracked columns are unchanged changes nothing. {@code overwrite}: it
          * updates the columns {@code check_cols} does not track in the current version, in place. Only with

@@ -56,6 +56,9 @@ public final class PointInTime {
                     + m.target() + " does not exist yet; run the model first");
         }
         boolean bySequence = asOf instanceof AsOf.Sequence;
+        if (asOf instanceof AsOf.KnownAt k) {
+            return KnownAtRead.query(jdbc, dialect, m, r.targetColumns(), k);
+        }
         try {
             return SqlSteps.of(dialect).asOf(m, asOf);
         } catch (IllegalArgumentException e) {

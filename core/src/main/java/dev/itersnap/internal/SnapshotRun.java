@@ -169,6 +169,8 @@ final class SnapshotRun {
     private final RunSchema schema;
     /** The checks that refuse an edited history (before the first write) and the timeline check (after). */
     private final EditedHistory edited;
+    /** What a repair replaces, kept ({@code keep_superseded}). */
+    private final SupersededVersions superseded;
 
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
@@ -196,6 +198,7 @@ final class SnapshotRun {
         this.adoption = new RunAdoption(cx, ownership, discovery);
         this.schema = new RunSchema(cx, ownership);
         this.edited = new EditedHistory(cx, adoption);
+        this.superseded = new SupersededVersions(cx);
     }
 
     /**
@@ -273,6 +276,10 @@ final class SnapshotRun {
         ownership.own(r);
         if (!planning) {
             recovery.recover(r);
+            if (r.targetColumns() != null && !transactional && previousStatus != null
+                    && !"success".equals(previousStatus)) {
+                superseded.takeOverAfterFailure(m); // what a failed repair copied is superseded by this run
+            }
         }
         TreeMap<Seq, MetadataStore.Entry> applied = store.ledger(m);
         Discovery source = discovery.discover(r);
@@ -351,6 +358,9 @@ final class SnapshotRun {
         Seq first = batches.first();
         lock.verifyHeld();
         RunSchema.Prepared p = schema.prepare(r, first, applied.isEmpty() ? null : applied.lastKey());
+        if (point != null) {
+            superseded.prepare(p.view().m());
+        }
         List<Seq> reproduced = new ArrayList<>();
         for (Seq s : batches) {
             if (!source.sequences().contains(s)) {
@@ -526,12 +536,14 @@ final class SnapshotRun {
             }
         });
         List<Seq> undone = new ArrayList<>(applied.tailMap(point, true).keySet());
+        Rollback rollback = Rollback.from(point.value(), resetColumns);
+        superseded.copy(p.view().m(), rollback, undone); // before anything is forgotten or rolled back
         if (!transactional) {
             // forget first: from here on a failure leaves history the ledger does not record, which the next
             // run's recovery rolls back (the aged-out batches among them are in the pending table)
             store.forget(undone);
         }
-        jdbc.updateAll(sql.rollback(p.view().m(), Rollback.from(point.value(), resetColumns)));
+        jdbc.updateAll(sql.rollback(p.view().m(), rollback));
         if (transactional) {
             store.forget(undone);
         }
@@ -646,9 +658,11 @@ final class SnapshotRun {
         discovery.checkReplayedKeys(m, replayed, source, staged.recorded());
         jdbc.commit("stage");
         lock.verifyHeld();
-        store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
-        jdbc.updateAll(sql.rollback(m, Rollback.keys(point.value(), setAside)));
+        Rollback rollback = Rollback.keys(point.value(), setAside);
+        superseded.copy(m, rollback, replayed); // before anything is forgotten or rolled back
+        store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
+        jdbc.updateAll(sql.rollback(m, rollback));
         edited.verifyBeforeWriting(m); // the state the replay builds on: its keys rolled back, the others as they were
         List<BatchResult> results = applier.applyReplay(statements, planned, applied);
         if (setAside) {

@@ -36,7 +36,7 @@ public final class ModelFiles {
     public static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at",
             "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema",
             "lock_timeout", "restatements", "restatement_lookback", "restatement_sweep", "valid_to_current",
-            "ignore_null_updates", "untracked_columns", "tags");
+            "ignore_null_updates", "untracked_columns", "keep_superseded", "tags");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     public static final int MAX_BYTES = 1 << 20;
@@ -157,6 +157,10 @@ public final class ModelFiles {
         String ignoreNulls = text(settings, "ignore_null_updates");
         if (ignoreNulls != null) {
             b.ignoreNullUpdates(bool("ignore_null_updates", ignoreNulls));
+        }
+        String keepSuperseded = text(settings, "keep_superseded");
+        if (keepSuperseded != null) {
+            b.keepSuperseded(bool("keep_superseded", keepSuperseded));
         }
         String untracked = text(settings, "untracked_columns");
         if (untracked != null) {

@@ -118,7 +118,7 @@ class ModelFilesTest {
                 .isInstanceOf(ModelFileException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
                 .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, restatement_lookback, "
-                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns, tags");
+                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns, keep_superseded, tags");
     }
 
     @Test
@@ -217,7 +217,7 @@ class ModelFilesTest {
         assertThat(ModelFiles.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
                 "column_names", "metadata_schema", "lock_timeout", "restatements", "restatement_lookback",
-                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns", "tags"));
+                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns", "keep_superseded", "tags"));
     }
 
     @Test

@@ -1,0 +1,109 @@
+package dev.itersnap.internal;
+
+import dev.itersnap.core.AsOf;
+import dev.itersnap.core.ErrorCode;
+import dev.itersnap.core.ItersnapException;
+import dev.itersnap.internal.sql.SqlSteps;
+import dev.itersnap.internal.sql.Supersession;
+import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+
+import java.sql.SQLException;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The history as it was known at a moment ({@link AsOf.KnownAt}): what the moment knew, from the run log, the ledger
+ * and the companion's rows ({@link Supersession.Known}), and the query over the history and its companion built on
+ * it ({@link Supersession#knownAt}). Internal; see {@code IterativeSnapshot.asOfSql}.
+ */
+final class KnownAtRead {
+    private KnownAtRead() {
+    }
+
+    static Statement query(Jdbc jdbc, Dialect dialect, ResolvedModel m, List<SourceColumn> historyColumns,
+                           AsOf.KnownAt asOf) throws SQLException {
+        LocalDateTime k = moment(m, asOf.knownAt());
+        Supersession sql = new Supersession(SqlSteps.of(dialect));
+        Map<String, LocalDateTime> finished = new HashMap<>();
+        Map<String, String> status = new HashMap<>();
+        jdbc.query(sql.runLog(m), rs -> {
+            status.put(rs.getString(1), rs.getString(2));
+            LocalDateTime f = rs.getObject(3, LocalDateTime.class);
+            if (f != null) {
+                finished.put(rs.getString(1), f);
+            }
+            return null;
+        });
+        // when each batch was first known: the earliest finish of a run that applied it (the ledger's run, or one
+        // whose entry a repair replaced)
+        TreeMap<Seq, LocalDateTime> first = new TreeMap<>();
+        List<String[]> entries = new ArrayList<>();
+        jdbc.query(sql.ledger(m), rs -> entries.add(new String[] {rs.getString(1), rs.getString(2)}));
+        boolean companion = jdbc.tableExists(Supersession.table(m));
+        List<String> repairs = new ArrayList<>();
+        if (companion) {
+            jdbc.query(sql.replacedEntries(m), rs -> entries.add(new String[] {rs.getString(1), rs.getString(2)}));
+            jdbc.query(sql.runs(m), rs -> repairs.add(rs.getString(1)));
+        }
+        for (String[] e : entries) {
+            LocalDateTime f = e[0] == null ? null : finished.get(e[1]);
+            if (f != null) {
+                first.merge(Seq.parse(m, e[0]), f, (a, b) -> a.isBefore(b) ? a : b);
+            }
+        }
+        Seq maxKnown = null;
+        for (Map.Entry<Seq, LocalDateTime> e : first.entrySet()) {
+            if (!e.getValue().isAfter(k)) {
+                maxKnown = e.getKey();
+            }
+        }
+        List<Object> unknown = new ArrayList<>();
+        if (maxKnown != null) {
+            first.headMap(maxKnown, false).forEach((s, f) -> {
+                if (f.isAfter(k)) {
+                    unknown.add(s.value());
+                }
+            });
+        }
+        List<String> after = repairs.stream().filter(r -> r != null && "success".equals(status.get(r))
+                && finished.containsKey(r) && finished.get(r).isAfter(k))
+                .sorted(Comparator.comparing(finished::get)).toList();
+        Supersession.Known known = new Supersession.Known(maxKnown == null ? null : maxKnown.value(), unknown, after);
+        List<String> columns = historyColumns.stream().map(SourceColumn::name).toList();
+        try {
+            return sql.knownAt(m, columns, known, asOf.value());
+        } catch (IllegalArgumentException e) {
+            throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + m.name() + "': cannot read "
+                    + asOf.value() + " as a time (updated_at '" + m.updatedAt() + "'): " + e.getMessage());
+        }
+    }
+
+    /** The moment as a local date-time (the run log's clock). */
+    private static LocalDateTime moment(ResolvedModel m, Object value) {
+        if (value instanceof LocalDateTime t) {
+            return t;
+        }
+        if (value instanceof LocalDate d) {
+            return d.atStartOfDay();
+        }
+        if (value instanceof java.sql.Timestamp t) {
+            return t.toLocalDateTime();
+        }
+        String text = String.valueOf(value).trim().replace(' ', 'T');
+        try {
+            return text.contains("T") ? LocalDateTime.parse(text) : LocalDate.parse(text).atStartOfDay();
+        } catch (java.time.format.DateTimeParseException e) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + m.name() + "': cannot read known-at '"
+                    + value + "' as a date-time (2024-03-05T14:30:00 or 2024-03-05)");
+        }
+    }
+}

@@ -1,0 +1,294 @@
+package dev.itersnap.internal.sql;
+
+import dev.itersnap.core.ColumnNames;
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.AbstractSqlDialect;
+import dev.itersnap.spi.MetadataSchema;
+import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.spi.SourceColumn;
+import dev.itersnap.spi.Statement;
+import dev.itersnap.spi.TableSpec;
+import dev.itersnap.spi.TableSpec.ColumnType;
+import dev.itersnap.spi.TableSpec.Creation;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+import static dev.itersnap.spi.AbstractSqlDialect.slot;
+import static dev.itersnap.spi.AbstractSqlDialect.statement;
+
+/**
+ * The SQL of the superseded versions (issue 41): the companion of a model's history,
+ * {@code <metadata_schema>.itersnap_superseded_<model>}, into which a repair copies every version it deletes or
+ * changes, as it was, before its roll back; and the read of the history as it was known at a moment.
+ *
+ * <p>Each row is an entry ({@link #ENTRY}) of a repair (its run id {@link #BY} and time {@link #AT}):
+ * <ul>
+ *   <li>{@code version}: a version the repair deleted or changed, with every column of the history as it was;</li>
+ *   <li>{@code all} / {@code key}: what the repair computed again from the sequence in the opened-sequence column:
+ *       every key, or the key in the key columns (a key-scoped replay, one row per key it replays);</li>
+ *   <li>{@code batch}: a ledger entry the repair replaced (the batch's canonical text {@link #SEQTEXT} and the run
+ *       that had applied it, {@link #PREV_RUN}), so that when a batch was first known survives its re-recording.</li>
+ * </ul>
+ * The history as known at a moment K ({@link #knownAt}) is built from the history, these entries, and which runs
+ * had finished by K (see docs/semantics.md, "The history as known at a moment").
+ */
+public final class Supersession {
+    /** Superseded: the run that superseded the row. */
+    public static final String BY = "itersnap_superseded_by";
+    /** Superseded: when (the repair's time). */
+    public static final String AT = "itersnap_superseded_at";
+    /** Superseded: what the row is: {@code version}, {@code all}, {@code key}, {@code batch}. */
+    public static final String ENTRY = "itersnap_entry";
+    /** Superseded, batch rows: the run whose ledger entry the repair replaced. */
+    public static final String PREV_RUN = "itersnap_prev_run";
+    /** Superseded, batch rows: the batch's canonical text (the ledger's form). */
+    public static final String SEQTEXT = ModelTables.SEQTEXT;
+
+    private static final String RUN = "suprun";
+    private static final String WHEN = "supat";
+
+    private final SqlSteps steps;
+    private final AbstractSqlDialect d;
+
+    public Supersession(SqlSteps steps) {
+        this.steps = steps;
+        this.d = steps.primitives();
+    }
+
+    /** The companion table's name: {@code itersnap_superseded_<model>} in the metadata schema. */
+    public static TableName table(ResolvedModel m) {
+        return m.metadata().tableNamed(m.fit("itersnap_superseded_" + m.name()));
+    }
+
+    /** The companion table with the history's columns ({@code historyColumns}, as described) and its own. */
+    public TableSpec spec(ResolvedModel m, List<SourceColumn> historyColumns) {
+        TableSpec.Builder b = TableSpec.builder(table(m), Creation.IF_NOT_EXISTS).widenable()
+                .writers(TableSpec.Writers.MANY);
+        historyColumns.forEach(c -> b.column(c.name(), ColumnType.like(c)));
+        return b.column(m.id(BY), ColumnType.text(36)).column(m.id(AT), ColumnType.timestamp())
+                .column(m.id(ENTRY), ColumnType.text(8)).column(m.id(PREV_RUN), ColumnType.text(36))
+                .column(m.id(SEQTEXT), ColumnType.text(256)).build();
+    }
+
+    /** The columns of the companion's own besides the history's. */
+    public static List<String> ownColumns(ResolvedModel m) {
+        return List.of(m.id(BY), m.id(AT), m.id(ENTRY), m.id(PREV_RUN), m.id(SEQTEXT));
+    }
+
+    /**
+     * Copies, before roll back {@code r} (from a sequence on, of every key or of the keys a key-scoped replay computes
+     * again), the versions it deletes (opened from the sequence on) or changes (closed from it on) as they are, and
+     * what it computes again (one {@code all} row, or a {@code key} row per key). {@code columns}: the history's
+     * columns, which the companion has. With {@code idempotent} (a database without transactions, where a run that
+     * failed may have copied already and this run took its copies over) a row this run already copied is not copied
+     * again: keyed by (run, key, opened sequence) for versions, (run, key) for keys.
+     */
+    public List<Statement> copy(ResolvedModel m, Rollback r, List<String> columns, String runId, Object at,
+                                boolean idempotent) {
+        ColumnNames n = m.meta();
+        String s = d.table(table(m));
+        String p = d.ordered(m, d.param(m.sequenceColumn(), SqlSteps.FROM));
+        String run = "CAST(" + slot(RUN) + " AS " + d.typeName(ColumnType.text(36)) + ")";
+        String when = "CAST(" + slot(WHEN) + " AS " + d.typeName(ColumnType.timestamp()) + ")";
+        String mine = d.col("x", m.id(BY)) + " = " + run + " AND " + d.col("x", m.id(ENTRY));
+        List<String> sql = new ArrayList<>();
+        List<String> into = new ArrayList<>(columns);
+        into.addAll(List.of(m.id(BY), m.id(AT), m.id(ENTRY)));
+        String keys = r.keyScoped() ? " JOIN " + d.table(m.keysTable()) + " k ON " + d.keyJoin(m, "k", "t") + " AND "
+                + d.col("k", m.id(ModelTables.FROM_IDX)) + " = 1" : "";
+        sql.add("INSERT INTO " + s + " (" + d.list(into, null) + ") SELECT " + d.list(columns, "t") + ", " + run
+                + ", " + when + ", 'version' FROM " + d.table(m.target()) + " t" + keys + " WHERE ("
+                + d.ordered(m, d.col("t", n.openedSeq())) + " >= " + p + " OR "
+                + d.ordered(m, d.col("t", n.closedSeq())) + " >= " + p + ")"
+                + (idempotent ? " AND NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + mine + " = 'version' AND "
+                + d.keyJoin(m, "x", "t") + " AND " + d.col("x", n.openedSeq()) + " = " + d.col("t", n.openedSeq())
+                + ")" : ""));
+        if (r.keyScoped()) {
+            List<String> keyInto = new ArrayList<>(m.keys());
+            keyInto.addAll(List.of(n.openedSeq(), m.id(BY), m.id(AT), m.id(ENTRY)));
+            sql.add("INSERT INTO " + s + " (" + d.list(keyInto, null) + ") SELECT " + d.list(m.keys(), "k") + ", "
+                    + d.param(m.sequenceColumn(), SqlSteps.FROM) + ", " + run + ", " + when + ", 'key' FROM "
+                    + d.table(m.keysTable()) + " k WHERE " + d.col("k", m.id(ModelTables.FROM_IDX)) + " = 1"
+                    + (idempotent ? " AND NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + mine + " = 'key' AND "
+                    + d.keyJoin(m, "x", "k") + ")" : ""));
+        } else {
+            sql.add("INSERT INTO " + s + " (" + d.list(List.of(n.openedSeq(), m.id(BY), m.id(AT), m.id(ENTRY)), null)
+                    + ") SELECT " + d.param(m.sequenceColumn(), SqlSteps.FROM) + ", " + run + ", " + when + ", 'all'"
+                    + (idempotent ? " WHERE NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + mine + " = 'all')" : ""));
+        }
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(SqlSteps.FROM, r.sequence());
+        values.put(RUN, runId);
+        values.put(WHEN, at);
+        return sql.stream().map(q -> statement("keep superseded", q, values)).toList();
+    }
+
+    /**
+     * Copies the ledger entries of {@code batches} (canonical texts, at most a few hundred) as {@code batch} rows
+     * before the repair replaces them; with {@code idempotent}, not those this run copied already.
+     */
+    public Statement copyLedger(ResolvedModel m, List<String> batches, String runId, Object at, boolean idempotent) {
+        MetadataSchema.Ledger l = m.metadata().ledger();
+        String s = d.table(table(m));
+        String run = "CAST(" + slot(RUN) + " AS " + d.typeName(ColumnType.text(36)) + ")";
+        String when = "CAST(" + slot(WHEN) + " AS " + d.typeName(ColumnType.timestamp()) + ")";
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(RUN, runId);
+        values.put(WHEN, at);
+        values.put(SqlSteps.MODEL, m.name());
+        List<String> in = new ArrayList<>();
+        for (int i = 0; i < batches.size(); i++) {
+            in.add(slot("b" + i));
+            values.put("b" + i, batches.get(i));
+        }
+        String sql = "INSERT INTO " + s + " (" + d.list(List.of(m.id(SEQTEXT), m.id(PREV_RUN), m.id(BY), m.id(AT),
+                m.id(ENTRY)), null) + ") SELECT " + d.col("l", l.sequence()) + ", " + d.col("l", l.runId()) + ", "
+                + run + ", " + when + ", 'batch' FROM " + d.table(l.spec().name()) + " l WHERE "
+                + d.col("l", l.model()) + " = " + slot(SqlSteps.MODEL) + " AND " + d.col("l", l.sequence()) + " IN ("
+                + String.join(", ", in) + ")"
+                + (idempotent ? " AND NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + d.col("x", m.id(BY)) + " = "
+                + run + " AND " + d.col("x", m.id(ENTRY)) + " = 'batch' AND " + d.col("x", m.id(SEQTEXT)) + " = "
+                + d.col("l", l.sequence()) + ")" : "");
+        return statement("keep superseded", sql, values);
+    }
+
+    /** Makes the rows of the runs {@code failed} (run ids) this run's: a run that did not finish copied them. */
+    public Statement takeOver(ResolvedModel m, List<String> failed, String runId, Object at) {
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(RUN, runId);
+        values.put(WHEN, at);
+        List<String> in = new ArrayList<>();
+        for (int i = 0; i < failed.size(); i++) {
+            in.add(slot("f" + i));
+            values.put("f" + i, failed.get(i));
+        }
+        return statement("keep superseded", "UPDATE " + d.table(table(m)) + " SET " + d.quote(m.id(BY)) + " = "
+                + slot(RUN) + ", " + d.quote(m.id(AT)) + " = " + slot(WHEN) + " WHERE " + d.quote(m.id(BY)) + " IN ("
+                + String.join(", ", in) + ")", values);
+    }
+
+    /** The model's runs in the run log: (run id, status, finished_at). */
+    public Statement runLog(ResolvedModel m) {
+        MetadataSchema.Runs r = m.metadata().runs();
+        return statement("known at", "SELECT " + d.quote(r.runId()) + ", " + d.quote(r.status()) + ", "
+                + d.quote(r.finishedAt()) + " FROM " + d.table(r.spec().name()) + " WHERE " + d.quote(r.model())
+                + " = " + slot(SqlSteps.MODEL), SqlSteps.MODEL, m.name());
+    }
+
+    /** The model's ledger: (canonical text, run id). */
+    public Statement ledger(ResolvedModel m) {
+        MetadataSchema.Ledger l = m.metadata().ledger();
+        return statement("known at", "SELECT " + d.quote(l.sequence()) + ", " + d.quote(l.runId()) + " FROM "
+                + d.table(l.spec().name()) + " WHERE " + d.quote(l.model()) + " = " + slot(SqlSteps.MODEL),
+                SqlSteps.MODEL, m.name());
+    }
+
+    /** The distinct runs that have rows in the companion. */
+    public Statement runs(ResolvedModel m) {
+        return Statement.of("known at", "SELECT DISTINCT " + d.quote(m.id(BY)) + " FROM " + d.table(table(m)));
+    }
+
+    /** The companion's {@code batch} rows: (canonical text, the run that had applied it). */
+    public Statement replacedEntries(ResolvedModel m) {
+        return Statement.of("known at", "SELECT " + d.quote(m.id(SEQTEXT)) + ", " + d.quote(m.id(PREV_RUN)) + " FROM "
+                + d.table(table(m)) + " WHERE " + d.quote(m.id(ENTRY)) + " = 'batch'");
+    }
+
+    /**
+     * What a moment K knows, computed from the ledger, the companion's batch rows and the run log: the greatest
+     * batch first applied by a run finished by K ({@code maxKnown}, null: none), the batches below it first applied
+     * later ({@code unknown}), and the repairs that finished after K in the order they finished ({@code repairsAfter},
+     * run ids).
+     */
+    public record Known(Object maxKnown, List<Object> unknown, List<String> repairsAfter) {
+        public Known {
+            unknown = List.copyOf(unknown);
+            repairsAfter = List.copyOf(repairsAfter);
+        }
+    }
+
+    /**
+     * The history as it was known at a moment: the versions of the history and of its companion as the last run
+     * finished by then had left them (columns {@code columns}, the history's), restricted to those valid at
+     * {@code time} when not null (half-open {@code [valid_from, valid_to)}, deletion records left out), the time
+     * written as a typed literal. A version counts when the batch that opened it was first applied by then, no
+     * repair after K (and before the repair that superseded it, for a superseded copy) computed its key again from a
+     * batch at or before the one that opened it, or copied the same version; and it was not superseded by then.
+     * Its closing counts likewise by the batch that closed it; else it shows as open, as a roll back reopens it.
+     */
+    public Statement knownAt(ResolvedModel m, List<String> columns, Known k, Object time) {
+        ColumnNames n = m.meta();
+        String s = d.table(table(m));
+        int now = k.repairsAfter().size() + 1;
+        String runIn = k.repairsAfter().stream().map(d::stringLiteral).reduce((a, b) -> a + ", " + b).orElse(null);
+        StringBuilder rank = new StringBuilder("CASE %s");
+        for (int i = 0; i < k.repairsAfter().size(); i++) {
+            rank.append(" WHEN ").append(d.stringLiteral(k.repairsAfter().get(i))).append(" THEN ").append(i + 1);
+        }
+        rank.append(" ELSE ").append(now).append(" END");
+        String xr = d.quote(m.id("itersnap_xr"));
+        List<String> parts = new ArrayList<>();
+        parts.add("SELECT " + d.list(columns, "h") + ", " + now + " AS " + xr + " FROM " + d.table(m.target()) + " h");
+        if (runIn != null) {
+            parts.add("SELECT " + d.list(columns, "h") + ", " + String.format(rank.toString(), d.col("h", m.id(BY)))
+                    + " AS " + xr + " FROM " + s + " h WHERE " + d.col("h", m.id(ENTRY)) + " = 'version' AND "
+                    + d.col("h", m.id(BY)) + " IN (" + runIn + ")");
+        }
+        String v = "v";
+        String before = runIn == null ? null : d.col("c", m.id(BY)) + " IN (" + runIn + ") AND "
+                + String.format(rank.toString(), d.col("c", m.id(BY))) + " < " + d.col(v, m.id("itersnap_xr"));
+        String opened = d.col(v, n.openedSeq());
+        String closed = d.col(v, n.closedSeq());
+        List<String> where = new ArrayList<>();
+        where.add(known(m, k, opened));
+        if (before != null) {
+            where.add("NOT EXISTS (" + recomputed(m, s, before, v, opened) + ")");
+            where.add("NOT EXISTS (SELECT 1 FROM " + s + " c WHERE " + before + " AND " + d.col("c", m.id(ENTRY))
+                    + " = 'version' AND " + d.keyJoin(m, "c", v) + " AND " + d.col("c", n.openedSeq()) + " = "
+                    + opened + ")");
+        }
+        String closingKnown = closed + " IS NOT NULL AND " + known(m, k, closed)
+                + (before == null ? "" : " AND NOT EXISTS (" + recomputed(m, s, before, v, closed) + ")");
+        List<String> shown = new ArrayList<>();
+        for (String c : columns) {
+            String open = c.equals(n.validTo()) ? steps.openValidTo(m)
+                    : c.equals(n.closedSeq()) || c.equals(n.changedAttributes()) ? "NULL"
+                    : c.equals(n.changeType()) ? "'insert'" : null;
+            shown.add(open == null ? d.col(v, c) + " AS " + d.quote(c)
+                    : "CASE WHEN " + closingKnown + " THEN " + d.col(v, c) + " ELSE " + open + " END AS " + d.quote(c));
+        }
+        String history = "SELECT " + String.join(", ", shown) + " FROM (" + String.join(" UNION ALL ", parts) + ") "
+                + v + " WHERE " + String.join(" AND ", where);
+        if (time == null) {
+            return Statement.of("known at", history);
+        }
+        String lit = steps.literal(m.updatedAtColumn(), time);
+        return Statement.of("known at", "SELECT * FROM (" + history + ") h WHERE " + d.col("h", n.validFrom())
+                + " <= " + lit + " AND (" + steps.isOpen(m, d.col("h", n.validTo())) + " OR "
+                + d.col("h", n.validTo()) + " > " + lit + ")"
+                + (m.deletionRecords() ? " AND " + d.col("h", n.isDeleted()) + " = FALSE" : ""));
+    }
+
+    /** A repair before the row's (by {@code before}) that computed its key again from {@code seq} or earlier. */
+    private String recomputed(ResolvedModel m, String s, String before, String v, String seq) {
+        return "SELECT 1 FROM " + s + " c WHERE " + before + " AND (" + d.col("c", m.id(ENTRY)) + " = 'all' OR ("
+                + d.col("c", m.id(ENTRY)) + " = 'key' AND " + d.keyJoin(m, "c", v) + ")) AND "
+                + d.ordered(m, d.col("c", m.meta().openedSeq())) + " <= " + d.ordered(m, seq);
+    }
+
+    /** {@code seq} was first applied by a run finished by the moment. */
+    private String known(ResolvedModel m, Known k, String seq) {
+        if (k.maxKnown() == null) {
+            return "1 = 0";
+        }
+        String in = d.ordered(m, seq) + " <= " + d.ordered(m, steps.literal(m.sequenceColumn(), k.maxKnown()));
+        if (k.unknown().isEmpty()) {
+            return in;
+        }
+        return in + " AND " + seq + " NOT IN (" + String.join(", ", k.unknown().stream()
+                .map(u -> steps.literal(m.sequenceColumn(), u)).toList()) + ")";
+    }
+}
