@@ -6,7 +6,6 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.internal.sql.Supersession;
 import dev.itersnap.spi.Dialect;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 

@@ -4,7 +4,6 @@ import dev.itersnap.core.TableName;
 import dev.itersnap.internal.sql.Rollback;
 import dev.itersnap.internal.sql.Supersession;
 import dev.itersnap.spi.Relation;
-import dev.itersnap.spi.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 
 import java.sql.SQLException;

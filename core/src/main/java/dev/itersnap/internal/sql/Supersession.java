@@ -4,7 +4,7 @@ import dev.itersnap.core.ColumnNames;
 import dev.itersnap.core.TableName;
 import dev.itersnap.spi.AbstractSqlDialect;
 import dev.itersnap.spi.MetadataSchema;
-import dev.itersnap.spi.ResolvedModel;
+import dev.itersnap.internal.ResolvedModel;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.TableSpec;
