@@ -58,10 +58,14 @@ class H2DialectSqlTest {
     void aKeyScopedReplayFindsTheKeysALateBatchChangesFromTheHistoryAsItWasThen() {
         ApplyStatements a = replay(model(HardDeletes.INVALIDATE));
         String keys = a.prepare().get(a.prepare().size() - 1).sql();
-        // the version current just before the late batch, by the sequences that opened and closed it
-        assertThat(keys).contains("LEFT JOIN \"SNAP\".\"CUSTOMERS\" c ON c.\"ID\" = s.\"ID\" AND "
-                + "c.\"DBT_OPENED_SEQ\" < b.\"FILE_DATE\" AND (c.\"DBT_CLOSED_SEQ\" IS NULL OR "
-                + "c.\"DBT_CLOSED_SEQ\" > b.\"FILE_DATE\")");
+        // the version current just before the late batch, by the sequences that opened and closed it: the versions of
+        // the late rows' keys current at each late batch first, then joined to the late rows by key and batch
+        assertThat(keys).contains("LEFT JOIN (SELECT c0.*, b0.\"FILE_DATE\" AS \"ITERSNAP_AT\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" c0 JOIN \"ITERSNAP_METADATA\".\"ITERSNAP_BATCHES_CUSTOMERS\" b0 ON "
+                + "b0.\"ITERSNAP_IDX\" < 3 AND NOT b0.\"ITERSNAP_REPLAYED\" AND c0.\"DBT_OPENED_SEQ\" < b0.\"FILE_DATE\" "
+                + "AND (c0.\"DBT_CLOSED_SEQ\" IS NULL OR c0.\"DBT_CLOSED_SEQ\" > b0.\"FILE_DATE\") WHERE EXISTS (")
+                .contains("WHERE s1.\"ID\" = c0.\"ID\")) c ON c.\"ID\" = s.\"ID\" AND c.\"ITERSNAP_AT\" = "
+                        + "b.\"FILE_DATE\"");
         // the keys of the batches after the replayed ones only (here: none), and each key's first batch the least
         assertThat(keys).doesNotContain(">= 3").contains("MIN(k.\"ITERSNAP_FROM\")");
         assertThat(a.before()).isNotNull();
