@@ -3,12 +3,9 @@ package dev.itersnap.dialect.databricks;
 import dev.itersnap.conformance.TestDatabase;
 
 import javax.sql.DataSource;
-import java.io.PrintWriter;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.Statement;
 import java.util.HashSet;
 import java.util.IdentityHashMap;
@@ -17,7 +14,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
-import java.util.logging.Logger;
 
 /**
  * A real Databricks workspace through the Databricks JDBC driver, for the tests that run only when
@@ -62,7 +58,7 @@ final class DatabricksWorkspace implements TestDatabase {
             p.setProperty("ConnSchema", schema);
         }
         p.setProperty("TIMEZONE", "UTC"); // session time zone of TIMESTAMP values (the SQL warehouse default)
-        return new DriverManagerDataSource(url, p);
+        return dev.itersnap.core.DriverDataSource.of(url, p);
     }
 
     /** Quoted {@code catalog.name}. */
@@ -140,51 +136,5 @@ final class DatabricksWorkspace implements TestDatabase {
             case "DOUBLE PRECISION" -> "DOUBLE";
             default -> ansiType;
         };
-    }
-
-    /** Connections straight from the driver, one per call (the engine holds one for the lease, works on another). */
-    private record DriverManagerDataSource(String url, Properties properties) implements DataSource {
-        @Override
-        public Connection getConnection() throws SQLException {
-            return DriverManager.getConnection(url, properties);
-        }
-
-        @Override
-        public Connection getConnection(String user, String password) throws SQLException {
-            return getConnection();
-        }
-
-        @Override
-        public PrintWriter getLogWriter() {
-            return null;
-        }
-
-        @Override
-        public void setLogWriter(PrintWriter out) {
-        }
-
-        @Override
-        public void setLoginTimeout(int seconds) {
-        }
-
-        @Override
-        public int getLoginTimeout() {
-            return 0;
-        }
-
-        @Override
-        public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-            throw new SQLFeatureNotSupportedException();
-        }
-
-        @Override
-        public <T> T unwrap(Class<T> iface) throws SQLException {
-            throw new SQLException("not a wrapper");
-        }
-
-        @Override
-        public boolean isWrapperFor(Class<?> iface) {
-            return false;
-        }
     }
 }
