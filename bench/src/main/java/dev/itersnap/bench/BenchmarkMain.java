@@ -45,6 +45,7 @@ import java.util.Map;
  *                         rolled back
  * --only load             only scenario 4 (first load) and its full recompute, then a full refresh and a replay
  *                         from the first batch (--refresh false: not those)
+ * --keep-superseded true  false: the engine's models do not keep the versions a repair replaces (keep_superseded)
  * --out FILE              also write the report to FILE (markdown)
  * </pre>
  *
@@ -192,6 +193,7 @@ public final class BenchmarkMain {
             return ModelSettings.builder(name).target(target).source("SELECT * FROM raw").uniqueKey("id")
                     .updatedAt("updated_at").sequenceBy("batch_date").hardDeletes(HardDeletes.INVALIDATE)
                     .restatements(Restatements.valueOf(opt("restatements", "detect").toUpperCase(java.util.Locale.ROOT)))
+                    .keepSuperseded(Boolean.parseBoolean(opt("keep-superseded", "true")))
                     .build();
         }
 
