@@ -260,8 +260,14 @@ public final class Supersession {
             shown.add(open == null ? d.col(v, c) + " AS " + d.quote(c)
                     : "CASE WHEN " + closingKnown + " THEN " + d.col(v, c) + " ELSE " + open + " END AS " + d.quote(c));
         }
-        String history = "SELECT " + String.join(", ", shown) + " FROM (" + String.join(" UNION ALL ", parts) + ") "
-                + v + " WHERE " + String.join(" AND ", where);
+        // the projection and the filter in each branch, not over their union: Spark 4.2 fails to plan an EXISTS
+        // subquery correlated to a UNION ALL ("key not found"), and takes it over one relation
+        List<String> branches = new ArrayList<>();
+        for (String part : parts) {
+            branches.add("SELECT " + String.join(", ", shown) + " FROM (" + part + ") " + v + " WHERE "
+                    + String.join(" AND ", where));
+        }
+        String history = String.join(" UNION ALL ", branches);
         if (time == null) {
             return Statement.of("known at", history);
         }
