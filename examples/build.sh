@@ -30,7 +30,7 @@ if [ "${1:-}" = "--seeded" ]; then
 XML
   settings=(-s "$repo/settings.xml")
 fi
-mvn -B -q "${settings[@]}" install -DskipTests -Dmaven.repo.local="$repo/m2" -pl bom,testing,dialect-postgres -am
+mvn -B -q "${settings[@]}" install -DskipTests -Dmaven.repo.local="$repo/m2" -pl bom,testing,dialect-postgres,models -am
 mvn -B "${settings[@]}" -f examples/customers-model/pom.xml verify -Dmaven.repo.local="$repo/m2" "$@"
 # The README's Java quickstart pasted into a new project (its XML snippet alone, Maven's default plugins otherwise):
 # its snippets compile with its import list, and the test kit's example holds (examples/README.md)
