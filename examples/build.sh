@@ -30,8 +30,11 @@ if [ "${1:-}" = "--seeded" ]; then
 XML
   settings=(-s "$repo/settings.xml")
 fi
-mvn -B -q "${settings[@]}" install -DskipTests -Dmaven.repo.local="$repo/m2" -pl bom,testing,dialect-postgres,models -am
+mvn -B -q "${settings[@]}" install -DskipTests -Dmaven.repo.local="$repo/m2" -pl bom,testing,dialect-postgres,models,dialect-databricks -am
 mvn -B "${settings[@]}" -f examples/customers-model/pom.xml verify -Dmaven.repo.local="$repo/m2" "$@"
+# The Spark job example builds into its job JAR (its test, a local Spark session, runs outside CI: examples/README.md)
+mvn -B -q "${settings[@]}" -f examples/spark-job/pom.xml package -DskipTests -Dmaven.repo.local="$repo/m2"
+test -s examples/spark-job/target/spark-job.jar
 # The README's Java quickstart pasted into a new project (its XML snippet alone, Maven's default plugins otherwise):
 # its snippets compile with its import list, and the test kit's example holds (examples/README.md)
 java examples/readme-quickstart/ReadmeProject.java README.md "$repo/readme-quickstart"
