@@ -64,19 +64,28 @@ public final class BenchmarkMain {
     private static final String METADATA_SCHEMA = "itersnap_metadata";
 
     public static void main(String[] args) throws Exception {
-        // before any logger exists: keep the pool's and the engine's INFO lines out of the report
+        BenchmarkMain main = new BenchmarkMain();
+        main.opts.putAll(options(args));
+        main.run();
+        System.exit(0);
+    }
+
+    /**
+     * A benchmark's {@code --option value} pairs, in order; first, before any logger exists, keeps the pool's and the
+     * engine's INFO lines out of the report.
+     */
+    static Map<String, String> options(String[] args) {
         if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
             System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
         }
-        BenchmarkMain main = new BenchmarkMain();
+        Map<String, String> out = new LinkedHashMap<>();
         for (int i = 0; i + 1 < args.length; i += 2) {
             if (!args[i].startsWith("--")) {
                 throw new IllegalArgumentException("expected --option value, got " + args[i]);
             }
-            main.opts.put(args[i].substring(2), args[i + 1]);
+            out.put(args[i].substring(2), args[i + 1]);
         }
-        main.run();
-        System.exit(0);
+        return out;
     }
 
     private static double median(List<Long> values) {

@@ -43,16 +43,8 @@ public final class ProjectBenchmark {
     private final PrintWriter out = new PrintWriter(report, true);
 
     public static void main(String[] args) throws Exception {
-        if (System.getProperty("org.slf4j.simpleLogger.defaultLogLevel") == null) {
-            System.setProperty("org.slf4j.simpleLogger.defaultLogLevel", "warn");
-        }
         ProjectBenchmark main = new ProjectBenchmark();
-        for (int i = 0; i + 1 < args.length; i += 2) {
-            if (!args[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --option value, got " + args[i]);
-            }
-            main.opts.put(args[i].substring(2), args[i + 1]);
-        }
+        main.opts.putAll(BenchmarkMain.options(args));
         main.run();
         System.exit(0);
     }
