@@ -97,11 +97,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
     @Test
     void everyTypeRoundTripsThroughALateBatchReplayAndItsChangesAreSeen() {
         List<TypeCase> cases = roundTripTypes();
-        List<String> defs = new ArrayList<>(List.of("id INT", "updated_at TIMESTAMP", "file_date DATE"));
-        for (int i = 0; i < cases.size(); i++) {
-            defs.add(column(i) + " " + cases.get(i).sqlType());
-        }
-        RawTable raw = fixture.rawTable("raw_types", defs.toArray(String[]::new));
+        RawTable raw = typesTable("raw_types", cases);
         for (int k = -1; k < cases.size(); k++) {
             insert(raw, cases, k, "2024-01-01 09:00", "2024-01-01", k == -1 ? "null" : "a");
             insert(raw, cases, k, "2024-01-03 09:00", "2024-01-03", k == -1 ? "a" : "b" + k);
@@ -147,11 +143,7 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
     @Test
     void aCorrectedValueOfEveryTypeIsFoundAsARestatement() {
         List<TypeCase> cases = roundTripTypes();
-        List<String> defs = new ArrayList<>(List.of("id INT", "updated_at TIMESTAMP", "file_date DATE"));
-        for (int i = 0; i < cases.size(); i++) {
-            defs.add(column(i) + " " + cases.get(i).sqlType());
-        }
-        RawTable raw = fixture.rawTable("raw_restated", defs.toArray(String[]::new));
+        RawTable raw = typesTable("raw_restated", cases);
         for (int k = 0; k < cases.size(); k++) {
             insert(raw, cases, k, "2024-01-01 09:00", "2024-01-01", "a");
         }
@@ -171,6 +163,15 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
                     .isEqualTo(texts(fixture.dataSource(), "SELECT id, " + col + " FROM raw_restated WHERE id = " + k));
         }
         assertThat(fixture.run(m).replayPoint()).as("nothing restated once every correction is applied").isNull();
+    }
+
+    /** A raw table with a key, updated_at, file_date and a column of each type of {@code cases}. */
+    private RawTable typesTable(String name, List<TypeCase> cases) {
+        List<String> defs = new ArrayList<>(List.of("id INT", "updated_at TIMESTAMP", "file_date DATE"));
+        for (int i = 0; i < cases.size(); i++) {
+            defs.add(column(i) + " " + cases.get(i).sqlType());
+        }
+        return fixture.rawTable(name, defs.toArray(String[]::new));
     }
 
     private static void insert(RawTable raw, List<TypeCase> cases, int key, String updatedAt, String day,
