@@ -134,17 +134,17 @@ WHEN NOT MATCHED THEN INSERT (`model`, `run_id`, `sequence_value`, `reason`, `re
 VALUES (d.`itersnap_c0`, d.`itersnap_c1`, d.`itersnap_c2`, d.`itersnap_c3`, d.`itersnap_c4`, d.`itersnap_c5`);
 -- stageReproduced
 INSERT INTO `itersnap_metadata`.`itersnap_stage_customers` (`id`, `status`, `updated_at`, `file_date`, `itersnap_del`, `itersnap_reject`, `itersnap_repro`)
-SELECT h.`id`,
+SELECT itersnap_outer_h.`id`,
   NULL,
-  h.`updated_at`,
+  itersnap_outer_h.`updated_at`,
   CAST(? AS DATE),
   FALSE,
   NULL,
   TRUE
-FROM `snap`.`customers` h
-WHERE h.`dbt_opened_seq` <= CAST(? AS DATE) AND (h.`dbt_closed_seq` IS NULL OR h.`dbt_closed_seq` > CAST(? AS DATE)) AND h.`dbt_is_deleted` = FALSE AND NOT EXISTS (SELECT 1
+FROM `snap`.`customers` itersnap_outer_h
+WHERE itersnap_outer_h.`dbt_opened_seq` <= CAST(? AS DATE) AND (itersnap_outer_h.`dbt_closed_seq` IS NULL OR itersnap_outer_h.`dbt_closed_seq` > CAST(? AS DATE)) AND itersnap_outer_h.`dbt_is_deleted` = FALSE AND NOT EXISTS (SELECT 1
   FROM `itersnap_metadata`.`itersnap_archive_customers` a
-  WHERE a.`file_date` = CAST(? AS DATE) AND a.`id` = h.`id`)
+  WHERE a.`file_date` = CAST(? AS DATE) AND a.`id` = itersnap_outer_h.`id`)
 UNION ALL
 SELECT a.`id`,
   NULL,
@@ -202,13 +202,13 @@ JOIN `snap`.`customers` c ON c.`id` = s.`id` AND c.`dbt_valid_to` IS NULL
 WHERE NOT (s.`id` IS NULL)
 GROUP BY s.`id`
 UNION ALL
-SELECT h.`id`,
+SELECT itersnap_outer_h.`id`,
   1
-FROM `snap`.`customers` h
-WHERE h.`dbt_valid_to` IS NULL AND COALESCE(h.`dbt_is_deleted`, FALSE) = FALSE AND NOT EXISTS (SELECT 1
+FROM `snap`.`customers` itersnap_outer_h
+WHERE itersnap_outer_h.`dbt_valid_to` IS NULL AND COALESCE(itersnap_outer_h.`dbt_is_deleted`, FALSE) = FALSE AND NOT EXISTS (SELECT 1
   FROM `itersnap_metadata`.`itersnap_stage_customers` s
   JOIN `itersnap_metadata`.`itersnap_batches_customers` b ON b.`file_date` = s.`file_date` AND b.`itersnap_idx` >= 1
-  WHERE s.`id` = h.`id`);
+  WHERE s.`id` = itersnap_outer_h.`id`);
 -- derive
 INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `updated_at`, `file_date`, `itersnap_idx`, `itersnap_action`, `itersnap_t`, `itersnap_tt`, `itersnap_reg`, `itersnap_scc`, `itersnap_oidx`, `itersnap_upto`) WITH `itersnap_q0` AS (SELECT s.`id` AS `id`,
     s.`status` AS `status`,
@@ -266,7 +266,7 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
   LEFT
   JOIN `itersnap_metadata`.`itersnap_batches_customers` bn ON bn.`itersnap_idx` = k.`itersnap_from`
   UNION ALL
-  SELECT h.`id` AS `id`,
+  SELECT itersnap_outer_h.`id` AS `id`,
     CAST(NULL AS STRING) AS `status`,
     CAST(NULL AS TIMESTAMP) AS `updated_at`,
     CAST(NULL AS DATE) AS `file_date`,
@@ -275,16 +275,16 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
     'closed',
     CAST(NULL AS TIMESTAMP),
     CAST(NULL AS TIMESTAMP),
-    MAX(h.`dbt_valid_to`),
+    MAX(itersnap_outer_h.`dbt_valid_to`),
     MAX(bn.`itersnap_nd`)
   FROM `itersnap_metadata`.`itersnap_keys_customers` k
-  JOIN `snap`.`customers` h ON k.`id` = h.`id`
+  JOIN `snap`.`customers` itersnap_outer_h ON k.`id` = itersnap_outer_h.`id`
   LEFT
   JOIN `itersnap_metadata`.`itersnap_batches_customers` bn ON bn.`itersnap_idx` = k.`itersnap_from`
   WHERE NOT EXISTS (SELECT 1
     FROM `snap`.`customers` o
-    WHERE o.`id` = h.`id` AND o.`dbt_valid_to` IS NULL)
-  GROUP BY h.`id`), `itersnap_q1` AS (SELECT r.*,
+    WHERE o.`id` = itersnap_outer_h.`id` AND o.`dbt_valid_to` IS NULL)
+  GROUP BY itersnap_outer_h.`id`), `itersnap_q1` AS (SELECT r.*,
     CASE WHEN r.`itersnap_kind` = 'U' AND LAG(r.`itersnap_kind`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = 'U' AND LAG(r.`itersnap_idx`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = r.`itersnap_idx` - 1 AND NOT (LAG(r.`status`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`status`) AND NOT (LAG(r.`updated_at`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`updated_at`) THEN 1 ELSE 0 END AS `itersnap_w_rp`,
     CASE WHEN r.`itersnap_kind` = 'U' AND LEAD(r.`itersnap_kind`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = 'U' AND LEAD(r.`itersnap_idx`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = r.`itersnap_idx` + 1 AND NOT (LEAD(r.`status`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`status`) AND NOT (LEAD(r.`updated_at`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`updated_at`) THEN 1 ELSE 0 END AS `itersnap_w_rn`
   FROM `itersnap_q0` r), `itersnap_q2` AS (SELECT k.`id`,
@@ -314,16 +314,16 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
     CASE v.`itersnap_kind` WHEN 'U' THEN TRUE WHEN 'D' THEN FALSE WHEN 'I' THEN v.`itersnap_istate` = 'live' ELSE CASE WHEN v.`itersnap_w_pud` IS NULL THEN FALSE WHEN v.`itersnap_w_g` > v.`itersnap_w_gud` THEN FALSE ELSE MOD(v.`itersnap_w_pud`, 4) IN (1, 3) END END AS `itersnap_w_la`,
     SUM(CASE WHEN v.`itersnap_kind` = 'U' AND NOT (CASE WHEN v.`itersnap_w_pud` IS NULL THEN FALSE WHEN v.`itersnap_w_g` > v.`itersnap_w_gud` THEN FALSE ELSE MOD(v.`itersnap_w_pud`, 4) IN (1, 3) END) THEN 1 ELSE 0 END) OVER (PARTITION BY v.`id` ORDER BY v.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_streak`,
     COUNT(CASE WHEN v.`itersnap_kind` IN ('U', 'I') THEN 1 END) OVER (PARTITION BY v.`id` ORDER BY v.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_ug`
-  FROM `itersnap_q5` v), `itersnap_q7` AS (SELECT x.*,
-    CASE WHEN x.`itersnap_w_la` AND x.`itersnap_w_nd_after` IS NOT NULL AND (x.`itersnap_w_next_idx` IS NULL OR x.`itersnap_w_nd_after` < x.`itersnap_w_next_idx`) THEN x.`itersnap_w_nd_after` END AS `itersnap_w_adel`,
-    FIRST_VALUE(x.`status`) OVER (PARTITION BY x.`id`, x.`itersnap_w_ug` ORDER BY x.`itersnap_idx`) AS `itersnap_w_pv0`
-  FROM `itersnap_q6` x), `itersnap_q8` AS (SELECT x.*,
-    CASE WHEN x.`itersnap_kind` = 'I' THEN ('i' || x.`itersnap_istate`) WHEN x.`itersnap_kind` = 'U' AND NOT x.`itersnap_w_lb` THEN 'open' WHEN x.`itersnap_kind` = 'U' AND ((x.`itersnap_idx` > 1 AND (LAG(x.`itersnap_w_pv0`) OVER (PARTITION BY x.`id` ORDER BY x.`itersnap_w_ug`, x.`itersnap_idx`) IS DISTINCT FROM x.`status`))) THEN 'change' WHEN x.`itersnap_kind` = 'U' THEN 'noop' WHEN x.`itersnap_kind` = 'D' AND x.`itersnap_w_lb` THEN 'delete' WHEN x.`itersnap_kind` = 'D' THEN 'delnoop' WHEN x.`itersnap_kind` = 'G' THEN 'regr' ELSE 'present' END AS `itersnap_w_act`,
-    CASE WHEN x.`itersnap_kind` = 'I' THEN (CASE WHEN x.`itersnap_istate` = 'closed' THEN x.`itersnap_iend` ELSE x.`itersnap_ivf` END) ELSE x.`updated_at` END AS `itersnap_w_t`,
-    CASE WHEN x.`itersnap_w_adel` IS NOT NULL THEN (SELECT MAX(ba.`itersnap_deltime`)
+  FROM `itersnap_q5` v), `itersnap_q7` AS (SELECT itersnap_outer_x.*,
+    CASE WHEN itersnap_outer_x.`itersnap_w_la` AND itersnap_outer_x.`itersnap_w_nd_after` IS NOT NULL AND (itersnap_outer_x.`itersnap_w_next_idx` IS NULL OR itersnap_outer_x.`itersnap_w_nd_after` < itersnap_outer_x.`itersnap_w_next_idx`) THEN itersnap_outer_x.`itersnap_w_nd_after` END AS `itersnap_w_adel`,
+    FIRST_VALUE(itersnap_outer_x.`status`) OVER (PARTITION BY itersnap_outer_x.`id`, itersnap_outer_x.`itersnap_w_ug` ORDER BY itersnap_outer_x.`itersnap_idx`) AS `itersnap_w_pv0`
+  FROM `itersnap_q6` itersnap_outer_x), `itersnap_q8` AS (SELECT itersnap_outer_x.*,
+    CASE WHEN itersnap_outer_x.`itersnap_kind` = 'I' THEN ('i' || itersnap_outer_x.`itersnap_istate`) WHEN itersnap_outer_x.`itersnap_kind` = 'U' AND NOT itersnap_outer_x.`itersnap_w_lb` THEN 'open' WHEN itersnap_outer_x.`itersnap_kind` = 'U' AND ((itersnap_outer_x.`itersnap_idx` > 1 AND (LAG(itersnap_outer_x.`itersnap_w_pv0`) OVER (PARTITION BY itersnap_outer_x.`id` ORDER BY itersnap_outer_x.`itersnap_w_ug`, itersnap_outer_x.`itersnap_idx`) IS DISTINCT FROM itersnap_outer_x.`status`))) THEN 'change' WHEN itersnap_outer_x.`itersnap_kind` = 'U' THEN 'noop' WHEN itersnap_outer_x.`itersnap_kind` = 'D' AND itersnap_outer_x.`itersnap_w_lb` THEN 'delete' WHEN itersnap_outer_x.`itersnap_kind` = 'D' THEN 'delnoop' WHEN itersnap_outer_x.`itersnap_kind` = 'G' THEN 'regr' ELSE 'present' END AS `itersnap_w_act`,
+    CASE WHEN itersnap_outer_x.`itersnap_kind` = 'I' THEN (CASE WHEN itersnap_outer_x.`itersnap_istate` = 'closed' THEN itersnap_outer_x.`itersnap_iend` ELSE itersnap_outer_x.`itersnap_ivf` END) ELSE itersnap_outer_x.`updated_at` END AS `itersnap_w_t`,
+    CASE WHEN itersnap_outer_x.`itersnap_w_adel` IS NOT NULL THEN (SELECT MAX(ba.`itersnap_deltime`)
     FROM `itersnap_metadata`.`itersnap_batches_customers` ba
-    WHERE ba.`itersnap_idx` = x.`itersnap_w_adel`) END AS `itersnap_w_ta`
-  FROM `itersnap_q7` x), `itersnap_q9` AS (SELECT s.*,
+    WHERE ba.`itersnap_idx` = itersnap_outer_x.`itersnap_w_adel`) END AS `itersnap_w_ta`
+  FROM `itersnap_q7` itersnap_outer_x), `itersnap_q9` AS (SELECT s.*,
     MAX(CASE WHEN s.`itersnap_w_act` IN ('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent') THEN s.`itersnap_w_t` END) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_tsc`,
     MAX(CASE WHEN s.`itersnap_w_act` IN ('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent') THEN s.`itersnap_w_t` END) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS `itersnap_w_tpc`,
     MAX(s.`itersnap_w_ta`) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS `itersnap_w_tab`,
@@ -592,23 +592,23 @@ FROM (SELECT s.`id`,
   FROM `itersnap_metadata`.`itersnap_stage_customers` s
   JOIN `itersnap_metadata`.`itersnap_batches_customers` b ON b.`file_date` = s.`file_date` AND b.`itersnap_idx` < 3 AND NOT b.`itersnap_replayed`
   LEFT
-  JOIN (SELECT c0.*,
+  JOIN (SELECT itersnap_outer_c.*,
       b0.`file_date` AS `itersnap_at`
-    FROM `snap`.`customers` c0
-    JOIN `itersnap_metadata`.`itersnap_batches_customers` b0 ON b0.`itersnap_idx` < 3 AND NOT b0.`itersnap_replayed` AND c0.`dbt_opened_seq` < b0.`file_date` AND (c0.`dbt_closed_seq` IS NULL OR c0.`dbt_closed_seq` > b0.`file_date`)
+    FROM `snap`.`customers` itersnap_outer_c
+    JOIN `itersnap_metadata`.`itersnap_batches_customers` b0 ON b0.`itersnap_idx` < 3 AND NOT b0.`itersnap_replayed` AND itersnap_outer_c.`dbt_opened_seq` < b0.`file_date` AND (itersnap_outer_c.`dbt_closed_seq` IS NULL OR itersnap_outer_c.`dbt_closed_seq` > b0.`file_date`)
     WHERE EXISTS (SELECT 1
       FROM `itersnap_metadata`.`itersnap_stage_customers` s1
       JOIN `itersnap_metadata`.`itersnap_batches_customers` b1 ON b1.`file_date` = s1.`file_date` AND b1.`itersnap_idx` < 3 AND NOT b1.`itersnap_replayed`
-      WHERE s1.`id` = c0.`id`)) c ON c.`id` = s.`id` AND c.`itersnap_at` = b.`file_date`
+      WHERE s1.`id` = itersnap_outer_c.`id`)) c ON c.`id` = s.`id` AND c.`itersnap_at` = b.`file_date`
   WHERE NOT (s.`id` IS NULL) AND s.`itersnap_reject` IS NULL AND (s.`itersnap_del` OR NOT (c.`id` IS NOT NULL AND COALESCE(c.`dbt_is_deleted`, FALSE) = FALSE AND NOT (c.`status` IS DISTINCT FROM s.`status`) AND NOT (c.`updated_at` IS DISTINCT FROM s.`updated_at`)))
   UNION ALL
-  SELECT h.`id`,
+  SELECT itersnap_outer_h.`id`,
     1
-  FROM `snap`.`customers` h
-  JOIN `itersnap_metadata`.`itersnap_batches_customers` b ON b.`itersnap_idx` < 3 AND NOT b.`itersnap_replayed` AND b.`itersnap_deltime` IS NOT NULL AND h.`dbt_opened_seq` < b.`file_date` AND (h.`dbt_closed_seq` IS NULL OR h.`dbt_closed_seq` > b.`file_date`)
-  WHERE h.`id` IS NOT NULL AND COALESCE(h.`dbt_is_deleted`, FALSE) = FALSE AND NOT EXISTS (SELECT 1
+  FROM `snap`.`customers` itersnap_outer_h
+  JOIN `itersnap_metadata`.`itersnap_batches_customers` itersnap_outer_b ON itersnap_outer_b.`itersnap_idx` < 3 AND NOT itersnap_outer_b.`itersnap_replayed` AND itersnap_outer_b.`itersnap_deltime` IS NOT NULL AND itersnap_outer_h.`dbt_opened_seq` < itersnap_outer_b.`file_date` AND (itersnap_outer_h.`dbt_closed_seq` IS NULL OR itersnap_outer_h.`dbt_closed_seq` > itersnap_outer_b.`file_date`)
+  WHERE itersnap_outer_h.`id` IS NOT NULL AND COALESCE(itersnap_outer_h.`dbt_is_deleted`, FALSE) = FALSE AND NOT EXISTS (SELECT 1
     FROM `itersnap_metadata`.`itersnap_stage_customers` s
-    WHERE s.`id` = h.`id` AND s.`file_date` = b.`file_date`)) k
+    WHERE s.`id` = itersnap_outer_h.`id` AND s.`file_date` = itersnap_outer_b.`file_date`)) k
 GROUP BY k.`id`;
 -- replay: rollback
 MERGE INTO `snap`.`customers` t
@@ -692,7 +692,7 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
   JOIN `itersnap_metadata`.`itersnap_batches_customers` bn ON bn.`itersnap_idx` = 1
   WHERE k.`itersnap_from` = 1
   UNION ALL
-  SELECT h.`id` AS `id`,
+  SELECT itersnap_outer_h.`id` AS `id`,
     CAST(NULL AS STRING) AS `status`,
     CAST(NULL AS TIMESTAMP) AS `updated_at`,
     CAST(NULL AS DATE) AS `file_date`,
@@ -701,16 +701,16 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
     'closed',
     CAST(NULL AS TIMESTAMP),
     CAST(NULL AS TIMESTAMP),
-    MAX(h.`dbt_valid_to`),
+    MAX(itersnap_outer_h.`dbt_valid_to`),
     MAX(bn.`itersnap_nd_replayed`)
   FROM `itersnap_metadata`.`itersnap_keys_customers` k
-  JOIN `snap`.`customers` h ON k.`id` = h.`id`
+  JOIN `snap`.`customers` itersnap_outer_h ON k.`id` = itersnap_outer_h.`id`
   LEFT
   JOIN `itersnap_metadata`.`itersnap_batches_customers` bn ON bn.`itersnap_idx` = 1
   WHERE k.`itersnap_from` = 1 AND NOT EXISTS (SELECT 1
     FROM `snap`.`customers` o
-    WHERE o.`id` = h.`id` AND o.`dbt_valid_to` IS NULL)
-  GROUP BY h.`id`), `itersnap_q1` AS (SELECT r.*,
+    WHERE o.`id` = itersnap_outer_h.`id` AND o.`dbt_valid_to` IS NULL)
+  GROUP BY itersnap_outer_h.`id`), `itersnap_q1` AS (SELECT r.*,
     CASE WHEN r.`itersnap_kind` = 'U' AND LAG(r.`itersnap_kind`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = 'U' AND LAG(r.`itersnap_idx`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = r.`itersnap_idx` - 1 AND NOT (LAG(r.`status`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`status`) AND NOT (LAG(r.`updated_at`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`updated_at`) THEN 1 ELSE 0 END AS `itersnap_w_rp`,
     CASE WHEN r.`itersnap_kind` = 'U' AND LEAD(r.`itersnap_kind`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = 'U' AND LEAD(r.`itersnap_idx`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = r.`itersnap_idx` + 1 AND NOT (LEAD(r.`status`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`status`) AND NOT (LEAD(r.`updated_at`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`updated_at`) THEN 1 ELSE 0 END AS `itersnap_w_rn`
   FROM `itersnap_q0` r), `itersnap_q2` AS (SELECT k.`id`,
@@ -740,16 +740,16 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
     CASE v.`itersnap_kind` WHEN 'U' THEN TRUE WHEN 'D' THEN FALSE WHEN 'I' THEN v.`itersnap_istate` = 'live' ELSE CASE WHEN v.`itersnap_w_pud` IS NULL THEN FALSE WHEN v.`itersnap_w_g` > v.`itersnap_w_gud` THEN FALSE ELSE MOD(v.`itersnap_w_pud`, 4) IN (1, 3) END END AS `itersnap_w_la`,
     SUM(CASE WHEN v.`itersnap_kind` = 'U' AND NOT (CASE WHEN v.`itersnap_w_pud` IS NULL THEN FALSE WHEN v.`itersnap_w_g` > v.`itersnap_w_gud` THEN FALSE ELSE MOD(v.`itersnap_w_pud`, 4) IN (1, 3) END) THEN 1 ELSE 0 END) OVER (PARTITION BY v.`id` ORDER BY v.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_streak`,
     COUNT(CASE WHEN v.`itersnap_kind` IN ('U', 'I') THEN 1 END) OVER (PARTITION BY v.`id` ORDER BY v.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_ug`
-  FROM `itersnap_q5` v), `itersnap_q7` AS (SELECT x.*,
-    CASE WHEN x.`itersnap_w_la` AND x.`itersnap_w_nd_after` IS NOT NULL AND (x.`itersnap_w_next_idx` IS NULL OR x.`itersnap_w_nd_after` < x.`itersnap_w_next_idx`) THEN x.`itersnap_w_nd_after` END AS `itersnap_w_adel`,
-    FIRST_VALUE(x.`status`) OVER (PARTITION BY x.`id`, x.`itersnap_w_ug` ORDER BY x.`itersnap_idx`) AS `itersnap_w_pv0`
-  FROM `itersnap_q6` x), `itersnap_q8` AS (SELECT x.*,
-    CASE WHEN x.`itersnap_kind` = 'I' THEN ('i' || x.`itersnap_istate`) WHEN x.`itersnap_kind` = 'U' AND NOT x.`itersnap_w_lb` THEN 'open' WHEN x.`itersnap_kind` = 'U' AND ((LAG(x.`itersnap_w_pv0`) OVER (PARTITION BY x.`id` ORDER BY x.`itersnap_w_ug`, x.`itersnap_idx`) IS DISTINCT FROM x.`status`)) THEN 'change' WHEN x.`itersnap_kind` = 'U' THEN 'noop' WHEN x.`itersnap_kind` = 'D' AND x.`itersnap_w_lb` THEN 'delete' WHEN x.`itersnap_kind` = 'D' THEN 'delnoop' WHEN x.`itersnap_kind` = 'G' THEN 'regr' ELSE 'present' END AS `itersnap_w_act`,
-    CASE WHEN x.`itersnap_kind` = 'I' THEN (CASE WHEN x.`itersnap_istate` = 'closed' THEN x.`itersnap_iend` ELSE x.`itersnap_ivf` END) ELSE x.`updated_at` END AS `itersnap_w_t`,
-    CASE WHEN x.`itersnap_w_adel` IS NOT NULL THEN (SELECT MAX(ba.`itersnap_deltime`)
+  FROM `itersnap_q5` v), `itersnap_q7` AS (SELECT itersnap_outer_x.*,
+    CASE WHEN itersnap_outer_x.`itersnap_w_la` AND itersnap_outer_x.`itersnap_w_nd_after` IS NOT NULL AND (itersnap_outer_x.`itersnap_w_next_idx` IS NULL OR itersnap_outer_x.`itersnap_w_nd_after` < itersnap_outer_x.`itersnap_w_next_idx`) THEN itersnap_outer_x.`itersnap_w_nd_after` END AS `itersnap_w_adel`,
+    FIRST_VALUE(itersnap_outer_x.`status`) OVER (PARTITION BY itersnap_outer_x.`id`, itersnap_outer_x.`itersnap_w_ug` ORDER BY itersnap_outer_x.`itersnap_idx`) AS `itersnap_w_pv0`
+  FROM `itersnap_q6` itersnap_outer_x), `itersnap_q8` AS (SELECT itersnap_outer_x.*,
+    CASE WHEN itersnap_outer_x.`itersnap_kind` = 'I' THEN ('i' || itersnap_outer_x.`itersnap_istate`) WHEN itersnap_outer_x.`itersnap_kind` = 'U' AND NOT itersnap_outer_x.`itersnap_w_lb` THEN 'open' WHEN itersnap_outer_x.`itersnap_kind` = 'U' AND ((LAG(itersnap_outer_x.`itersnap_w_pv0`) OVER (PARTITION BY itersnap_outer_x.`id` ORDER BY itersnap_outer_x.`itersnap_w_ug`, itersnap_outer_x.`itersnap_idx`) IS DISTINCT FROM itersnap_outer_x.`status`)) THEN 'change' WHEN itersnap_outer_x.`itersnap_kind` = 'U' THEN 'noop' WHEN itersnap_outer_x.`itersnap_kind` = 'D' AND itersnap_outer_x.`itersnap_w_lb` THEN 'delete' WHEN itersnap_outer_x.`itersnap_kind` = 'D' THEN 'delnoop' WHEN itersnap_outer_x.`itersnap_kind` = 'G' THEN 'regr' ELSE 'present' END AS `itersnap_w_act`,
+    CASE WHEN itersnap_outer_x.`itersnap_kind` = 'I' THEN (CASE WHEN itersnap_outer_x.`itersnap_istate` = 'closed' THEN itersnap_outer_x.`itersnap_iend` ELSE itersnap_outer_x.`itersnap_ivf` END) ELSE itersnap_outer_x.`updated_at` END AS `itersnap_w_t`,
+    CASE WHEN itersnap_outer_x.`itersnap_w_adel` IS NOT NULL THEN (SELECT MAX(ba.`itersnap_deltime`)
     FROM `itersnap_metadata`.`itersnap_batches_customers` ba
-    WHERE ba.`itersnap_idx` = x.`itersnap_w_adel`) END AS `itersnap_w_ta`
-  FROM `itersnap_q7` x), `itersnap_q9` AS (SELECT s.*,
+    WHERE ba.`itersnap_idx` = itersnap_outer_x.`itersnap_w_adel`) END AS `itersnap_w_ta`
+  FROM `itersnap_q7` itersnap_outer_x), `itersnap_q9` AS (SELECT s.*,
     MAX(CASE WHEN s.`itersnap_w_act` IN ('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent') THEN s.`itersnap_w_t` END) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_tsc`,
     MAX(CASE WHEN s.`itersnap_w_act` IN ('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent') THEN s.`itersnap_w_t` END) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS `itersnap_w_tpc`,
     MAX(s.`itersnap_w_ta`) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS `itersnap_w_tab`,
@@ -848,7 +848,7 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
   LEFT
   JOIN `itersnap_metadata`.`itersnap_batches_customers` bn ON bn.`itersnap_idx` = k.`itersnap_from`
   UNION ALL
-  SELECT h.`id` AS `id`,
+  SELECT itersnap_outer_h.`id` AS `id`,
     CAST(NULL AS STRING) AS `status`,
     CAST(NULL AS TIMESTAMP) AS `updated_at`,
     CAST(NULL AS DATE) AS `file_date`,
@@ -857,16 +857,16 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
     'closed',
     CAST(NULL AS TIMESTAMP),
     CAST(NULL AS TIMESTAMP),
-    MAX(h.`dbt_valid_to`),
+    MAX(itersnap_outer_h.`dbt_valid_to`),
     MAX(bn.`itersnap_nd`)
   FROM `itersnap_metadata`.`itersnap_keys_customers` k
-  JOIN `snap`.`customers` h ON k.`id` = h.`id`
+  JOIN `snap`.`customers` itersnap_outer_h ON k.`id` = itersnap_outer_h.`id`
   LEFT
   JOIN `itersnap_metadata`.`itersnap_batches_customers` bn ON bn.`itersnap_idx` = k.`itersnap_from`
   WHERE NOT EXISTS (SELECT 1
     FROM `snap`.`customers` o
-    WHERE o.`id` = h.`id` AND o.`dbt_valid_to` IS NULL)
-  GROUP BY h.`id`), `itersnap_q1` AS (SELECT r.*,
+    WHERE o.`id` = itersnap_outer_h.`id` AND o.`dbt_valid_to` IS NULL)
+  GROUP BY itersnap_outer_h.`id`), `itersnap_q1` AS (SELECT r.*,
     CASE WHEN r.`itersnap_kind` = 'U' AND LAG(r.`itersnap_kind`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = 'U' AND LAG(r.`itersnap_idx`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = r.`itersnap_idx` - 1 AND NOT (LAG(r.`status`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`status`) AND NOT (LAG(r.`updated_at`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`updated_at`) THEN 1 ELSE 0 END AS `itersnap_w_rp`,
     CASE WHEN r.`itersnap_kind` = 'U' AND LEAD(r.`itersnap_kind`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = 'U' AND LEAD(r.`itersnap_idx`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) = r.`itersnap_idx` + 1 AND NOT (LEAD(r.`status`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`status`) AND NOT (LEAD(r.`updated_at`) OVER (PARTITION BY r.`id` ORDER BY r.`itersnap_idx`) IS DISTINCT FROM r.`updated_at`) THEN 1 ELSE 0 END AS `itersnap_w_rn`
   FROM `itersnap_q0` r), `itersnap_q2` AS (SELECT k.`id`,
@@ -896,16 +896,16 @@ INSERT INTO `itersnap_metadata`.`itersnap_work_customers` (`id`, `status`, `upda
     CASE v.`itersnap_kind` WHEN 'U' THEN TRUE WHEN 'D' THEN FALSE WHEN 'I' THEN v.`itersnap_istate` = 'live' ELSE CASE WHEN v.`itersnap_w_pud` IS NULL THEN FALSE WHEN v.`itersnap_w_g` > v.`itersnap_w_gud` THEN FALSE ELSE MOD(v.`itersnap_w_pud`, 4) IN (1, 3) END END AS `itersnap_w_la`,
     SUM(CASE WHEN v.`itersnap_kind` = 'U' AND NOT (CASE WHEN v.`itersnap_w_pud` IS NULL THEN FALSE WHEN v.`itersnap_w_g` > v.`itersnap_w_gud` THEN FALSE ELSE MOD(v.`itersnap_w_pud`, 4) IN (1, 3) END) THEN 1 ELSE 0 END) OVER (PARTITION BY v.`id` ORDER BY v.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_streak`,
     COUNT(CASE WHEN v.`itersnap_kind` IN ('U', 'I') THEN 1 END) OVER (PARTITION BY v.`id` ORDER BY v.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_ug`
-  FROM `itersnap_q5` v), `itersnap_q7` AS (SELECT x.*,
-    CASE WHEN x.`itersnap_w_la` AND x.`itersnap_w_nd_after` IS NOT NULL AND (x.`itersnap_w_next_idx` IS NULL OR x.`itersnap_w_nd_after` < x.`itersnap_w_next_idx`) THEN x.`itersnap_w_nd_after` END AS `itersnap_w_adel`,
-    FIRST_VALUE(x.`status`) OVER (PARTITION BY x.`id`, x.`itersnap_w_ug` ORDER BY x.`itersnap_idx`) AS `itersnap_w_pv0`
-  FROM `itersnap_q6` x), `itersnap_q8` AS (SELECT x.*,
-    CASE WHEN x.`itersnap_kind` = 'I' THEN ('i' || x.`itersnap_istate`) WHEN x.`itersnap_kind` = 'U' AND NOT x.`itersnap_w_lb` THEN 'open' WHEN x.`itersnap_kind` = 'U' AND ((LAG(x.`itersnap_w_pv0`) OVER (PARTITION BY x.`id` ORDER BY x.`itersnap_w_ug`, x.`itersnap_idx`) IS DISTINCT FROM x.`status`)) THEN 'change' WHEN x.`itersnap_kind` = 'U' THEN 'noop' WHEN x.`itersnap_kind` = 'D' AND x.`itersnap_w_lb` THEN 'delete' WHEN x.`itersnap_kind` = 'D' THEN 'delnoop' WHEN x.`itersnap_kind` = 'G' THEN 'regr' ELSE 'present' END AS `itersnap_w_act`,
-    CASE WHEN x.`itersnap_kind` = 'I' THEN (CASE WHEN x.`itersnap_istate` = 'closed' THEN x.`itersnap_iend` ELSE x.`itersnap_ivf` END) ELSE x.`updated_at` END AS `itersnap_w_t`,
-    CASE WHEN x.`itersnap_w_adel` IS NOT NULL THEN (SELECT MAX(ba.`itersnap_deltime`)
+  FROM `itersnap_q5` v), `itersnap_q7` AS (SELECT itersnap_outer_x.*,
+    CASE WHEN itersnap_outer_x.`itersnap_w_la` AND itersnap_outer_x.`itersnap_w_nd_after` IS NOT NULL AND (itersnap_outer_x.`itersnap_w_next_idx` IS NULL OR itersnap_outer_x.`itersnap_w_nd_after` < itersnap_outer_x.`itersnap_w_next_idx`) THEN itersnap_outer_x.`itersnap_w_nd_after` END AS `itersnap_w_adel`,
+    FIRST_VALUE(itersnap_outer_x.`status`) OVER (PARTITION BY itersnap_outer_x.`id`, itersnap_outer_x.`itersnap_w_ug` ORDER BY itersnap_outer_x.`itersnap_idx`) AS `itersnap_w_pv0`
+  FROM `itersnap_q6` itersnap_outer_x), `itersnap_q8` AS (SELECT itersnap_outer_x.*,
+    CASE WHEN itersnap_outer_x.`itersnap_kind` = 'I' THEN ('i' || itersnap_outer_x.`itersnap_istate`) WHEN itersnap_outer_x.`itersnap_kind` = 'U' AND NOT itersnap_outer_x.`itersnap_w_lb` THEN 'open' WHEN itersnap_outer_x.`itersnap_kind` = 'U' AND ((LAG(itersnap_outer_x.`itersnap_w_pv0`) OVER (PARTITION BY itersnap_outer_x.`id` ORDER BY itersnap_outer_x.`itersnap_w_ug`, itersnap_outer_x.`itersnap_idx`) IS DISTINCT FROM itersnap_outer_x.`status`)) THEN 'change' WHEN itersnap_outer_x.`itersnap_kind` = 'U' THEN 'noop' WHEN itersnap_outer_x.`itersnap_kind` = 'D' AND itersnap_outer_x.`itersnap_w_lb` THEN 'delete' WHEN itersnap_outer_x.`itersnap_kind` = 'D' THEN 'delnoop' WHEN itersnap_outer_x.`itersnap_kind` = 'G' THEN 'regr' ELSE 'present' END AS `itersnap_w_act`,
+    CASE WHEN itersnap_outer_x.`itersnap_kind` = 'I' THEN (CASE WHEN itersnap_outer_x.`itersnap_istate` = 'closed' THEN itersnap_outer_x.`itersnap_iend` ELSE itersnap_outer_x.`itersnap_ivf` END) ELSE itersnap_outer_x.`updated_at` END AS `itersnap_w_t`,
+    CASE WHEN itersnap_outer_x.`itersnap_w_adel` IS NOT NULL THEN (SELECT MAX(ba.`itersnap_deltime`)
     FROM `itersnap_metadata`.`itersnap_batches_customers` ba
-    WHERE ba.`itersnap_idx` = x.`itersnap_w_adel`) END AS `itersnap_w_ta`
-  FROM `itersnap_q7` x), `itersnap_q9` AS (SELECT s.*,
+    WHERE ba.`itersnap_idx` = itersnap_outer_x.`itersnap_w_adel`) END AS `itersnap_w_ta`
+  FROM `itersnap_q7` itersnap_outer_x), `itersnap_q9` AS (SELECT s.*,
     MAX(CASE WHEN s.`itersnap_w_act` IN ('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent') THEN s.`itersnap_w_t` END) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS UNBOUNDED PRECEDING) AS `itersnap_w_tsc`,
     MAX(CASE WHEN s.`itersnap_w_act` IN ('ilive', 'idrec', 'iclosed', 'open', 'change', 'delete', 'absent') THEN s.`itersnap_w_t` END) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS `itersnap_w_tpc`,
     MAX(s.`itersnap_w_ta`) OVER (PARTITION BY s.`id` ORDER BY s.`itersnap_w_ug`, s.`itersnap_idx` ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS `itersnap_w_tab`,

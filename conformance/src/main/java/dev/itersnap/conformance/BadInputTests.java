@@ -114,6 +114,7 @@ public abstract class BadInputTests extends ConformanceTestBase {
                 bad("column_names", "two meta columns one name",
                         b -> b.columnNames(Map.of("dbt_valid_to", "dbt_valid_from"))),
                 bad("column_names", "meta column named like the key", b -> b.columnNames(Map.of("dbt_scd_id", "id"))),
+                bad("column_names", "reserved prefix", b -> b.columnNames(Map.of("dbt_valid_to", "itersnap_until"))),
                 bad("metadata_schema", "not an identifier", b -> b.metadataSchema("meta data")),
                 bad("metadata_schema", "missing", b -> b.metadataSchema(null)),
                 bad("lock_timeout", "negative", b -> b.lockTimeout(Duration.ofSeconds(-1))),

@@ -33,6 +33,10 @@ public record ColumnNames(String scdId, String updatedAt, String validFrom, Stri
                 changedAttributes, isDeleted, openedSeq, closedSeq);
         for (String n : all) {
             Settings.identifier("column_names", n);
+            if (n.toLowerCase(Locale.ROOT).startsWith("itersnap_")) {
+                throw Settings.invalid("column_names", "names a meta column '" + n
+                        + "' with the reserved prefix itersnap_; choose another name");
+            }
         }
         if (all.stream().map(n -> n.toLowerCase(Locale.ROOT)).distinct().count() != all.size()) {
             throw Settings.invalid("column_names", "gives two meta columns the same name: " + all);

@@ -7,6 +7,7 @@ import dev.itersnap.core.AuditSettings;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Relation;
 
 import javax.sql.DataSource;
@@ -191,13 +192,14 @@ public final class HistoryAudit {
                 String query = rows + " v WHERE (" + current + " AND " + cs + " IS NOT NULL) OR (NOT " + current
                         + " AND " + cs + " IS NULL)";
                 if (changeType != null) {
+                    String o = SqlSteps.outer("v");
                     List<String> same = new ArrayList<>();
                     for (String key : k) {
-                        same.add("x." + key + " = v." + key);
+                        same.add("x." + key + " = " + o + "." + key);
                     }
-                    query += " UNION " + rows + " v WHERE " + q(changeType) + " = 'update' AND " + cs
+                    query += " UNION " + rows + " " + o + " WHERE " + q(changeType) + " = 'update' AND " + cs
                             + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t + " x WHERE " + String.join(" AND ",
-                            same) + " AND x." + os + " = v." + cs + ")";
+                            same) + " AND x." + os + " = " + o + "." + cs + ")";
                 }
                 out.add(check(Check.BOOKKEEPING, "versions whose valid_to and closing batch disagree (open with a "
                                 + "closing batch, closed without one), or closed by a change at a batch that opened no "
@@ -223,12 +225,14 @@ public final class HistoryAudit {
                 throw new ItersnapException(ErrorCode.INVALID_SOURCE, "setting 'source' cannot be run: "
                         + Jdbc.firstLine(e.getMessage()), e);
             }
+            // the source's alias, which the subquery over the table refers to
+            String o = SqlSteps.outer("s");
             List<String> sk = new ArrayList<>();
             for (String key : s.uniqueKey()) {
-                sk.add("s." + sourceColumn(sourceColumns, "unique_key", key));
+                sk.add(o + "." + sourceColumn(sourceColumns, "unique_key", key));
             }
-            String su = "s." + sourceColumn(sourceColumns, "source_updated_at", s.sourceUpdatedAt());
-            String seq = "s." + sourceColumn(sourceColumns, "sequence_by", s.sequenceBy());
+            String su = o + "." + sourceColumn(sourceColumns, "source_updated_at", s.sourceUpdatedAt());
+            String seq = o + "." + sourceColumn(sourceColumns, "sequence_by", s.sequenceBy());
             List<String> match = new ArrayList<>();
             StringBuilder keyPresent = new StringBuilder();
             for (int i = 0; i < sk.size(); i++) {
@@ -237,7 +241,7 @@ public final class HistoryAudit {
             }
             String keyList = String.join(", ", sk);
             String query = "SELECT " + keyList + ", " + su + ", MIN(" + seq + ") FROM " + Relation.parenthesized(s.source())
-                    + " s WHERE "
+                    + " " + o + " WHERE "
                     + keyPresent + seq + " IS NOT NULL AND " + su + " IS NOT NULL AND NOT EXISTS (SELECT 1 FROM " + t
                     + " t WHERE " + String.join(" AND ", match) + " AND t." + u + " = " + su + ") GROUP BY "
                     + keyList + ", " + su;

@@ -386,8 +386,8 @@ final class SetBasedApply {
                     + " s" + inRun + " LEFT JOIN " + table(m.target()) + " c ON " + p.keyJoin(m, h, s) + " AND "
                     + steps.isOpen(m, col(h, n.validTo())) + " WHERE " + present + " GROUP BY " + keys(s) + changed);
             if (full) {
-                String hh = "h";
-                parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + table(m.target()) + " h WHERE "
+                String hh = SqlSteps.outer("h");
+                parts.add("SELECT " + keys(hh) + ", " + after + " FROM " + table(m.target()) + " " + hh + " WHERE "
                         + steps.isOpen(m, col(hh, n.validTo())) + (m.deletionRecords() ? " AND COALESCE("
                         + col(hh, n.isDeleted()) + ", FALSE) = FALSE" : "") + " AND NOT EXISTS (SELECT 1 FROM "
                         + table(m.stage()) + " s" + inRun + " WHERE " + p.keyJoin(m, s, hh) + ")");
@@ -400,11 +400,12 @@ final class SetBasedApply {
             // late rows by key and batch. An outer join on the range itself is a nested loop over the whole history
             // on DuckDB (1.9 s of a 2.1 s statement at 10,000 keys); this form is a hash join there and on PostgreSQL
             String at = m.id("itersnap_at");
-            String current = "SELECT c0.*, " + col("b0", m.sequenceBy()) + " AS " + quoted(at) + " FROM " + table(m.target())
-                    + " c0 JOIN " + table(m.batches()) + " b0 ON " + lateBatch("b0", after) + " AND "
-                    + currentAt("c0", "b0") + " WHERE EXISTS (SELECT 1 FROM " + table(m.stage()) + " s1 JOIN "
+            String c0 = SqlSteps.outer("c");
+            String current = "SELECT " + c0 + ".*, " + col("b0", m.sequenceBy()) + " AS " + quoted(at) + " FROM "
+                    + table(m.target()) + " " + c0 + " JOIN " + table(m.batches()) + " b0 ON " + lateBatch("b0", after)
+                    + " AND " + currentAt(c0, "b0") + " WHERE EXISTS (SELECT 1 FROM " + table(m.stage()) + " s1 JOIN "
                     + table(m.batches()) + " b1 ON " + col("b1", m.sequenceBy()) + " = " + col("s1", m.sequenceBy())
-                    + " AND " + lateBatch("b1", after) + " WHERE " + p.keyJoin(m, "s1", "c0") + ")";
+                    + " AND " + lateBatch("b1", after) + " WHERE " + p.keyJoin(m, "s1", c0) + ")";
             parts.add("SELECT " + keys(s) + ", 1 AS " + internal(FROM_IDX) + " FROM " + table(m.stage()) + " s JOIN "
                     + table(m.batches()) + " b ON "
                     + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " AND " + late + " LEFT JOIN ("
@@ -413,11 +414,13 @@ final class SetBasedApply {
                     + " AND " + internalOf(s, REJECT) + " IS NULL AND (" + internalOf(s, DEL) + " OR NOT (" + live(h) + " AND "
                     + sameAsVersion(h, s) + "))");
             if (full) {
-                String hh = "h";
-                parts.add("SELECT " + keys(hh) + ", 1 FROM " + table(m.target()) + " h JOIN " + table(m.batches()) + " b ON "
-                        + late + " AND " + internalOf("b", DELTIME) + " IS NOT NULL AND " + currentAt(hh, "b") + " WHERE "
-                        + live(hh) + " AND NOT EXISTS (SELECT 1 FROM " + table(m.stage()) + " s WHERE "
-                        + p.keyJoin(m, s, hh) + " AND " + col(s, m.sequenceBy()) + " = " + col("b", m.sequenceBy()) + ")");
+                String hh = SqlSteps.outer("h");
+                String bb = SqlSteps.outer("b");
+                parts.add("SELECT " + keys(hh) + ", 1 FROM " + table(m.target()) + " " + hh + " JOIN "
+                        + table(m.batches()) + " " + bb + " ON " + lateBatch(bb, after) + " AND " + internalOf(bb, DELTIME)
+                        + " IS NOT NULL AND " + currentAt(hh, bb) + " WHERE " + live(hh) + " AND NOT EXISTS (SELECT 1 FROM "
+                        + table(m.stage()) + " s WHERE " + p.keyJoin(m, s, hh) + " AND " + col(s, m.sequenceBy()) + " = "
+                        + col(bb, m.sequenceBy()) + ")");
             }
         }
         String k = "k";
@@ -495,13 +498,14 @@ final class SetBasedApply {
                 + " THEN 'drec' ELSE 'live' END, " + col(h, n.validFrom()) + ", " + col(h, n.updatedAt()) + ", "
                 + nullUpd() + ", " + ndAfter + " FROM " + table(m.keysTable()) + " k JOIN " + table(m.target()) + " h ON "
                 + p.keyJoin(m, "k", h) + " AND " + steps.isOpen(m, col(h, n.validTo())) + first + keysOnly;
-        String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? col(h, col.name()) : nullOf(col))
-                + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + col(h, n.validTo()) + "), "
+        String hc = SqlSteps.outer("h");
+        String closed = "SELECT " + data(col -> m.keys().contains(col.name()) ? col(hc, col.name()) : nullOf(col))
+                + ", 0, 'I', 'closed', " + nullUpd() + ", " + nullUpd() + ", MAX(" + col(hc, n.validTo()) + "), "
                 + (full ? "MAX(" + internalOf("bn", nd) + ")" : "CAST(NULL AS INT)") + " FROM "
-                + table(m.keysTable()) + " k JOIN " + table(m.target()) + " h ON " + p.keyJoin(m, "k", h) + first
-                + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM " + table(m.target())
-                + " o WHERE " + p.keyJoin(m, "o", h) + " AND "
-                + steps.isOpen(m, col("o", n.validTo())) + ") GROUP BY " + keys(h);
+                + table(m.keysTable()) + " k JOIN " + table(m.target()) + " " + hc + " ON " + p.keyJoin(m, "k", hc)
+                + first + (beforeLate ? keysOnly + " AND" : " WHERE") + " NOT EXISTS (SELECT 1 FROM "
+                + table(m.target()) + " o WHERE " + p.keyJoin(m, "o", hc) + " AND "
+                + steps.isOpen(m, col("o", n.validTo())) + ") GROUP BY " + keys(hc);
         String rows = accepted + " UNION ALL " + setAside + " UNION ALL " + current + " UNION ALL " + closed;
         List<String> fill = nullsFilled();
         List<String> repeats = repeatsLeftOut(1 + fill.size());
@@ -698,21 +702,22 @@ final class SetBasedApply {
         List<String> compared = comparedWithVersion();
         String g = group();
         // the group's level: the deletion by absence after each event, and what an upsert is compared with
-        String x = "x";
+        // the alias the subquery of classified refers to
+        String x = SqlSteps.outer("x");
         String adel = "CASE WHEN " + workingOf(x, "la") + " AND " + workingOf(x, "nd_after") + " IS NOT NULL AND ("
                 + workingOf(x, "next_idx") + " IS NULL OR " + workingOf(x, "nd_after") + " < " + workingOf(x, "next_idx") + ") THEN "
                 + workingOf(x, "nd_after") + " END";
         String inGroup = "PARTITION BY " + keys(x) + ", " + x + "." + g + " ORDER BY " + internalOf(x, IDX);
         // Every level below computes a window function: a database may merge a level without one into the level
         // above it, and then compute each of its expressions again wherever that level refers to it.
-        StringBuilder grouped = new StringBuilder("SELECT x.*, " + adel + " AS " + working("adel"));
+        StringBuilder grouped = new StringBuilder("SELECT " + x + ".*, " + adel + " AS " + working("adel"));
         if (timestamp) {
             // an upsert changes the version when its updated_at is greater than the greatest of the streak's upserts
             // and state before it
             String cupd = "MAX(CASE " + internalOf(x, KIND) + " WHEN 'U' THEN " + col(x, m.updatedAt()) + " WHEN 'I' THEN "
                     + internalOf(x, IUPD) + " END) OVER (" + inGroup + " ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)";
             grouped.append(", ").append(classified(x, "(" + col(x, m.updatedAt()) + " > " + cupd + ")", adel))
-                    .append(" FROM ").append(cte(levels.size() - 1)).append(" x");
+                    .append(" FROM ").append(cte(levels.size() - 1)).append(" ").append(x);
             levels.add(grouped.toString());
         } else {
             // each event carries the compared columns of the last U or I up to it (the first of its group), and an
@@ -721,7 +726,7 @@ final class SetBasedApply {
                 grouped.append(", FIRST_VALUE(").append(col(x, compared.get(j))).append(") OVER (").append(inGroup)
                         .append(") AS ").append(working("pv" + j));
             }
-            levels.add(grouped.append(" FROM ").append(cte(levels.size() - 1)).append(" x").toString());
+            levels.add(grouped.append(" FROM ").append(cte(levels.size() - 1)).append(" ").append(x).toString());
             String inOrder = "PARTITION BY " + keys(x) + " ORDER BY " + x + "." + g + ", " + internalOf(x, IDX);
             List<String> parts = new ArrayList<>();
             for (int j = 0; j < compared.size(); j++) {
@@ -729,8 +734,8 @@ final class SetBasedApply {
                         col(x, compared.get(j)), internalOf(x, IDX)));
             }
             String changed = parts.isEmpty() ? "FALSE" : "(" + String.join(" OR ", parts) + ")";
-            levels.add("SELECT x.*, " + classified(x, changed, workingOf(x, "adel")) + " FROM " + cte(levels.size() - 1)
-                    + " x");
+            levels.add("SELECT " + x + ".*, " + classified(x, changed, workingOf(x, "adel")) + " FROM "
+                    + cte(levels.size() - 1) + " " + x);
         }
         // the state changes in order: an event's deletion by absence, if any, right after it
         String s = "s";
@@ -1086,16 +1091,17 @@ final class SetBasedApply {
         // every accepted row that opened or changed no version, as it came: the noops, and the rows of the keys the
         // run leaves alone; under ignore_null_updates also a change whose NULLs were filled (the values they stood
         // for may change with a late batch before it, so a reproduction needs the row as it came)
-        List<String> filledNulls = filledColumns().stream().map(col -> col(s, col.name()) + " IS NULL AND "
+        String so = SqlSteps.outer("s");
+        String bo = SqlSteps.outer("b");
+        List<String> filledNulls = filledColumns().stream().map(col -> col(so, col.name()) + " IS NULL AND "
                 + col(w, col.name()) + " IS NOT NULL").toList();
         String versioned = internalOf(w, ACTION) + " IN ('insert', 'return', 'change')" + (filledNulls.isEmpty() ? ""
                 : " AND NOT (" + internalOf(w, ACTION) + " = 'change' AND (" + String.join(" OR ", filledNulls) + "))");
-        return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), s) + ", FALSE, "
-                + nullText(32) + " FROM " + table(m.stage()) + " s JOIN " + table(m.batches()) + " b ON "
-                + col("b", m.sequenceBy()) + " = " + col(s, m.sequenceBy()) + " WHERE " + internalOf(s, REJECT)
-                + " IS NULL AND NOT "
-                + internalOf(s, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + table(m.work()) + " w WHERE " + p.keyJoin(m, w, s)
-                + " AND " + internalOf(w, IDX) + " = " + internalOf("b", IDX) + " AND " + versioned + ")";
+        return into + setAside + deletes + " UNION ALL SELECT " + p.list(m.sourceNames(), so) + ", FALSE, "
+                + nullText(32) + " FROM " + table(m.stage()) + " " + so + " JOIN " + table(m.batches()) + " " + bo
+                + " ON " + col(bo, m.sequenceBy()) + " = " + col(so, m.sequenceBy()) + " WHERE " + internalOf(so, REJECT)
+                + " IS NULL AND NOT " + internalOf(so, DEL) + " AND NOT EXISTS (SELECT 1 FROM " + table(m.work()) + " w WHERE "
+                + p.keyJoin(m, w, so) + " AND " + internalOf(w, IDX) + " = " + internalOf(bo, IDX) + " AND " + versioned + ")";
     }
 
     /**

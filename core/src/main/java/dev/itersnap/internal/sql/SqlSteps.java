@@ -43,8 +43,15 @@ import static dev.itersnap.internal.sql.ModelTables.REPRO;
  * working tables are {@link ModelTables}'. Values: the text is composed with named slots
  * ({@link AbstractSqlDialect#slot}) where values go; {@link AbstractSqlDialect#statement} binds each slot's value
  * wherever it occurs, so a statement may use a value several times and in any order.
+ *
+ * <p>A table that a correlated subquery refers to has an alias made by {@link #outer}.
  */
 public final class SqlSteps {
+    /**
+     * The prefix of the aliases {@link #outer} makes: no source column may start with {@code itersnap_}
+     * ({@code ModelResolver} refuses it) and no column of the engine's own tables starts with this.
+     */
+    private static final String OUTER = "itersnap_outer_";
     /** {@code SELECT * FROM name} with a plain, optionally qualified and quoted, table name and nothing else. */
     private static final Pattern PLAIN_TABLE_SOURCE = Pattern.compile(
             "\\s*select\\s+\\*\\s+from\\s+((?:\"(?:[^\"]|\"\")+\"|[A-Za-z_][A-Za-z0-9_$]*)"
@@ -62,6 +69,17 @@ public final class SqlSteps {
     /** The steps' SQL on {@code dialect}, written in its primitives ({@link Dialect#primitives}). */
     public static SqlSteps of(Dialect dialect) {
         return new SqlSteps(dialect.primitives());
+    }
+
+    /**
+     * The alias of a table that a correlated subquery refers to ({@code h} gives {@code itersnap_outer_h}). Spark resolves
+     * {@code h.id} inside a subquery against the subquery's own columns first: where the inner table has a column
+     * {@code h} (a source column may have any name) the outer reference becomes a field of that column, and the
+     * statement fails or, worse, compares the wrong value. No source column starts with {@code itersnap_}, and no
+     * column of the engine's tables with {@code itersnap_outer_}.
+     */
+    public static String outer(String alias) {
+        return OUTER + alias;
     }
 
     /** The dialect's primitives (DDL, names, functions). */
@@ -521,6 +539,7 @@ public final class SqlSteps {
     public Statement stageReproduced(ResolvedModel m, Object sequence, List<String> notYetIntroduced,
                                      boolean fullPicture) {
         ColumnNames n = m.meta();
+        String h = outer("h");
         String seqParam = d.param(m.sequenceColumn(), SEQ);
         Map<String, Object> values = new LinkedHashMap<>();
         values.put(SEQ, sequence);
@@ -541,21 +560,21 @@ public final class SqlSteps {
                 fromHistory.add("NULL");
                 fromArchive.add("NULL");
             } else {
-                fromHistory.add(d.col("h", c));
+                fromHistory.add(d.col(h, c));
                 fromArchive.add(d.col("a", c));
             }
         }
         String live = fullPicture
-                ? d.ordered(m, d.col("h", n.openedSeq())) + " <= " + d.ordered(m, seqParam) + " AND ("
-                        + d.col("h", n.closedSeq()) + " IS NULL OR " + d.ordered(m, d.col("h", n.closedSeq())) + " > "
+                ? d.ordered(m, d.col(h, n.openedSeq())) + " <= " + d.ordered(m, seqParam) + " AND ("
+                        + d.col(h, n.closedSeq()) + " IS NULL OR " + d.ordered(m, d.col(h, n.closedSeq())) + " > "
                         + d.ordered(m, seqParam) + ")"
-                : d.col("h", n.openedSeq()) + " = " + seqParam;
+                : d.col(h, n.openedSeq()) + " = " + seqParam;
         String archived = "SELECT 1 FROM " + d.table(m.archive()) + " a WHERE " + d.col("a", m.sequenceBy()) + " = "
-                + seqParam + " AND " + d.keyJoin(m, "a", "h");
+                + seqParam + " AND " + d.keyJoin(m, "a", h);
         return statement("reproduce aged-out batch", "INSERT INTO " + d.table(m.stage()) + " ("
                 + d.list(m.sourceNames(), null) + ", " + d.quote(m.id(DEL)) + ", " + d.quote(m.id(REJECT)) + ", "
                 + d.quote(m.id(REPRO)) + ") SELECT " + String.join(", ", fromHistory) + ", FALSE, NULL, TRUE FROM "
-                + d.table(m.target()) + " h WHERE " + live + " AND " + notDeletionRecord(m, "h") + " AND NOT EXISTS ("
+                + d.table(m.target()) + " " + h + " WHERE " + live + " AND " + notDeletionRecord(m, h) + " AND NOT EXISTS ("
                 + archived + ") UNION ALL SELECT " + String.join(", ", fromArchive) + ", " + d.col("a", m.id(DEL))
                 + ", "
                 + d.col("a", m.id(REJECT)) + ", TRUE FROM " + d.table(m.archive()) + " a WHERE " + d.col("a",

@@ -97,23 +97,27 @@ public final class Supersession {
         List<String> sql = new ArrayList<>();
         List<String> into = new ArrayList<>(columns);
         into.addAll(List.of(m.id(BY), m.id(AT), m.id(ENTRY)));
-        String keys = r.keyScoped() ? " JOIN " + d.table(m.keysTable()) + " k ON " + d.keyJoin(m, "k", "t") + " AND "
-                + d.col("k", m.id(ModelTables.FROM_IDX)) + " = 1" : "";
-        sql.add("INSERT INTO " + s + " (" + d.list(into, null) + ") SELECT " + d.list(columns, "t") + ", " + run
-                + ", " + when + ", 'version' FROM " + d.table(m.target()) + " t" + keys + " WHERE ("
-                + d.ordered(m, d.col("t", n.openedSeq())) + " >= " + p + " OR "
-                + d.ordered(m, d.col("t", n.closedSeq())) + " >= " + p + ")"
+        // the subqueries below read the superseded table, whose columns are the history's: the aliases they refer
+        // to are reserved names (SqlSteps.outer)
+        String t = SqlSteps.outer("t");
+        String k = SqlSteps.outer("k");
+        String keys = r.keyScoped() ? " JOIN " + d.table(m.keysTable()) + " " + k + " ON " + d.keyJoin(m, k, t) + " AND "
+                + d.col(k, m.id(ModelTables.FROM_IDX)) + " = 1" : "";
+        sql.add("INSERT INTO " + s + " (" + d.list(into, null) + ") SELECT " + d.list(columns, t) + ", " + run
+                + ", " + when + ", 'version' FROM " + d.table(m.target()) + " " + t + keys + " WHERE ("
+                + d.ordered(m, d.col(t, n.openedSeq())) + " >= " + p + " OR "
+                + d.ordered(m, d.col(t, n.closedSeq())) + " >= " + p + ")"
                 + (idempotent ? " AND NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + mine + " = 'version' AND "
-                + d.keyJoin(m, "x", "t") + " AND " + d.col("x", n.openedSeq()) + " = " + d.col("t", n.openedSeq())
+                + d.keyJoin(m, "x", t) + " AND " + d.col("x", n.openedSeq()) + " = " + d.col(t, n.openedSeq())
                 + ")" : ""));
         if (r.keyScoped()) {
             List<String> keyInto = new ArrayList<>(m.keys());
             keyInto.addAll(List.of(n.openedSeq(), m.id(BY), m.id(AT), m.id(ENTRY)));
-            sql.add("INSERT INTO " + s + " (" + d.list(keyInto, null) + ") SELECT " + d.list(m.keys(), "k") + ", "
+            sql.add("INSERT INTO " + s + " (" + d.list(keyInto, null) + ") SELECT " + d.list(m.keys(), k) + ", "
                     + d.param(m.sequenceColumn(), SqlSteps.FROM) + ", " + run + ", " + when + ", 'key' FROM "
-                    + d.table(m.keysTable()) + " k WHERE " + d.col("k", m.id(ModelTables.FROM_IDX)) + " = 1"
+                    + d.table(m.keysTable()) + " " + k + " WHERE " + d.col(k, m.id(ModelTables.FROM_IDX)) + " = 1"
                     + (idempotent ? " AND NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + mine + " = 'key' AND "
-                    + d.keyJoin(m, "x", "k") + ")" : ""));
+                    + d.keyJoin(m, "x", k) + ")" : ""));
         } else {
             sql.add("INSERT INTO " + s + " (" + d.list(List.of(n.openedSeq(), m.id(BY), m.id(AT), m.id(ENTRY)), null)
                     + ") SELECT " + d.param(m.sequenceColumn(), SqlSteps.FROM) + ", " + run + ", " + when + ", 'all'"
@@ -132,6 +136,7 @@ public final class Supersession {
      */
     public Statement copyLedger(ResolvedModel m, List<String> batches, String runId, Object at, boolean idempotent) {
         MetadataSchema.Ledger l = m.metadata().ledger();
+        String lo = SqlSteps.outer("l");
         String s = d.table(table(m));
         String run = "CAST(" + slot(RUN) + " AS " + d.typeName(ColumnType.text(36)) + ")";
         String when = "CAST(" + slot(WHEN) + " AS " + d.typeName(ColumnType.timestamp()) + ")";
@@ -145,13 +150,13 @@ public final class Supersession {
             values.put("b" + i, batches.get(i));
         }
         String sql = "INSERT INTO " + s + " (" + d.list(List.of(m.id(SEQTEXT), m.id(PREV_RUN), m.id(BY), m.id(AT),
-                m.id(ENTRY)), null) + ") SELECT " + d.col("l", l.sequence()) + ", " + d.col("l", l.runId()) + ", "
-                + run + ", " + when + ", 'batch' FROM " + d.table(l.spec().name()) + " l WHERE "
-                + d.col("l", l.model()) + " = " + slot(SqlSteps.MODEL) + " AND " + d.col("l", l.sequence()) + " IN ("
+                m.id(ENTRY)), null) + ") SELECT " + d.col(lo, l.sequence()) + ", " + d.col(lo, l.runId()) + ", "
+                + run + ", " + when + ", 'batch' FROM " + d.table(l.spec().name()) + " " + lo + " WHERE "
+                + d.col(lo, l.model()) + " = " + slot(SqlSteps.MODEL) + " AND " + d.col(lo, l.sequence()) + " IN ("
                 + String.join(", ", in) + ")"
                 + (idempotent ? " AND NOT EXISTS (SELECT 1 FROM " + s + " x WHERE " + d.col("x", m.id(BY)) + " = "
                 + run + " AND " + d.col("x", m.id(ENTRY)) + " = 'batch' AND " + d.col("x", m.id(SEQTEXT)) + " = "
-                + d.col("l", l.sequence()) + ")" : "");
+                + d.col(lo, l.sequence()) + ")" : "");
         return statement("keep superseded", sql, values);
     }
 
@@ -237,7 +242,7 @@ public final class Supersession {
                     + " AS " + xr + " FROM " + s + " h WHERE " + d.col("h", m.id(ENTRY)) + " = 'version' AND "
                     + d.col("h", m.id(BY)) + " IN (" + runIn + ")");
         }
-        String v = "v";
+        String v = SqlSteps.outer("v");
         String before = runIn == null ? null : d.col("c", m.id(BY)) + " IN (" + runIn + ") AND "
                 + String.format(rank.toString(), d.col("c", m.id(BY))) + " < " + d.col(v, m.id("itersnap_xr"));
         String opened = d.col(v, n.openedSeq());

@@ -12,6 +12,7 @@ import java.util.List;
  * them here.
  */
 @SparkSelection({"everyTypeRoundTripsThroughALateBatchReplayAndItsChangesAreSeen",
+        "columnsNamedLikeTheSqlsAliasesAreCarriedThroughEveryKindOfRun",
         "aTypeThatCannotRoundTripIsRefusedNamingTheColumnAndTheType",
         "sequenceKeyOfEveryComponentTypeIsTheJavaKeyAndSortsLikeTheValues"})
 class SparkSourceTypesTest extends SourceTypesTests {

@@ -60,11 +60,13 @@ class H2DialectSqlTest {
         String keys = a.prepare().get(a.prepare().size() - 1).sql();
         // the version current just before the late batch, by the sequences that opened and closed it: the versions of
         // the late rows' keys current at each late batch first, then joined to the late rows by key and batch
-        assertThat(keys).contains("LEFT JOIN (SELECT c0.*, b0.\"FILE_DATE\" AS \"ITERSNAP_AT\" FROM "
-                + "\"SNAP\".\"CUSTOMERS\" c0 JOIN \"ITERSNAP_METADATA\".\"ITERSNAP_BATCHES_CUSTOMERS\" b0 ON "
-                + "b0.\"ITERSNAP_IDX\" < 3 AND NOT b0.\"ITERSNAP_REPLAYED\" AND c0.\"DBT_OPENED_SEQ\" < b0.\"FILE_DATE\" "
-                + "AND (c0.\"DBT_CLOSED_SEQ\" IS NULL OR c0.\"DBT_CLOSED_SEQ\" > b0.\"FILE_DATE\") WHERE EXISTS (")
-                .contains("WHERE s1.\"ID\" = c0.\"ID\")) c ON c.\"ID\" = s.\"ID\" AND c.\"ITERSNAP_AT\" = "
+        String c = "itersnap_outer_c";
+        assertThat(keys).contains("LEFT JOIN (SELECT " + c + ".*, b0.\"FILE_DATE\" AS \"ITERSNAP_AT\" FROM "
+                + "\"SNAP\".\"CUSTOMERS\" " + c + " JOIN \"ITERSNAP_METADATA\".\"ITERSNAP_BATCHES_CUSTOMERS\" b0 ON "
+                + "b0.\"ITERSNAP_IDX\" < 3 AND NOT b0.\"ITERSNAP_REPLAYED\" AND " + c + ".\"DBT_OPENED_SEQ\" < "
+                + "b0.\"FILE_DATE\" AND (" + c + ".\"DBT_CLOSED_SEQ\" IS NULL OR " + c + ".\"DBT_CLOSED_SEQ\" > "
+                + "b0.\"FILE_DATE\") WHERE EXISTS (")
+                .contains("WHERE s1.\"ID\" = " + c + ".\"ID\")) c ON c.\"ID\" = s.\"ID\" AND c.\"ITERSNAP_AT\" = "
                         + "b.\"FILE_DATE\"");
         // the keys of the batches after the replayed ones only (here: none), and each key's first batch the least
         assertThat(keys).doesNotContain(">= 3").contains("MIN(k.\"ITERSNAP_FROM\")");
@@ -222,8 +224,9 @@ class H2DialectSqlTest {
         assertThat(partial.derivation().derive().sql()).doesNotContain("ITERSNAP_W_OV0")
                 .contains("= 'noop' AND NOT FALSE");
         assertThat(partial.archive().sql()).endsWith("NOT EXISTS (SELECT 1 FROM "
-                + "\"ITERSNAP_METADATA\".\"ITERSNAP_WORK_CUSTOMERS\" w WHERE w.\"ID\" = s.\"ID\" AND "
-                + "w.\"ITERSNAP_IDX\" = b.\"ITERSNAP_IDX\" AND w.\"ITERSNAP_ACTION\" IN ('insert', 'return', 'change'))");
+                + "\"ITERSNAP_METADATA\".\"ITERSNAP_WORK_CUSTOMERS\" w WHERE w.\"ID\" = itersnap_outer_s.\"ID\" AND "
+                + "w.\"ITERSNAP_IDX\" = itersnap_outer_b.\"ITERSNAP_IDX\" AND w.\"ITERSNAP_ACTION\" IN ('insert', "
+                + "'return', 'change'))");
     }
 
     @Test
@@ -303,8 +306,10 @@ class H2DialectSqlTest {
     @Test
     void aReproducedBatchComesFromTheVersionsItLeftLiveAndItsArchivedRows() {
         String sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).stageReproduced(model(HardDeletes.INVALIDATE), SEQ, List.of("STATUS"), true).sql();
-        assertThat(sql).contains("h.\"DBT_OPENED_SEQ\" <= CAST(? AS DATE) AND (h.\"DBT_CLOSED_SEQ\" IS NULL OR "
-                        + "h.\"DBT_CLOSED_SEQ\" > CAST(? AS DATE))")
+        // the history's alias is referred to from the archive's subquery
+        String h = "itersnap_outer_h";
+        assertThat(sql).contains(h + ".\"DBT_OPENED_SEQ\" <= CAST(? AS DATE) AND (" + h + ".\"DBT_CLOSED_SEQ\" IS NULL "
+                        + "OR " + h + ".\"DBT_CLOSED_SEQ\" > CAST(? AS DATE))")
                 .contains("NOT EXISTS (SELECT 1 FROM \"ITERSNAP_METADATA\".\"ITERSNAP_ARCHIVE_CUSTOMERS\" a WHERE")
                 .contains("UNION ALL SELECT a.\"ID\", NULL, a.\"UPDATED_AT\", a.\"FILE_DATE\"");
     }
