@@ -308,13 +308,16 @@ public final class AdoptCommand implements Callable<Integer> {
         String u = sql.id(n.updatedAt());
         String vf = sql.id(n.validFrom());
         String vt = sql.id(n.validTo());
+        // y is referred to from inside the subqueries over the other table, whose columns are the source's: Spark
+        // resolves y.x against the subquery's own columns first, so the alias is one no source column can have
+        String y = "itersnap_outer_y";
         List<String> match = new ArrayList<>();
         List<String> cols = new ArrayList<>();
         for (String k : keys) {
-            match.add("x." + sql.id(k) + " = y." + sql.id(k));
-            cols.add("y." + sql.id(k));
+            match.add("x." + sql.id(k) + " = " + y + "." + sql.id(k));
+            cols.add(y + "." + sql.id(k));
         }
-        match.add("x." + u + " = y." + u);
+        match.add("x." + u + " = " + y + "." + u);
         String keyList = String.join(", ", cols);
         List<String> headers = new ArrayList<>(keys);
         headers.addAll(List.of("updated_at", "valid_from", "valid_to"));
@@ -323,15 +326,15 @@ public final class AdoptCommand implements Callable<Integer> {
         String on = String.join(" AND ", match);
         return List.of(
                 change(sql, "removed", "versions the table had that the rebuild does not",
-                        "SELECT " + keyList + ", y." + u + ", y." + vf + ", y." + vt + " FROM " + before + " y WHERE "
-                                + "NOT EXISTS (SELECT 1 FROM " + after + " x WHERE " + on + ")", headers),
+                        "SELECT " + keyList + ", " + y + "." + u + ", " + y + "." + vf + ", " + y + "." + vt + " FROM "
+                                + before + " " + y + " WHERE NOT EXISTS (SELECT 1 FROM " + after + " x WHERE " + on + ")", headers),
                 change(sql, "added", "versions the rebuild has that the table did not",
-                        "SELECT " + keyList + ", y." + u + ", y." + vf + ", y." + vt + " FROM " + after + " y WHERE "
-                                + "NOT EXISTS (SELECT 1 FROM " + before + " x WHERE " + on + ")", headers),
+                        "SELECT " + keyList + ", " + y + "." + u + ", " + y + "." + vf + ", " + y + "." + vt + " FROM "
+                                + after + " " + y + " WHERE NOT EXISTS (SELECT 1 FROM " + before + " x WHERE " + on + ")", headers),
                 change(sql, "redated", "versions kept with another validity",
-                        "SELECT " + keyList + ", y." + u + ", x." + vf + " AS vf_was, x." + vt + " AS vt_was, y." + vf
-                                + " AS vf_now, y." + vt + " AS vt_now"
-                                + " FROM " + after + " y JOIN " + before + " x ON " + on + " WHERE x." + vf + " <> y."
-                                + vf + " OR x." + vt + " IS DISTINCT FROM y." + vt, redatedHeaders));
+                        "SELECT " + keyList + ", " + y + "." + u + ", x." + vf + " AS vf_was, x." + vt + " AS vt_was, "
+                                + y + "." + vf + " AS vf_now, " + y + "." + vt + " AS vt_now FROM " + after + " " + y
+                                + " JOIN " + before + " x ON " + on + " WHERE x." + vf + " <> " + y + "." + vf + " OR x."
+                                + vt + " IS DISTINCT FROM " + y + "." + vt, redatedHeaders));
     }
 }

@@ -6,6 +6,7 @@ import dev.itersnap.core.ItersnapException;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.internal.sql.Supersession;
 import dev.itersnap.spi.Dialect;
+import dev.itersnap.spi.SqlValues;
 import dev.itersnap.spi.SourceColumn;
 import dev.itersnap.spi.Statement;
 
@@ -36,7 +37,7 @@ final class KnownAtRead {
         Map<String, String> status = new HashMap<>();
         jdbc.query(sql.runLog(m), rs -> {
             status.put(rs.getString(1), rs.getString(2));
-            LocalDateTime f = rs.getObject(3, LocalDateTime.class);
+            LocalDateTime f = SqlValues.readLocalDateTime(rs, 3);
             if (f != null) {
                 finished.put(rs.getString(1), f);
             }
