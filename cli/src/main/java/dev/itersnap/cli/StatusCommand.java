@@ -5,9 +5,11 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.itersnap.core.Inspection;
+import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.Inspection.Batch;
 import dev.itersnap.core.Inspection.Lock;
 import dev.itersnap.core.Inspection.LockStatus;
+import dev.itersnap.core.Inspection.Repair;
 import dev.itersnap.core.Inspection.Run;
 import dev.itersnap.core.Inspection.SetAsideCount;
 import dev.itersnap.core.ModelSettings;
@@ -31,7 +33,8 @@ import java.util.concurrent.Callable;
         description = {"Shows one model's state from its metadata tables (--config), or that of each model of a project "
                 + "folder (--project: one table for them all, or a JSON array); writes nothing.",
                 "Applied batches (ledger), the "
-                + "last runs (run log), rows set aside (error log) by reason and by batch, and the model lock: held "
+                + "last runs (run log), the last repairs with what each superseded, rows set aside (error log) by "
+                + "reason and by batch, and the model lock: held "
                 + "only while a live run holds it (H2, PostgreSQL, DuckDB and Databricks ask the database), free when a "
                 + "run that did not finish left it."})
 public final class StatusCommand implements Callable<Integer> {
@@ -44,16 +47,18 @@ public final class StatusCommand implements Callable<Integer> {
     @Mixin
     private ProjectOptions model;
 
-    @Option(names = "--runs", paramLabel = "N", defaultValue = "10", description = "how many recent runs to show "
-            + "(default: ${DEFAULT-VALUE})")
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "10", description = "how many recent runs, and "
+            + "repairs, to show (default: ${DEFAULT-VALUE})")
     private int runs;
 
     @Option(names = "--json", description = "print the status as one JSON object on stdout (with --project: a JSON "
             + "array of one such object per model, with its status and exit_code)")
     private boolean json;
 
+    /** What status shows; {@code repairsError} says why the repairs could not be read (else null). */
     record Status(String model, String metadataSchema, boolean metadataExists, List<Batch> ledger, List<Run> runs,
-                  List<SetAsideCount> errorsByReason, List<SetAsideCount> errorsBySequence, Lock lock) {
+                  List<SetAsideCount> errorsByReason, List<SetAsideCount> errorsBySequence, Lock lock,
+                  List<Repair> repairs, String repairsError) {
     }
 
     @Override
@@ -142,12 +147,21 @@ public final class StatusCommand implements Callable<Integer> {
         String schema = inspection.metadataSchema();
         if (!inspection.metadataExists()) {
             return new Status(inspection.model(), schema, false, List.of(), List.of(), List.of(), List.of(),
-                    new Lock(LockStatus.UNKNOWN, null, null, null));
+                    new Lock(LockStatus.UNKNOWN, null, null, null), List.of(), null);
         }
         List<SetAsideCount> bySequence = inspection.setAsideCounts();
+        List<Repair> repairs = List.of();
+        String repairsError = null;
+        if (runs > 0) {
+            try {
+                repairs = inspection.repairs(runs);
+            } catch (ItersnapException e) {
+                repairsError = e.getMessage();
+            }
+        }
         return new Status(inspection.model(), schema, true, inspection.ledger(),
                 runs == 0 ? List.of() : inspection.runs(runs),
-                byReason(bySequence), bySequence, inspection.lock());
+                byReason(bySequence), bySequence, inspection.lock(), repairs, repairsError);
     }
 
     /** Rows set aside by reason, most first. */
@@ -224,6 +238,24 @@ public final class StatusCommand implements Callable<Integer> {
         }
         TablePrinter.print(out, List.of("run_id", "operation", "status", "started_at", "duration", "batches", "late",
                 "replay_point", "error"), rows, false, false, false, false, true, true, false, false, false);
+        if (!s.repairs().isEmpty() || s.repairsError() != null) {
+            out.println();
+            out.println("repairs (versions superseded, kept as they were; newest first):");
+            if (s.repairsError() != null) {
+                out.println("  cannot be read: " + s.repairsError());
+            }
+            rows = new ArrayList<>();
+            for (Repair r : s.repairs()) {
+                String recomputed = r.everyKey() ? "every key"
+                        : r.keysRecomputed() + (r.keysRecomputed() == 1 ? " key" : " keys");
+                rows.add(java.util.Arrays.asList(r.runId(), Sql.text(r.supersededAt()), recomputed, "" + r.keys(),
+                        "" + r.versions(), "" + r.ledgerEntries(), String.join("; ", r.exampleKeys())));
+            }
+            if (!rows.isEmpty()) {
+                TablePrinter.print(out, List.of("run_id", "superseded_at", "recomputed", "keys", "versions",
+                        "ledger_entries", "example keys"), rows, false, false, false, true, true, true, false);
+            }
+        }
         out.println();
         out.println("rows set aside (error log) by reason:");
         rows = new ArrayList<>();
@@ -290,6 +322,16 @@ public final class StatusCommand implements Callable<Integer> {
             run.put("late_batch", r.lateBatch());
             run.put("replay_point", r.replayPoint()).put("error", r.error()).put("holder", r.holder());
         }
+        ArrayNode repairs = o.putArray("repairs");
+        for (Repair r : s.repairs()) {
+            ObjectNode repair = repairs.addObject().put("run_id", r.runId())
+                    .put("superseded_at", Sql.text(r.supersededAt())).put("every_key", r.everyKey());
+            repair.put("keys_recomputed", r.keysRecomputed());
+            repair.put("keys", r.keys()).put("versions", r.versions()).put("ledger_entries", r.ledgerEntries());
+            ArrayNode examples = repair.putArray("example_keys");
+            r.exampleKeys().forEach(examples::add);
+        }
+        o.put("repairs_error", s.repairsError());
         ArrayNode byReason = o.putArray("errors_by_reason");
         for (SetAsideCount r : s.errorsByReason()) {
             byReason.addObject().put("reason", r.reason()).put("rows", r.rows());

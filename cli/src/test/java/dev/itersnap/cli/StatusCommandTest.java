@@ -73,6 +73,21 @@ class StatusCommandTest {
         assertThat(runs.get(0).get("duration_ms").isIntegralNumber()).isTrue();
         assertThat(runs.get(1).get("run_id").asText()).isEqualTo(firstRun);
 
+        // the late run's repair: customer 1's two versions from 2024-01-02 on (the first closed again earlier, the
+        // one of 2024-01-10 opened again), kept as they were; the ledger entry of 2024-01-10 it applied again
+        JsonNode repairs = s.get("repairs");
+        assertThat(repairs).hasSize(1);
+        assertThat(repairs.get(0).get("run_id").asText()).isEqualTo(lateRun);
+        assertThat(repairs.get(0).get("every_key").asBoolean()).isFalse();
+        assertThat(repairs.get(0).get("keys").asLong()).isEqualTo(1);
+        assertThat(repairs.get(0).get("versions").asLong()).isEqualTo(2);
+        assertThat(repairs.get(0).get("ledger_entries").asLong()).isEqualTo(1);
+        assertThat(repairs.get(0).get("example_keys").toString()).isEqualTo("[\"CUSTOMER_ID=1\"]");
+        assertThat(repairs.get(0).get("superseded_at").asText()).matches("\\d{4}-\\d\\d-\\d\\d [0-9:.]+");
+        assertThat(s.get("repairs_error").isNull()).isTrue();
+        assertThat(db.cli("status").out()).contains("repairs (versions superseded, kept as they were; newest first):")
+                .contains(lateRun).contains("CUSTOMER_ID=1");
+
         assertThat(s.get("errors_by_reason").toString())
                 .isEqualTo("[{\"reason\":\"duplicate_key\",\"rows\":2},{\"reason\":\"null_key\",\"rows\":1}]");
         assertThat(s.get("errors_by_sequence").toString()).isEqualTo("["

@@ -49,6 +49,7 @@ public abstract class InspectionTests extends ConformanceTestBase {
         assertThat(inspection.recordedLogic()).isEmpty();
         assertThat(inspection.adoption()).isEmpty();
         assertThat(inspection.restatedBatches()).isEmpty();
+        assertThat(inspection.repairs(0)).isEmpty();
         assertThat(inspection.lock().state()).isNotEqualTo(LockStatus.HELD);
         assertThat(inspection.lock().holder()).isNull();
         assertThat(fixture.tableExists(inspection.metadataSchema() + ".itersnap_runs")).as("nothing created").isFalse();
@@ -163,6 +164,56 @@ public abstract class InspectionTests extends ConformanceTestBase {
         assertThat(fixture.engine(null).inspect(m).restatedBatches()).containsExactly("2024-01-02");
         assertThat(fixture.run(m).replayPoint()).as("the run replays what the inspection listed").isNotNull();
         assertThat(fixture.engine(null).inspect(m).restatedBatches()).isEmpty();
+    }
+
+    /**
+     * The repairs, newest first, with what each superseded: a late batch replayed for the key it changes (that key's
+     * versions from the late batch on, the ledger entry it applied again), then a replay of every key from the first
+     * batch (every version, every entry). A model that keeps no superseded versions lists none.
+     */
+    @Test
+    void repairsListTheKeysAndVersionsEachSuperseded() {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(3, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
+        raw.insert(2, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
+        ModelSettings m = model(raw).build();
+        fixture.run(m);
+        assertThat(fixture.engine(null).inspect(m).repairs(0)).as("no repair yet").isEmpty();
+        raw.insert(1, "Silver", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
+        RunResult late = fixture.run(m);
+        assertThat(late.lateBatchFound()).isTrue();
+        RunResult replay = fixture.engine(null).replayFrom(m, date("2024-01-01"));
+
+        List<Inspection.Repair> repairs = fixture.engine(null).inspect(m).repairs(0);
+
+        assertThat(repairs).extracting(Inspection.Repair::runId).containsExactly(replay.runId(), late.runId());
+        Inspection.Repair all = repairs.get(0);
+        assertThat(all.everyKey()).isTrue();
+        assertThat(all.keysRecomputed()).isNull();
+        // key 1: three versions, key 2: two, key 3: one; the three batches applied again
+        assertThat(List.of(all.keys(), all.versions(), all.ledgerEntries())).containsExactly(3L, 6L, 3L);
+        assertThat(all.exampleKeys()).extracting(k -> k.toLowerCase(java.util.Locale.ROOT))
+                .containsExactly("id=1", "id=2", "id=3");
+        Inspection.Repair byKey = repairs.get(1);
+        assertThat(byKey.everyKey()).isFalse();
+        assertThat(byKey.keysRecomputed()).isEqualTo(1L);
+        // key 1's version of 2024-01-01 (closed again, earlier) and of 2024-01-03 (opened again); 2024-01-03's entry
+        assertThat(List.of(byKey.keys(), byKey.versions(), byKey.ledgerEntries())).containsExactly(1L, 2L, 1L);
+        assertThat(byKey.exampleKeys()).extracting(k -> k.toLowerCase(java.util.Locale.ROOT)).containsExactly("id=1");
+        assertThat(byKey.supersededAt()).isNotNull().isBeforeOrEqualTo(all.supersededAt());
+        assertThat(fixture.engine(null).inspect(m).repairs(1)).extracting(Inspection.Repair::runId)
+                .containsExactly(replay.runId());
+        assertThatThrownBy(() -> fixture.engine(null).inspect(m).repairs(-1))
+                .isInstanceOf(IllegalArgumentException.class);
+
+        ModelSettings keepsNone = ModelSettings.builder("other").target("snap_other").source(raw.selectAll())
+                .uniqueKey("id").updatedAt("updated_at").sequenceBy("file_date").keepSuperseded(false).build();
+        fixture.run(keepsNone);
+        fixture.engine(null).replayFrom(keepsNone, date("2024-01-01"));
+        assertThat(fixture.engine(null).inspect(keepsNone).repairs(0)).as("nothing kept").isEmpty();
     }
 
     /** While a run works, the lock is held by that run, since it started; afterwards it is free. */

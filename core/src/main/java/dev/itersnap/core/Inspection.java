@@ -87,6 +87,41 @@ public interface Inspection {
     List<String> restatedBatches();
 
     /**
+     * The repairs that superseded versions of the history (a late or restated batch's replay, {@code replay --from},
+     * a full refresh), newest first, at most {@code limit} (every one when 0), with what each superseded: read from
+     * the model's superseded versions ({@code keep_superseded}), so empty before its first repair and when the model
+     * never kept any (repairs kept before {@code keep_superseded} was turned off are still listed). Without
+     * transactions, a run that took over the copies of a run that failed lists them as its own. Reads the whole table
+     * of superseded versions, in two statements.
+     *
+     * @throws ItersnapException {@code INVALID_SOURCE} when the source cannot be described (the key columns of the
+     *                           table come from it), {@code DATABASE_ERROR} when the table cannot be read
+     */
+    List<Repair> repairs(int limit);
+
+    /**
+     * One repair and what it superseded, each superseded version kept as it was in
+     * {@code <metadata_schema>.itersnap_superseded_<model>}.
+     *
+     * @param runId          the run that made it (its row in {@link #runs})
+     * @param supersededAt   when it copied what it superseded (the clock of the JVM that ran it)
+     * @param everyKey       true when it computed every key again (a replay of every key, a full refresh); false for
+     *                       a late batch's replay of the keys it changes
+     * @param keysRecomputed the keys it computed again when not {@code everyKey}, else null
+     * @param keys           the keys of which it superseded at least one version
+     * @param versions       the versions it superseded (deleted or changed)
+     * @param ledgerEntries  the ledger entries it replaced (the batches it applied again)
+     * @param exampleKeys    up to five of those keys, the least first, as {@code ID=42} ({@code A=1, B=x} for a
+     *                       composite key; each key column named as the database names it, the value as text)
+     */
+    record Repair(String runId, LocalDateTime supersededAt, boolean everyKey, Long keysRecomputed, long keys,
+                  long versions, long ledgerEntries, List<String> exampleKeys) {
+        public Repair {
+            exampleKeys = List.copyOf(exampleKeys);
+        }
+    }
+
+    /**
      * One applied batch, as the ledger records it.
      *
      * @param sequence        the batch's sequence as the ledger writes it ({@code 2024-03-04}, {@code 42},

@@ -4,14 +4,19 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.Inspection;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.ModelSettings;
+import dev.itersnap.internal.sql.SqlSteps;
+import dev.itersnap.internal.sql.Supersession;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.LockState;
+import dev.itersnap.spi.SqlValues;
 
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import javax.sql.DataSource;
 
@@ -21,6 +26,9 @@ import javax.sql.DataSource;
  * {@code IterativeSnapshot.inspect}.
  */
 public final class MetadataInspection implements Inspection {
+    /** How many keys of a repair {@link #repairs} names. */
+    private static final int EXAMPLE_KEYS = 5;
+
     private final DataSource dataSource;
     private final Dialect dialect;
     private final ModelSettings settings;
@@ -209,6 +217,49 @@ public final class MetadataInspection implements Inspection {
     @Override
     public List<String> restatedBatches() {
         return read("the ledger", List.of(), (c, store) -> store.restatedBatches(settings));
+    }
+
+    @Override
+    public List<Repair> repairs(int limit) {
+        if (limit < 0) {
+            throw new IllegalArgumentException("limit must be 0 (every repair) or more, got " + limit);
+        }
+        return read("the superseded versions", List.of(), (c, store) -> {
+            Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
+            ResolvedModel m;
+            try {
+                m = ModelResolver.resolveSource(jdbc, dialect, settings);
+            } catch (ItersnapException e) {
+                throw new ItersnapException(ErrorCode.INVALID_SOURCE, "model '" + settings.name() + "': cannot read "
+                        + "the repairs, whose key columns come from the source: " + e.getMessage(), e);
+            }
+            if (!jdbc.tableExists(Supersession.table(m))) {
+                return List.of();
+            }
+            Supersession sql = new Supersession(SqlSteps.of(dialect));
+            int k = m.keys().size();
+            Map<String, List<String>> examples = new HashMap<>();
+            Map<String, Long> keys = new HashMap<>();
+            jdbc.query(sql.repairedKeys(m, EXAMPLE_KEYS), rs -> {
+                StringBuilder key = new StringBuilder();
+                for (int i = 1; i <= k; i++) {
+                    key.append(i > 1 ? ", " : "").append(m.keys().get(i - 1)).append('=').append(rs.getString(i + 1));
+                }
+                examples.computeIfAbsent(rs.getString(1), r -> new ArrayList<>()).add(key.toString());
+                keys.put(rs.getString(1), rs.getLong(k + 2));
+                return null;
+            });
+            List<Repair> repairs = new ArrayList<>(jdbc.query(sql.repairs(m), rs -> {
+                String run = rs.getString(1);
+                boolean everyKey = rs.getLong(5) > 0;
+                return new Repair(run, SqlValues.readLocalDateTime(rs, 2), everyKey,
+                        everyKey ? null : rs.getLong(4), keys.getOrDefault(run, 0L), rs.getLong(3), rs.getLong(6),
+                        examples.getOrDefault(run, List.of()));
+            }));
+            repairs.sort(Comparator.comparing(Repair::supersededAt, Comparator.nullsLast(Comparator.reverseOrder()))
+                    .thenComparing(Repair::runId));
+            return List.copyOf(limit == 0 || repairs.size() <= limit ? repairs : repairs.subList(0, limit));
+        });
     }
 
     @Override

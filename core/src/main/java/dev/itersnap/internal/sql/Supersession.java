@@ -196,6 +196,37 @@ public final class Supersession {
         return Statement.of("known at", "SELECT DISTINCT " + d.quote(m.id(BY)) + " FROM " + d.table(table(m)));
     }
 
+    /**
+     * Per repair (run) with rows in the companion: (run id, when, versions, keys computed again, {@code all} rows,
+     * ledger entries replaced).
+     */
+    public Statement repairs(ResolvedModel m) {
+        String e = d.quote(m.id(ENTRY));
+        return Statement.of("read repairs", "SELECT " + d.quote(m.id(BY)) + ", MIN(" + d.quote(m.id(AT)) + "), "
+                + count(e, "version") + ", " + count(e, "key") + ", " + count(e, "all") + ", " + count(e, "batch")
+                + " FROM " + d.table(table(m)) + " GROUP BY " + d.quote(m.id(BY)));
+    }
+
+    private static String count(String entry, String kind) {
+        return "SUM(CASE WHEN " + entry + " = '" + kind + "' THEN 1 ELSE 0 END)";
+    }
+
+    /**
+     * Per repair, the keys of which it superseded a version: (run id, key columns, how many such keys the repair
+     * has), at most {@code examples} keys of each repair, the least first.
+     */
+    public Statement repairedKeys(ResolvedModel m, int examples) {
+        String by = d.quote(m.id(BY));
+        String keys = d.list(m.keys(), null);
+        String rn = d.quote(m.id("itersnap_rn"));
+        String n = d.quote(m.id("itersnap_n"));
+        return Statement.of("read repairs", "SELECT " + by + ", " + keys + ", " + n + " FROM (SELECT " + by + ", "
+                + keys + ", ROW_NUMBER() OVER (PARTITION BY " + by + " ORDER BY " + keys + ") AS " + rn
+                + ", COUNT(*) OVER (PARTITION BY " + by + ") AS " + n + " FROM (SELECT DISTINCT " + by + ", " + keys
+                + " FROM " + d.table(table(m)) + " WHERE " + d.quote(m.id(ENTRY)) + " = 'version') y) x WHERE " + rn
+                + " <= " + examples + " ORDER BY " + by + ", " + rn);
+    }
+
     /** The companion's {@code batch} rows: (canonical text, the run that had applied it). */
     public Statement replacedEntries(ResolvedModel m) {
         return Statement.of("known at", "SELECT " + d.quote(m.id(SEQTEXT)) + ", " + d.quote(m.id(PREV_RUN)) + " FROM "
