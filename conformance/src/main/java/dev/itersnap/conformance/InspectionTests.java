@@ -1,5 +1,6 @@
 package dev.itersnap.conformance;
 
+import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.core.Inspection;
 import dev.itersnap.core.Inspection.Batch;
@@ -17,6 +18,7 @@ import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
@@ -214,6 +216,58 @@ public abstract class InspectionTests extends ConformanceTestBase {
         fixture.run(keepsNone);
         fixture.engine(null).replayFrom(keepsNone, date("2024-01-01"));
         assertThat(fixture.engine(null).inspect(keepsNone).repairs(0)).as("nothing kept").isEmpty();
+    }
+
+    /**
+     * {@code superseded_retention}: a repair deletes what the repairs finished more than the retention before it
+     * superseded, and leaves its mark; the history as known at a moment before the last deleted repair finished is
+     * refused naming the first moment that can be read, and from that moment on the read is exact.
+     */
+    @Test
+    void aRetentionDeletesWhatOldRepairsSupersededAndRefusesReadsThatWouldNeedIt() throws Exception {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
+        ModelSettings m = model(raw).supersededRetention(Duration.ofMillis(1)).build();
+        RunResult first = fixture.run(m);
+        List<Map<String, Object>> firstHistory = fixture.query("SELECT * FROM " + TARGET);
+        raw.insert(1, "Silver", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
+        RunResult late = fixture.run(m);
+        assertThat(late.lateBatchFound()).isTrue();
+        List<Map<String, Object>> lateHistory = fixture.query("SELECT * FROM " + TARGET);
+        Object firstFinished = finished(first.runId());
+        Object lateFinished = finished(late.runId());
+        assertThat(known(m, firstFinished)).as("nothing deleted yet").containsExactlyInAnyOrderElementsOf(firstHistory);
+        Thread.sleep(20); // the late run finished more than the retention (1 ms) before the next repair
+
+        RunResult replay = fixture.engine(null).replayFrom(m, date("2024-01-01"));
+
+        assertThat(fixture.engine(null).inspect(m).repairs(0)).extracting(Inspection.Repair::runId)
+                .as("the late run's repair deleted").containsExactly(replay.runId());
+        assertThatThrownBy(() -> known(m, firstFinished)).isInstanceOf(ItersnapException.class)
+                .satisfies(e -> assertThat(((ItersnapException) e).code()).isEqualTo(ErrorCode.INVALID_SETTING))
+                .hasMessageContaining("superseded_retention").hasMessageContaining(MODEL);
+        assertThat(known(m, lateFinished)).as("from the late run's finish on, exact")
+                .containsExactlyInAnyOrderElementsOf(lateHistory);
+        assertThat(fixture.query("SELECT * FROM " + TARGET)).as("the history itself")
+                .containsExactlyInAnyOrderElementsOf(lateHistory);
+    }
+
+    /** A run's finish time in the run log. */
+    private Object finished(String runId) {
+        return fixture.runs(MODEL).stream().filter(r -> r.runId().equals(runId)).findFirst().orElseThrow()
+                .finishedAt();
+    }
+
+    /** The history as known at {@code at}, in the history's columns. */
+    private List<Map<String, Object>> known(ModelSettings m, Object at) {
+        List<Map<String, Object>> history = fixture.query("SELECT * FROM " + TARGET);
+        return fixture.query(fixture.engine(null).asOfSql(m, dev.itersnap.core.AsOf.knownAt(at))).stream().map(row -> {
+            Map<String, Object> same = new java.util.LinkedHashMap<>();
+            history.get(0).keySet().forEach(c -> same.put(c, row.get(c)));
+            return same;
+        }).toList();
     }
 
     /** While a run works, the lock is held by that run, since it started; afterwards it is free. */

@@ -46,6 +46,7 @@ public final class ModelSettings {
     private final boolean ignoreNullUpdates;
     private final UntrackedColumns untrackedColumns;
     private final boolean keepSuperseded;
+    private final Duration supersededRetention;
 
     private ModelSettings(Builder b) {
         this.name = b.name;
@@ -68,6 +69,7 @@ public final class ModelSettings {
         this.ignoreNullUpdates = b.ignoreNullUpdates;
         this.untrackedColumns = b.untrackedColumns;
         this.keepSuperseded = b.keepSuperseded;
+        this.supersededRetention = b.supersededRetention;
     }
 
     /**
@@ -142,6 +144,12 @@ public final class ModelSettings {
      * true), so that the history as known at an earlier moment can be read ({@link AsOf#timeKnownAt}).
      */
     public boolean keepSuperseded() { return keepSuperseded; }
+    /**
+     * How long what a repair superseded is kept ({@code superseded_retention}), or null (the default): for ever. A
+     * repair deletes the superseded versions of the repairs that finished more than this before it, and the history
+     * as known at a moment before the last of those can no longer be read (refused, never answered wrong).
+     */
+    public Duration supersededRetention() { return supersededRetention; }
     /**
      * What a row whose tracked columns are unchanged does to the columns {@code check_cols} does not track
      * ({@code untracked_columns}): nothing ({@code ignore}), or update them in the current version in place
@@ -237,6 +245,7 @@ public final class ModelSettings {
         private boolean ignoreNullUpdates;
         private UntrackedColumns untrackedColumns = UntrackedColumns.IGNORE;
         private boolean keepSuperseded = true;
+        private Duration supersededRetention;
 
         private Builder(String name) {
             this.name = name;
@@ -302,6 +311,14 @@ public final class ModelSettings {
          * repair can no longer be read); not a change of the model's logic.
          */
         public Builder keepSuperseded(boolean keep) { this.keepSuperseded = keep; return this; }
+        /**
+         * How long what a repair superseded is kept: a repair deletes, from the model's
+         * {@code itersnap_superseded_<model>} table, what the repairs that finished more than {@code retention}
+         * before it superseded, and the history as known at a moment before the last of those is then refused
+         * ({@link AsOf#timeKnownAt}). Null (default): kept for ever. Positive; no effect while
+         * {@link #keepSuperseded} is false. Not a change of the model's logic.
+         */
+        public Builder supersededRetention(Duration retention) { this.supersededRetention = retention; return this; }
         /**
          * {@code ignore} (default): a row whose tracked columns are unchanged changes nothing. {@code overwrite}: it
          * updates the columns {@code check_cols} does not track in the current version, in place. Only with
@@ -439,6 +456,10 @@ public final class ModelSettings {
             }
             if (lockTimeout == null || lockTimeout.isNegative()) {
                 throw Settings.invalid("lock_timeout", "expected a duration of zero or more, got " + lockTimeout);
+            }
+            if (supersededRetention != null && (supersededRetention.isNegative() || supersededRetention.isZero())) {
+                throw Settings.invalid("superseded_retention", "expected a positive duration (or none: kept for "
+                        + "ever), got " + supersededRetention);
             }
             for (String meta : columnNames.asMap().values()) {
                 List<String> user = new ArrayList<>(uniqueKey);

@@ -51,6 +51,13 @@ final class KnownAtRead {
         boolean companion = jdbc.tableExists(Supersession.table(m));
         List<String> repairs = new ArrayList<>();
         if (companion) {
+            LocalDateTime pruned = jdbc.query(sql.prunedThrough(m), rs -> SqlValues.readLocalDateTime(rs, 1)).stream()
+                    .filter(java.util.Objects::nonNull).findFirst().orElse(null);
+            if (pruned != null && k.isBefore(pruned)) {
+                throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + m.name() + "': cannot read the "
+                        + "history as known at " + k + ": superseded_retention deleted what the repairs finished up to "
+                        + pruned + " superseded; read a moment from " + pruned + " on");
+            }
             jdbc.query(sql.replacedEntries(m), rs -> entries.add(new String[] {rs.getString(1), rs.getString(2)}));
             jdbc.query(sql.runs(m), rs -> repairs.add(rs.getString(1)));
         }

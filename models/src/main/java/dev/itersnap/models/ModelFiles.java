@@ -36,13 +36,13 @@ public final class ModelFiles {
     public static final List<String> KEYS = List.of("name", "target", "source", "unique_key", "updated_at",
             "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when", "column_names", "metadata_schema",
             "lock_timeout", "restatements", "restatement_lookback", "restatement_sweep", "valid_to_current",
-            "ignore_null_updates", "untracked_columns", "keep_superseded", "tags");
+            "ignore_null_updates", "untracked_columns", "keep_superseded", "superseded_retention", "tags");
 
     /** The largest model file read (a model is a few hundred bytes; anything near this is not a model). */
     public static final int MAX_BYTES = 1 << 20;
 
     static final String KIND = "model file";
-    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h)?");
+    private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d+)\\s*(ms|s|m|h|d)?");
     private static final Pattern TAG = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}");
 
     private ModelFiles() {
@@ -162,6 +162,10 @@ public final class ModelFiles {
         if (keepSuperseded != null) {
             b.keepSuperseded(bool("keep_superseded", keepSuperseded));
         }
+        String retention = text(settings, "superseded_retention");
+        if (retention != null) {
+            b.supersededRetention(duration("superseded_retention", retention));
+        }
         String untracked = text(settings, "untracked_columns");
         if (untracked != null) {
             b.untrackedColumns(UntrackedColumns.parse(untracked));
@@ -203,6 +207,7 @@ public final class ModelFiles {
                     case "ms" -> Duration.ofMillis(n);
                     case "m" -> Duration.ofMinutes(n);
                     case "h" -> Duration.ofHours(n);
+                    case "d" -> Duration.ofDays(n);
                     default -> Duration.ofSeconds(n);
                 };
             }
@@ -215,7 +220,7 @@ public final class ModelFiles {
         } catch (NumberFormatException | ArithmeticException | DateTimeParseException e) {
             // reported below
         }
-        throw new ModelFileException("setting '" + setting + "' expected a duration such as 30s, 10m, 1h, 600 "
+        throw new ModelFileException("setting '" + setting + "' expected a duration such as 30s, 10m, 1h, 90d, 600 "
                 + "(seconds) or PT10M, got '" + value + "'");
     }
 

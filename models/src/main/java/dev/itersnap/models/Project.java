@@ -50,7 +50,8 @@ public final class Project {
     public static final String FILE_NAME = "itersnap_project.yml";
     /** The settings a project's {@code defaults} may give (the rest belong to one model). */
     public static final List<String> DEFAULT_KEYS = List.of("metadata_schema", "lock_timeout", "restatements",
-            "restatement_lookback", "restatement_sweep", "hard_deletes", "strategy", "column_names");
+            "restatement_lookback", "restatement_sweep", "hard_deletes", "strategy", "column_names",
+            "keep_superseded", "superseded_retention");
     static final List<String> KEYS = List.of("default_profile", "profiles", "defaults");
     static final List<String> PROFILE_KEYS = List.of("url", "user", "password", "pool_size");
     /** The most connections a profile's pool may hold. */

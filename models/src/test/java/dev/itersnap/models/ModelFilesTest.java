@@ -118,7 +118,8 @@ class ModelFilesTest {
                 .isInstanceOf(ModelFileException.class)
                 .hasMessageStartingWith("unknown setting 'stratgy' in model.yml; valid settings: name, target, source,")
                 .hasMessageEndingWith("metadata_schema, lock_timeout, restatements, restatement_lookback, "
-                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns, keep_superseded, tags");
+                        + "restatement_sweep, valid_to_current, ignore_null_updates, untracked_columns, keep_superseded, "
+                        + "superseded_retention, tags");
     }
 
     @Test
@@ -149,19 +150,34 @@ class ModelFilesTest {
 
     @ParameterizedTest
     @CsvSource({"30s, PT30S", "10m, PT10M", "1h, PT1H", "600, PT10M", "0, PT0S", "PT10M, PT10M", "pt1m30s, PT1M30S",
-            "500ms, PT0.5S", "'2 m', PT2M"})
+            "500ms, PT0.5S", "'2 m', PT2M", "2d, PT48H"})
     void readsLockTimeouts(String text, String expected) {
         assertThat(ModelFiles.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml").lockTimeout())
                 .isEqualTo(Duration.parse(expected));
     }
 
     @ParameterizedTest
-    @ValueSource(strings = {"soon", "10 minutes", "-5", "1.5", "PT-1M", "P", "10d", "99999999999999999999"})
+    @ValueSource(strings = {"soon", "10 minutes", "-5", "1.5", "PT-1M", "P", "10w", "99999999999999999999"})
     void aBadLockTimeoutNamesTheSettingAndTheValue(String text) {
         assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "lock_timeout: " + text + "\n", "m.yml"))
                 .isInstanceOf(ModelFileException.class)
                 .hasMessageStartingWith("setting 'lock_timeout' expected a duration such as 30s, 10m, 1h")
                 .hasMessageEndingWith("got '" + text + "'");
+    }
+
+    @Test
+    void supersededRetentionIsAPositiveDurationOrNone() {
+        assertThat(ModelFiles.parse(MINIMAL, "m.yml").supersededRetention()).as("kept for ever").isNull();
+        assertThat(ModelFiles.parse(MINIMAL + "superseded_retention: 90d\n", "m.yml").supersededRetention())
+                .isEqualTo(Duration.ofDays(90));
+        assertThat(ModelFiles.parse(MINIMAL + "superseded_retention: P30D\n", "m.yml").supersededRetention())
+                .isEqualTo(Duration.ofDays(30));
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "superseded_retention: 0\n", "m.yml"))
+                .isInstanceOf(ItersnapException.class).hasMessageContaining("superseded_retention")
+                .hasMessageContaining("positive");
+        assertThatThrownBy(() -> ModelFiles.parse(MINIMAL + "superseded_retention: a while\n", "m.yml"))
+                .isInstanceOf(ModelFileException.class)
+                .hasMessageStartingWith("setting 'superseded_retention' expected a duration");
     }
 
     @Test
@@ -217,7 +233,8 @@ class ModelFilesTest {
         assertThat(ModelFiles.KEYS).containsExactlyInAnyOrderElementsOf(List.of("name", "target", "source",
                 "unique_key", "updated_at", "sequence_by", "strategy", "check_cols", "hard_deletes", "delete_when",
                 "column_names", "metadata_schema", "lock_timeout", "restatements", "restatement_lookback",
-                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns", "keep_superseded", "tags"));
+                "restatement_sweep", "valid_to_current", "ignore_null_updates", "untracked_columns", "keep_superseded",
+                "superseded_retention", "tags"));
     }
 
     @Test

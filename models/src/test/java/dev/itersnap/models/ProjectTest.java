@@ -92,7 +92,7 @@ class ProjectTest {
         projectFile("defaults:\n  lock_timeout: soon\n");
         assertThatThrownBy(() -> Project.load(dir, n -> null)).isInstanceOf(ModelFileException.class)
                 .hasMessage(dir.resolve(Project.FILE_NAME) + ": defaults: setting 'lock_timeout' expected a duration "
-                        + "such as 30s, 10m, 1h, 600 (seconds) or PT10M, got 'soon'");
+                        + "such as 30s, 10m, 1h, 90d, 600 (seconds) or PT10M, got 'soon'");
 
         projectFile("profile:\n  dev: {url: x}\n");
         assertThatThrownBy(() -> Project.load(dir, n -> null))

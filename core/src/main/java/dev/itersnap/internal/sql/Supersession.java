@@ -11,6 +11,7 @@ import dev.itersnap.spi.TableSpec;
 import dev.itersnap.spi.TableSpec.ColumnType;
 import dev.itersnap.spi.TableSpec.Creation;
 
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -47,6 +48,10 @@ public final class Supersession {
     /** Superseded, batch rows: the batch's canonical text (the ledger's form). */
     public static final String SEQTEXT = ModelTables.SEQTEXT;
 
+    /** The entry of a retention's mark ({@link #prune}). */
+    private static final String PRUNED = "pruned";
+    /** Runs whose rows one statement deletes (each a bound value). */
+    private static final int CHUNK = 200;
     private static final String RUN = "suprun";
     private static final String WHEN = "supat";
 
@@ -191,9 +196,54 @@ public final class Supersession {
                 SqlSteps.MODEL, m.name());
     }
 
-    /** The distinct runs that have rows in the companion. */
+    /** The distinct runs that have rows in the companion (a retention's mark left aside). */
     public Statement runs(ResolvedModel m) {
-        return Statement.of("known at", "SELECT DISTINCT " + d.quote(m.id(BY)) + " FROM " + d.table(table(m)));
+        return Statement.of("known at", "SELECT DISTINCT " + d.quote(m.id(BY)) + " FROM " + d.table(table(m))
+                + " WHERE " + d.quote(m.id(ENTRY)) + " <> '" + PRUNED + "'");
+    }
+
+    /**
+     * The retention's mark: the latest moment up to which it deleted repairs (every repair it deleted had finished by
+     * then), or no row / NULL when it deleted none. A known-at read before it is refused.
+     */
+    public Statement prunedThrough(ResolvedModel m) {
+        return Statement.of("read retention", "SELECT MAX(" + d.quote(m.id(AT)) + ") FROM " + d.table(table(m))
+                + " WHERE " + d.quote(m.id(ENTRY)) + " = '" + PRUNED + "'");
+    }
+
+    /**
+     * Deletes what the repairs {@code runs} superseded (every row of theirs but a mark), and leaves one mark: the
+     * mark {@code through} is written first, then the rows and the older marks are deleted, so that after a failure
+     * between them (without transactions) a known-at read is refused where it might lack rows, never wrong.
+     */
+    public List<Statement> prune(ResolvedModel m, List<String> runs, String runId, LocalDateTime through) {
+        String s = d.table(table(m));
+        String e = d.quote(m.id(ENTRY));
+        List<Statement> out = new ArrayList<>();
+        Map<String, Object> mark = new LinkedHashMap<>();
+        mark.put(RUN, runId);
+        mark.put(WHEN, through);
+        out.add(statement("retain superseded", "INSERT INTO " + s + " (" + d.list(List.of(m.id(BY), m.id(AT),
+                m.id(ENTRY)), null) + ") VALUES (CAST(" + slot(RUN) + " AS " + d.typeName(ColumnType.text(36))
+                + "), CAST(" + slot(WHEN) + " AS " + d.typeName(ColumnType.timestamp()) + "), '" + PRUNED + "')",
+                mark));
+        for (int from = 0; from < runs.size(); from += CHUNK) {
+            List<String> chunk = runs.subList(from, Math.min(runs.size(), from + CHUNK));
+            Map<String, Object> values = new LinkedHashMap<>();
+            List<String> in = new ArrayList<>();
+            for (int i = 0; i < chunk.size(); i++) {
+                values.put("r" + i, chunk.get(i));
+                in.add(slot("r" + i));
+            }
+            out.add(statement("retain superseded", "DELETE FROM " + s + " WHERE " + e + " <> '" + PRUNED + "' AND "
+                    + d.quote(m.id(BY)) + " IN (" + String.join(", ", in) + ")", values));
+        }
+        Map<String, Object> older = new LinkedHashMap<>();
+        older.put(WHEN, through);
+        out.add(statement("retain superseded", "DELETE FROM " + s + " WHERE " + e + " = '" + PRUNED + "' AND "
+                + d.quote(m.id(AT)) + " < CAST(" + slot(WHEN) + " AS " + d.typeName(ColumnType.timestamp()) + ")",
+                older));
+        return out;
     }
 
     /**
@@ -204,7 +254,7 @@ public final class Supersession {
         String e = d.quote(m.id(ENTRY));
         return Statement.of("read repairs", "SELECT " + d.quote(m.id(BY)) + ", MIN(" + d.quote(m.id(AT)) + "), "
                 + count(e, "version") + ", " + count(e, "key") + ", " + count(e, "all") + ", " + count(e, "batch")
-                + " FROM " + d.table(table(m)) + " GROUP BY " + d.quote(m.id(BY)));
+                + " FROM " + d.table(table(m)) + " WHERE " + e + " <> '" + PRUNED + "' GROUP BY " + d.quote(m.id(BY)));
     }
 
     private static String count(String entry, String kind) {
