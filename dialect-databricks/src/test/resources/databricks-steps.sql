@@ -953,21 +953,21 @@ SET `itersnap_reject` = NULL
 WHERE `itersnap_reject` = 'updated_at_regression';
 -- timelineCheck
 SELECT r.`id`,
-  r.broken,
-  r.os
+  r.itersnap_broken,
+  r.itersnap_os
 FROM (SELECT v.`id`,
-    CASE WHEN v.op = 1 AND v.cs IS NOT NULL THEN 'reopened' WHEN v.op = 0 AND v.cs IS NULL THEN 'closed_without_batch' WHEN v.open_count > 1 AND v.op = 1 THEN 'open_twice' WHEN v.op = 1 AND v.next_os IS NOT NULL THEN 'open_not_last' WHEN v.op = 1 THEN NULL WHEN v.ct = 'update' AND (v.next_os IS NULL OR v.next_os <> v.cs) THEN 'successor_missing' WHEN v.next_os IS NULL AND (v.ct IS NULL OR v.ct <> 'delete') THEN 'closed_last' WHEN v.next_os IS NOT NULL AND v.next_os < v.cs THEN 'successor_early' WHEN v.vt < v.vf THEN 'inverted' WHEN v.next_vf IS NOT NULL AND v.next_vf < v.vt THEN 'overlap' WHEN v.ct = 'update' AND v.next_vf IS NOT NULL AND v.next_vf <> v.vt THEN 'gap' END AS broken,
-    v.os
+    CASE WHEN v.itersnap_op = 1 AND v.itersnap_cs IS NOT NULL THEN 'reopened' WHEN v.itersnap_op = 0 AND v.itersnap_cs IS NULL THEN 'closed_without_batch' WHEN v.itersnap_open_count > 1 AND v.itersnap_op = 1 THEN 'open_twice' WHEN v.itersnap_op = 1 AND v.itersnap_next_os IS NOT NULL THEN 'open_not_last' WHEN v.itersnap_op = 1 THEN NULL WHEN v.itersnap_ct = 'update' AND (v.itersnap_next_os IS NULL OR v.itersnap_next_os <> v.itersnap_cs) THEN 'successor_missing' WHEN v.itersnap_next_os IS NULL AND (v.itersnap_ct IS NULL OR v.itersnap_ct <> 'delete') THEN 'closed_last' WHEN v.itersnap_next_os IS NOT NULL AND v.itersnap_next_os < v.itersnap_cs THEN 'successor_early' WHEN v.itersnap_vt < v.itersnap_vf THEN 'inverted' WHEN v.itersnap_next_vf IS NOT NULL AND v.itersnap_next_vf < v.itersnap_vt THEN 'overlap' WHEN v.itersnap_ct = 'update' AND v.itersnap_next_vf IS NOT NULL AND v.itersnap_next_vf <> v.itersnap_vt THEN 'gap' END AS itersnap_broken,
+    v.itersnap_os
   FROM (SELECT h.`id`,
-      h.`dbt_opened_seq` AS os,
-      h.`dbt_closed_seq` AS cs,
-      h.`dbt_valid_from` AS vf,
-      h.`dbt_valid_to` AS vt,
-      h.`dbt_change_type` AS ct,
-      CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END AS op,
-      SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS open_count,
-      LEAD(h.`dbt_opened_seq`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_os,
-      LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_vf
+      h.`dbt_opened_seq` AS itersnap_os,
+      h.`dbt_closed_seq` AS itersnap_cs,
+      h.`dbt_valid_from` AS itersnap_vf,
+      h.`dbt_valid_to` AS itersnap_vt,
+      h.`dbt_change_type` AS itersnap_ct,
+      CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END AS itersnap_op,
+      SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS itersnap_open_count,
+      LEAD(h.`dbt_opened_seq`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS itersnap_next_os,
+      LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS itersnap_next_vf
     FROM (SELECT x.`id`
       FROM `snap`.`customers` x
       WHERE x.`dbt_opened_seq` >= CAST(? AS DATE) UNION
@@ -975,27 +975,27 @@ FROM (SELECT v.`id`,
       FROM `snap`.`customers` x
       WHERE x.`dbt_closed_seq` >= CAST(? AS DATE)) k
     JOIN `snap`.`customers` h ON k.`id` = h.`id`) v) r
-WHERE r.broken IS NOT NULL;
+WHERE r.itersnap_broken IS NOT NULL;
 -- editedVersions
 SELECT r.`id`,
-  r.broken,
-  r.os
+  r.itersnap_broken,
+  r.itersnap_os
 FROM (SELECT v.`id`,
-    CASE WHEN v.op = 1 AND v.cs IS NOT NULL THEN 'reopened' WHEN v.op = 0 AND v.cs IS NULL THEN 'closed_without_batch' WHEN v.os <= CAST(? AS DATE) AND ((v.cs IS NOT NULL AND v.cs <= CAST(? AS DATE)) OR (v.next_os IS NOT NULL AND v.next_os <= CAST(? AS DATE)) OR (v.next_os IS NULL AND v.cs IS NULL)) THEN NULL WHEN v.open_count > 1 AND v.op = 1 THEN 'open_twice' WHEN v.op = 1 AND v.next_os IS NOT NULL THEN 'open_not_last' WHEN v.op = 1 THEN NULL WHEN v.ct = 'update' AND (v.next_os IS NULL OR v.next_os <> v.cs) THEN 'successor_missing' WHEN v.next_os IS NULL AND (v.ct IS NULL OR v.ct <> 'delete') THEN 'closed_last' WHEN v.next_os IS NOT NULL AND v.next_os < v.cs THEN 'successor_early' WHEN v.vt < v.vf THEN 'inverted' WHEN v.next_vf IS NOT NULL AND v.next_vf < v.vt THEN 'overlap' WHEN v.ct = 'update' AND v.next_vf IS NOT NULL AND v.next_vf <> v.vt THEN 'gap' END AS broken,
-    v.os
+    CASE WHEN v.itersnap_op = 1 AND v.itersnap_cs IS NOT NULL THEN 'reopened' WHEN v.itersnap_op = 0 AND v.itersnap_cs IS NULL THEN 'closed_without_batch' WHEN v.itersnap_os <= CAST(? AS DATE) AND ((v.itersnap_cs IS NOT NULL AND v.itersnap_cs <= CAST(? AS DATE)) OR (v.itersnap_next_os IS NOT NULL AND v.itersnap_next_os <= CAST(? AS DATE)) OR (v.itersnap_next_os IS NULL AND v.itersnap_cs IS NULL)) THEN NULL WHEN v.itersnap_open_count > 1 AND v.itersnap_op = 1 THEN 'open_twice' WHEN v.itersnap_op = 1 AND v.itersnap_next_os IS NOT NULL THEN 'open_not_last' WHEN v.itersnap_op = 1 THEN NULL WHEN v.itersnap_ct = 'update' AND (v.itersnap_next_os IS NULL OR v.itersnap_next_os <> v.itersnap_cs) THEN 'successor_missing' WHEN v.itersnap_next_os IS NULL AND (v.itersnap_ct IS NULL OR v.itersnap_ct <> 'delete') THEN 'closed_last' WHEN v.itersnap_next_os IS NOT NULL AND v.itersnap_next_os < v.itersnap_cs THEN 'successor_early' WHEN v.itersnap_vt < v.itersnap_vf THEN 'inverted' WHEN v.itersnap_next_vf IS NOT NULL AND v.itersnap_next_vf < v.itersnap_vt THEN 'overlap' WHEN v.itersnap_ct = 'update' AND v.itersnap_next_vf IS NOT NULL AND v.itersnap_next_vf <> v.itersnap_vt THEN 'gap' END AS itersnap_broken,
+    v.itersnap_os
   FROM (SELECT h.`id`,
-      h.`dbt_opened_seq` AS os,
-      h.`dbt_closed_seq` AS cs,
-      h.`dbt_valid_from` AS vf,
-      h.`dbt_valid_to` AS vt,
-      h.`dbt_change_type` AS ct,
-      CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END AS op,
-      SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS open_count,
-      LEAD(h.`dbt_opened_seq`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_os,
-      LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS next_vf
+      h.`dbt_opened_seq` AS itersnap_os,
+      h.`dbt_closed_seq` AS itersnap_cs,
+      h.`dbt_valid_from` AS itersnap_vf,
+      h.`dbt_valid_to` AS itersnap_vt,
+      h.`dbt_change_type` AS itersnap_ct,
+      CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END AS itersnap_op,
+      SUM(CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END) OVER (PARTITION BY h.`id`) AS itersnap_open_count,
+      LEAD(h.`dbt_opened_seq`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS itersnap_next_os,
+      LEAD(h.`dbt_valid_from`) OVER (PARTITION BY h.`id` ORDER BY h.`dbt_opened_seq`, h.`dbt_valid_from`, CASE WHEN h.`dbt_valid_to` IS NULL THEN 1 ELSE 0 END, h.`dbt_valid_to`) AS itersnap_next_vf
     FROM `itersnap_metadata`.`itersnap_keys_customers` k
     JOIN `snap`.`customers` h ON k.`id` = h.`id`) v) r
-WHERE r.broken IS NOT NULL;
+WHERE r.itersnap_broken IS NOT NULL;
 -- openedVersions
 SELECT h.`dbt_opened_seq`,
   COUNT(*)

@@ -232,6 +232,39 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         }).toList()).as("the history as known after the first run").containsExactlyInAnyOrderElementsOf(firstHistory);
     }
 
+    /**
+     * Key columns named like the columns the engine's checks compute beside the key (a version's opened batch
+     * {@code os}, validity {@code vf}/{@code vt}, change type {@code ct}, {@code op}, {@code broken}): a composite key
+     * of such names runs in order and through a late batch, and the history equals one clean run's.
+     */
+    @Test
+    void keyColumnsNamedLikeTheColumnsOfTheEnginesChecksAreKeysLikeAnyOther() {
+        RawTable raw = fixture.rawTable("raw_key_names", "os " + type("VARCHAR(20)"), "vf INT", "ct INT", "op INT",
+                "broken INT", "status " + type("VARCHAR(20)"), "updated_at TIMESTAMP", "file_date DATE");
+        java.util.function.Function<String, ModelSettings> model = target -> ModelSettings.builder(target)
+                .target(target).source(raw.selectAll()).uniqueKey("os", "vf", "ct", "op", "broken")
+                .updatedAt("updated_at").sequenceBy("file_date").hardDeletes(HardDeletes.INVALIDATE).build();
+        ModelSettings m = model.apply(TARGET);
+        java.util.function.BiConsumer<Integer, String> day = (d, status) -> {
+            for (int key = 1; key <= 3; key++) {
+                if (key != d) {
+                    raw.insert("linux", key, key, key, key, status + (key == 1 ? d : 0), ts("2024-01-0" + d + " 09:00"),
+                            date("2024-01-0" + d));
+                }
+            }
+        };
+        day.accept(1, "a");
+        day.accept(3, "c");
+        fixture.run(m);
+        day.accept(2, "b"); // late: replayed key by key, key 2 absent from it (a deletion)
+        assertThat(fixture.run(m).lateBatchFound()).isTrue();
+
+        fixture.run(model.apply("snap_clean"));
+        assertThat(fixture.essence(TARGET)).as("the history of one clean run")
+                .containsExactlyInAnyOrderElementsOf(fixture.essence("snap_clean"));
+        assertThat(fixture.engine(null).audit(m).clean()).as("the audit of the history").isTrue();
+    }
+
     /** A raw table with a key, updated_at, file_date and a column of each type of {@code cases}. */
     private RawTable typesTable(String name, List<TypeCase> cases) {
         List<String> defs = new ArrayList<>(List.of("id INT", "updated_at TIMESTAMP", "file_date DATE"));

@@ -152,24 +152,24 @@ public final class HistoryAudit {
             String ends = changeType == null ? record : "CASE WHEN " + q(changeType) + " = 'delete' THEN 1 ELSE "
                     + record + " END";
             String window = " OVER (PARTITION BY " + keyList + " ORDER BY " + order + ")";
-            String v = "SELECT " + keyList + ", " + vf + " AS vf, " + vt + " AS vt, " + u + " AS u, CASE WHEN "
-                    + current + " THEN 1 ELSE 0 END AS cur, " + record
-                    + " AS drec, " + ends + " AS ends, LAG(" + ends + ")" + window + " AS prev_ends, "
-                    + "LAG(" + u + ")" + window + " AS prev_u, LAG(" + vf + ")" + window + " AS prev_vf, "
-                    + "LEAD(" + vf + ")" + window + " AS next_vf FROM " + t;
+            String v = "SELECT " + keyList + ", " + vf + " AS itersnap_vf, " + vt + " AS itersnap_vt, " + u + " AS itersnap_u, CASE WHEN "
+                    + current + " THEN 1 ELSE 0 END AS itersnap_cur, " + record
+                    + " AS itersnap_drec, " + ends + " AS itersnap_ends, LAG(" + ends + ")" + window + " AS itersnap_prev_ends, "
+                    + "LAG(" + u + ")" + window + " AS itersnap_prev_u, LAG(" + vf + ")" + window + " AS itersnap_prev_vf, "
+                    + "LEAD(" + vf + ")" + window + " AS itersnap_next_vf FROM " + t;
             List<String> keys = s.uniqueKey();
             List<Finding> out = new ArrayList<>();
             out.add(check(Check.OUT_OF_ORDER, "versions whose updated_at is earlier than the previous version's",
-                    "SELECT " + keyList + ", vf, u, prev_vf, prev_u FROM (" + v + ") v WHERE u < prev_u AND drec = 0 "
-                            + "AND prev_ends = 0",
+                    "SELECT " + keyList + ", itersnap_vf, itersnap_u, itersnap_prev_vf, itersnap_prev_u FROM (" + v + ") v WHERE itersnap_u < itersnap_prev_u AND itersnap_drec = 0 "
+                            + "AND itersnap_prev_ends = 0",
                     headers(keys, "valid_from", "updated_at", "previous_valid_from", "previous_updated_at")));
             out.add(check(Check.OVERLAP, "versions still valid when the next version of the key starts",
-                    "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE next_vf IS NOT NULL "
-                            + "AND (vt IS NULL OR next_vf < vt)",
+                    "SELECT " + keyList + ", itersnap_vf, itersnap_vt, itersnap_next_vf FROM (" + v + ") v WHERE itersnap_next_vf IS NOT NULL "
+                            + "AND (itersnap_vt IS NULL OR itersnap_next_vf < itersnap_vt)",
                     headers(keys, "valid_from", "valid_to", "next_valid_from")));
             out.add(check(Check.GAP, "versions closed before the next version of the key starts",
-                    "SELECT " + keyList + ", vf, vt, next_vf FROM (" + v + ") v WHERE vt IS NOT NULL "
-                            + "AND next_vf IS NOT NULL AND next_vf > vt AND ends = 0",
+                    "SELECT " + keyList + ", itersnap_vf, itersnap_vt, itersnap_next_vf FROM (" + v + ") v WHERE itersnap_vt IS NOT NULL "
+                            + "AND itersnap_next_vf IS NOT NULL AND itersnap_next_vf > itersnap_vt AND itersnap_ends = 0",
                     headers(keys, "valid_from", "valid_to", "next_valid_from")));
             out.add(check(Check.MULTIPLE_CURRENT, "keys with more than one current version (valid_to NULL"
                             + (s.validToCurrent() == null ? "" : " or " + s.validToCurrent()) + ")",
@@ -209,8 +209,8 @@ public final class HistoryAudit {
             if (changeType != null) {
                 out.add(check(Check.CLOSED_WITHOUT_SUCCESSOR, "keys whose last version is closed, and not by a "
                                 + "deletion: no current version",
-                        "SELECT " + keyList + ", vf, vt FROM (" + v + ") v WHERE next_vf IS NULL AND cur = 0 AND "
-                                + "ends = 0",
+                        "SELECT " + keyList + ", itersnap_vf, itersnap_vt FROM (" + v + ") v WHERE itersnap_next_vf IS NULL AND itersnap_cur = 0 AND "
+                                + "itersnap_ends = 0",
                         headers(keys, "valid_from", "valid_to")));
             }
             return out;

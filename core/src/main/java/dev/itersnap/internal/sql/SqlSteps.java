@@ -923,7 +923,8 @@ public final class SqlSteps {
 
     /**
      * The rules of {@link HistoryRule} over the versions {@code h} that {@code from} (the text after FROM) reads, with
-     * the slot FROM bound to {@code from} where it occurs (null: it does not).
+     * the slot FROM bound to {@code from} where it occurs (null: it does not). The columns computed beside the key
+     * have the reserved prefix: a key column may have any other name.
      */
     private Statement historyRules(String step, ResolvedModel m, String versions, Object from,
                                    Object adoptedThrough) {
@@ -935,13 +936,13 @@ public final class SqlSteps {
         String op = "CASE WHEN " + isOpen(m, vt) + " THEN 1 ELSE 0 END";
         String window = " OVER (PARTITION BY " + keys + " ORDER BY " + d.ordered(m, os) + ", " + vf + ", " + op
                 + ", " + vt + ")";
-        String v = "SELECT " + keys + ", " + os + " AS os, " + d.col("h", n.closedSeq()) + " AS cs, " + vf
-                + " AS vf, " + vt + " AS vt, " + d.col("h", n.changeType()) + " AS ct, " + op + " AS op, SUM(" + op
-                + ") OVER (PARTITION BY " + keys + ") AS open_count, LEAD(" + os + ")" + window + " AS next_os, LEAD("
-                + vf + ")" + window + " AS next_vf FROM " + versions;
-        String o = "v.os";
-        String nos = "v.next_os";
-        String cs = "v.cs";
+        String v = "SELECT " + keys + ", " + os + " AS itersnap_os, " + d.col("h", n.closedSeq()) + " AS itersnap_cs, " + vf
+                + " AS itersnap_vf, " + vt + " AS itersnap_vt, " + d.col("h", n.changeType()) + " AS itersnap_ct, " + op + " AS itersnap_op, SUM(" + op
+                + ") OVER (PARTITION BY " + keys + ") AS itersnap_open_count, LEAD(" + os + ")" + window + " AS itersnap_next_os, LEAD("
+                + vf + ")" + window + " AS itersnap_next_vf FROM " + versions;
+        String o = "v.itersnap_os";
+        String nos = "v.itersnap_next_os";
+        String cs = "v.itersnap_cs";
         // the adopted versions were kept as they were (also with an audit's problems, an out-of-order timeline among
         // them): a version the adoption opened is not held to the rules after the first two when the adoption also
         // closed it, when the next version is adopted too, or when it is the open last one
@@ -957,24 +958,24 @@ public final class SqlSteps {
                     + " <= " + a + ") OR (" + nos + " IS NOT NULL AND " + d.ordered(m, nos) + " <= " + a + ") OR ("
                     + nos + " IS NULL AND " + cs + " IS NULL)) THEN NULL";
         }
-        String rule = "CASE WHEN v.op = 1 AND " + cs + " IS NOT NULL THEN '" + HistoryRule.REOPENED.code()
-                + "' WHEN v.op = 0 AND " + cs + " IS NULL THEN '" + HistoryRule.CLOSED_WITHOUT_BATCH.code()
+        String rule = "CASE WHEN v.itersnap_op = 1 AND " + cs + " IS NOT NULL THEN '" + HistoryRule.REOPENED.code()
+                + "' WHEN v.itersnap_op = 0 AND " + cs + " IS NULL THEN '" + HistoryRule.CLOSED_WITHOUT_BATCH.code()
                 + "'" + kept
-                + " WHEN v.open_count > 1 AND v.op = 1 THEN '" + HistoryRule.OPEN_TWICE.code()
-                + "' WHEN v.op = 1 AND " + nos + " IS NOT NULL THEN '" + HistoryRule.OPEN_NOT_LAST.code()
-                + "' WHEN v.op = 1 THEN NULL"
-                + " WHEN v.ct = 'update' AND (" + nos + " IS NULL OR " + nos + " <> " + cs + ") THEN '"
+                + " WHEN v.itersnap_open_count > 1 AND v.itersnap_op = 1 THEN '" + HistoryRule.OPEN_TWICE.code()
+                + "' WHEN v.itersnap_op = 1 AND " + nos + " IS NOT NULL THEN '" + HistoryRule.OPEN_NOT_LAST.code()
+                + "' WHEN v.itersnap_op = 1 THEN NULL"
+                + " WHEN v.itersnap_ct = 'update' AND (" + nos + " IS NULL OR " + nos + " <> " + cs + ") THEN '"
                 + HistoryRule.SUCCESSOR_MISSING.code()
-                + "' WHEN " + nos + " IS NULL AND (v.ct IS NULL OR v.ct <> 'delete') THEN '"
+                + "' WHEN " + nos + " IS NULL AND (v.itersnap_ct IS NULL OR v.itersnap_ct <> 'delete') THEN '"
                 + HistoryRule.CLOSED_LAST.code()
                 + "' WHEN " + nos + " IS NOT NULL AND " + d.ordered(m, nos) + " < " + d.ordered(m, cs) + " THEN '"
                 + HistoryRule.SUCCESSOR_EARLY.code()
-                + "' WHEN v.vt < v.vf THEN '" + HistoryRule.INVERTED.code()
-                + "' WHEN v.next_vf IS NOT NULL AND v.next_vf < v.vt THEN '" + HistoryRule.OVERLAP.code()
-                + "' WHEN v.ct = 'update' AND v.next_vf IS NOT NULL AND v.next_vf <> v.vt THEN '"
+                + "' WHEN v.itersnap_vt < v.itersnap_vf THEN '" + HistoryRule.INVERTED.code()
+                + "' WHEN v.itersnap_next_vf IS NOT NULL AND v.itersnap_next_vf < v.itersnap_vt THEN '" + HistoryRule.OVERLAP.code()
+                + "' WHEN v.itersnap_ct = 'update' AND v.itersnap_next_vf IS NOT NULL AND v.itersnap_next_vf <> v.itersnap_vt THEN '"
                 + HistoryRule.GAP.code() + "' END";
-        String sql = "SELECT " + d.list(m.keys(), "r") + ", r.broken, r.os FROM (SELECT " + d.list(m.keys(), "v")
-                + ", " + rule + " AS broken, v.os FROM (" + v + ") v) r WHERE r.broken IS NOT NULL";
+        String sql = "SELECT " + d.list(m.keys(), "r") + ", r.itersnap_broken, r.itersnap_os FROM (SELECT " + d.list(m.keys(), "v")
+                + ", " + rule + " AS itersnap_broken, v.itersnap_os FROM (" + v + ") v) r WHERE r.itersnap_broken IS NOT NULL";
         return values.isEmpty() ? Statement.of(step, sql) : statement(step, sql, values);
     }
 

@@ -282,14 +282,14 @@ class H2DialectSqlTest {
         assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(model(HardDeletes.IGNORE), SEQ).sql()).contains(" FROM (SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_OPENED_SEQ\" >= CAST(? AS DATE) UNION SELECT x.\"ID\" FROM "
                 + "\"SNAP\".\"CUSTOMERS\" x WHERE x.\"DBT_CLOSED_SEQ\" >= CAST(? AS DATE)) k JOIN \"SNAP\".\"CUSTOMERS\" h "
-                + "ON k.\"ID\" = h.\"ID\") v) r WHERE r.broken IS NOT NULL");
+                + "ON k.\"ID\" = h.\"ID\") v) r WHERE r.itersnap_broken IS NOT NULL");
     }
 
     @Test
     void theCheckBeforeWritingReadsTheVersionsOfTheKeysInTheKeysTable() {
         String sql = dev.itersnap.internal.sql.SqlSteps.of(dialect).editedVersions(model(HardDeletes.IGNORE), null).sql();
         assertThat(sql).contains(" FROM \"ITERSNAP_METADATA\".\"ITERSNAP_KEYS_CUSTOMERS\" k JOIN \"SNAP\".\"CUSTOMERS\" h ON "
-                + "k.\"ID\" = h.\"ID\") v) r WHERE r.broken IS NOT NULL").doesNotContain("?");
+                + "k.\"ID\" = h.\"ID\") v) r WHERE r.itersnap_broken IS NOT NULL").doesNotContain("?");
         assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).openedVersions(model(HardDeletes.IGNORE),
                 List.of(SEQ, SEQ.plusDays(1))).sql()).isEqualTo("SELECT h.\"DBT_OPENED_SEQ\", COUNT(*) FROM "
                 + "\"SNAP\".\"CUSTOMERS\" h WHERE h.\"DBT_OPENED_SEQ\" IN (CAST(? AS DATE), CAST(? AS DATE)) GROUP BY "

@@ -97,7 +97,7 @@ class PostgresDialectSqlTest {
         ResolvedModel m = model(new SourceColumn("batch", Types.BIGINT, "int8", 19, 0));
         assertThat(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, 7L).sql()).contains(" FROM \"snap\".\"customers\" h WHERE EXISTS (SELECT 1 FROM "
                 + "\"snap\".\"customers\" x WHERE x.\"id\" = h.\"id\" AND (x.\"dbt_opened_seq\" >= CAST(? AS bigint) OR "
-                + "x.\"dbt_closed_seq\" >= CAST(? AS bigint)))) v) r WHERE r.broken IS NOT NULL");
+                + "x.\"dbt_closed_seq\" >= CAST(? AS bigint)))) v) r WHERE r.itersnap_broken IS NOT NULL");
     }
 
     @Test
