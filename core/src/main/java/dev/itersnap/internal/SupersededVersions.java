@@ -134,30 +134,21 @@ final class SupersededVersions {
     /**
      * {@code superseded_retention}: deletes what the successful repairs that finished before {@code at} minus the
      * retention superseded, leaving the mark of the latest such finish (a known-at read before it is refused).
-     * Two reads when a retention is set, up to three writes when there is something to delete; nothing otherwise.
+     * One read when a retention is set, up to three writes when there is something to delete; nothing otherwise.
      */
     private void retain(ResolvedModel m, LocalDateTime at) {
         java.time.Duration retention = cx.settings().supersededRetention();
         if (retention == null) {
             return;
         }
-        LocalDateTime cutoff = at.minus(retention);
-        List<String> runs = cx.jdbc().query(sql.runs(m), rs -> rs.getString(1));
-        Map<String, LocalDateTime> finished = new HashMap<>();
-        cx.jdbc().query(sql.runLog(m), rs -> {
-            LocalDateTime f = dev.itersnap.spi.SqlValues.readLocalDateTime(rs, 3);
-            if ("success".equals(rs.getString(2)) && f != null) {
-                finished.put(rs.getString(1), f);
-            }
-            return null;
-        });
-        List<String> old = runs.stream().filter(r -> r != null && !r.equals(cx.runId()) && finished.containsKey(r)
-                && finished.get(r).isBefore(cutoff)).sorted().toList();
-        if (old.isEmpty()) {
+        Map<String, LocalDateTime> expired = new HashMap<>();
+        cx.jdbc().query(sql.expired(m, at.minus(retention)), rs -> expired.put(rs.getString(1),
+                dev.itersnap.spi.SqlValues.readLocalDateTime(rs, 2)));
+        if (expired.isEmpty()) {
             return;
         }
-        LocalDateTime through = old.stream().map(finished::get).max(LocalDateTime::compareTo).orElseThrow();
-        cx.jdbc().updateAll(sql.prune(m, old, cx.runId(), through));
+        LocalDateTime through = expired.values().stream().max(LocalDateTime::compareTo).orElseThrow();
+        cx.jdbc().updateAll(sql.prune(m, expired.keySet().stream().sorted().toList(), cx.runId(), through));
     }
 
     /** Each run of the model in the run log with its status. */

@@ -203,6 +203,23 @@ public final class Supersession {
     }
 
     /**
+     * The repairs with rows in the companion that finished successfully before {@code cutoff}: (run id, finished_at).
+     * Reads the companion (which the retention bounds) and the run log's rows of those runs only.
+     */
+    public Statement expired(ResolvedModel m, LocalDateTime cutoff) {
+        MetadataSchema.Runs r = m.metadata().runs();
+        Map<String, Object> values = new LinkedHashMap<>();
+        values.put(SqlSteps.MODEL, m.name());
+        values.put(WHEN, cutoff);
+        return statement("retain superseded", "SELECT DISTINCT " + d.col("r", r.runId()) + ", "
+                + d.col("r", r.finishedAt()) + " FROM " + d.table(table(m)) + " c JOIN " + d.table(r.spec().name())
+                + " r ON " + d.col("r", r.runId()) + " = " + d.col("c", m.id(BY)) + " WHERE " + d.col("c", m.id(ENTRY))
+                + " <> '" + PRUNED + "' AND " + d.col("r", r.model()) + " = " + slot(SqlSteps.MODEL) + " AND "
+                + d.col("r", r.status()) + " = 'success' AND " + d.col("r", r.finishedAt()) + " < CAST(" + slot(WHEN)
+                + " AS " + d.typeName(ColumnType.timestamp()) + ")", values);
+    }
+
+    /**
      * The retention's mark: the latest moment up to which it deleted repairs (every repair it deleted had finished by
      * then), or no row / NULL when it deleted none. A known-at read before it is refused.
      */
