@@ -21,7 +21,8 @@ import java.util.function.Supplier;
 /**
  * The model lock on PostgreSQL: a session-level advisory lock on a connection of its own, keyed by a hash of the
  * metadata schema and the model name. The server releases it when the session ends, so a crashed process cannot
- * leave the model locked. The wait is bounded by the session's {@code lock_timeout}.
+ * leave the model locked. A free lock is taken by one statement ({@code pg_try_advisory_lock}); a run that finds it
+ * held waits, bounded by the session's {@code lock_timeout} (set for the wait and reset after it).
  */
 final class PostgresAdvisoryLock implements ModelLock {
     /** SQLState of a lock wait that hit lock_timeout. */
@@ -88,16 +89,16 @@ final class PostgresAdvisoryLock implements ModelLock {
         Connection c = ds.getConnection();
         try {
             c.setAutoCommit(true);
+            // a free lock is taken by one statement; only a run that has to wait sets lock_timeout for the wait
             boolean locked;
-            if (timeout.isZero()) {
-                try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
-                    ps.setLong(1, key);
-                    try (ResultSet rs = ps.executeQuery()) {
-                        rs.next();
-                        locked = rs.getBoolean(1);
-                    }
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_try_advisory_lock(?)")) {
+                ps.setLong(1, key);
+                try (ResultSet rs = ps.executeQuery()) {
+                    rs.next();
+                    locked = rs.getBoolean(1);
                 }
-            } else {
+            }
+            if (!locked && !timeout.isZero()) {
                 try (Statement st = c.createStatement()) {
                     st.execute("SET lock_timeout = " + Math.max(1, Math.min(Integer.MAX_VALUE, timeout.toMillis())));
                 }
