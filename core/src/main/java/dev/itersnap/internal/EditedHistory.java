@@ -23,7 +23,8 @@ import java.util.TreeMap;
  * to the history (after its own roll back, if it replays), two checks: the versions of the keys it writes (the keys
  * table, through the history's index on the key) must be in a state runs of the model leave ({@link HistoryRule}),
  * and the batches it compares with the source (the newest applied ones and the sweep's, every applied batch in a full
- * check) must have opened as many versions as the ledger counts (through the index on the opened sequence). After
+ * check) must have opened as many versions as the ledger counts (through the index on the opened sequence; counted by
+ * the ledger's probe, {@link RunRecovery#checkLedger}, where the run makes one, so no read of its own). After
  * its writes the same rules hold for every key it touched, or the run fails (rolled back where the database has
  * transactions). Either way the run stops with {@code HISTORY_EDITED}, naming keys or batches and the way out.
  * Part of one {@link SnapshotRun}; its static parts serve {@code doctor} and the model's audit.
@@ -38,6 +39,8 @@ final class EditedHistory {
     private TreeMap<Seq, MetadataStore.Entry> applied;
     /** The entries whose versions the run counts before writing; null once counted. */
     private List<MetadataStore.Entry> counted;
+    /** What the ledger's probe counted for {@link #counted}, compared with the ledger; null once reported. */
+    private List<Miscounted> miscounted;
     /** Whether every applied batch is counted (a full check): one grouped count of the whole history. */
     private boolean countAll;
     /** The run's replay point (null: none), which a message about a roll back without transactions names. */
@@ -69,7 +72,7 @@ final class EditedHistory {
      * check. Nothing when nothing was applied before.
      */
     void plan(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, java.util.Set<Seq> compared,
-              Seq replayPoint) {
+              Seq replayPoint, RunRecovery.OpenedVersions read) {
         this.replayPoint = replayPoint;
         if (applied.isEmpty() || r.targetColumns() == null) {
             return;
@@ -87,6 +90,12 @@ final class EditedHistory {
             countAll = true;
         }
         counted = out;
+        if (!countAll && read != null && out.stream().allMatch(e -> read.counted().contains(e.sequence()))) {
+            // counted by the ledger's probe, before anything was written: the versions of batches below the replay
+            // point are the same after the roll back (it reopens versions, it removes only those opened from there)
+            miscounted = miscounted(out, read.opened());
+            counted = null;
+        }
     }
 
     /**
@@ -106,6 +115,9 @@ final class EditedHistory {
         if (counted != null) {
             batches = count(cx.jdbc(), cx.sql(), m, counted, countAll);
             counted = null;
+        } else if (miscounted != null) {
+            batches = miscounted;
+            miscounted = null;
         }
         Findings f = findings(rows, batches);
         if (!f.clean()) {
@@ -180,6 +192,11 @@ final class EditedHistory {
         Map<Seq, Long> opened = new HashMap<>();
         jdbc.query(sql.openedVersions(m, all ? List.of() : entries.stream().map(e -> e.sequence().value()).toList()),
                 rs -> opened.put(Seq.read(m, rs, 1), rs.getLong(2)));
+        return miscounted(entries, opened);
+    }
+
+    /** The entries whose {@code inserted} is not the number of versions they opened ({@code opened}; absent: 0). */
+    private static List<Miscounted> miscounted(List<MetadataStore.Entry> entries, Map<Seq, Long> opened) {
         List<Miscounted> out = new ArrayList<>();
         for (MetadataStore.Entry e : entries) {
             long found = opened.getOrDefault(e.sequence(), 0L);

@@ -4,6 +4,7 @@ import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
 import dev.itersnap.core.Restatements;
 import dev.itersnap.core.SnapshotEvent;
+import dev.itersnap.spi.Statement;
 
 import java.sql.SQLException;
 import java.util.ArrayList;
@@ -51,7 +52,9 @@ final class RunDiscovery {
     SnapshotRun.Discovery discover(SnapshotRun.Resolved r) {
         ResolvedModel m = r.m();
         Map<Seq, String> pending = new java.util.HashMap<>(); // a deletion time may be null
-        if (r.pendingColumns() != null) {
+        // the pending table's batches read with the source's sequences where the discovery allows (one statement)
+        Statement both = r.pendingColumns() != null ? cx.sql().discoverSequencesAndPending(m) : null;
+        if (r.pendingColumns() != null && both == null) {
             cx.jdbc().query(r.tables().pendingBatches(), rs -> {
                         pending.put(Seq.read(m, rs, 1), rs.getString(2));
                         return null;
@@ -61,9 +64,11 @@ final class RunDiscovery {
         boolean[] nulls = {false};
         Fingerprints prints = cx.settings().restatements() == Restatements.DETECT ? Fingerprints.of(cx.dialect(), m)
                 : null;
-        cx.jdbc().query(cx.sql().discoverSequences(m), rs -> {
+        cx.jdbc().query(both != null ? both : cx.sql().discoverSequences(m), rs -> {
             Object v = m.sequenceType().read(rs, 1);
-            if (v == null) {
+            if (both != null && rs.getInt(3) == 1) {
+                pending.put(Seq.of(m, v), rs.getString(2));
+            } else if (v == null) {
                 nulls[0] = true;
             } else {
                 seqs.add(Seq.of(m, v));

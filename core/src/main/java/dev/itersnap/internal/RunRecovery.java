@@ -16,9 +16,23 @@ import java.util.TreeSet;
  */
 final class RunRecovery {
     private final RunContext cx;
+    /** What {@link #checkLedger} counted of the versions the batches compared with the source opened, or null. */
+    private OpenedVersions openedVersions;
 
     RunRecovery(RunContext cx) {
         this.cx = cx;
+    }
+
+    /**
+     * The versions each of {@code counted} opened in the history (a sequence missing from {@code opened}: none), as
+     * {@link #checkLedger} read them with its probe, before anything is written.
+     */
+    record OpenedVersions(java.util.Set<Seq> counted, java.util.Map<Seq, Long> opened) {
+    }
+
+    /** What {@link #checkLedger} counted with its probe, or null (it counted nothing). */
+    OpenedVersions openedVersions() {
+        return openedVersions;
     }
 
     /**
@@ -34,7 +48,8 @@ final class RunRecovery {
      * ({@link Operation#FULL_CHECK}) compares every sequence.
      */
     Seq checkLedger(SnapshotRun.Resolved r, TreeMap<Seq, MetadataStore.Entry> applied, TreeSet<Seq> fresh,
-                    RunDiscovery.Compared compared, java.util.Map<Seq, String> pending) {
+                    RunDiscovery.Compared compared, java.util.Map<Seq, String> pending,
+                    java.util.Set<Seq> comparedWithSource) {
         ResolvedModel m = r.m();
         if (r.targetColumns() == null) {
             return null;
@@ -69,8 +84,31 @@ final class RunRecovery {
         if (cx.operation() == SnapshotRun.Operation.FULL_CHECK) { // every sequence, not only a replay's range
             cx.jdbc().query(r.tables().historySequences(), rs -> lost.add(Seq.read(m, rs, 1)));
         } else if (from != null || !probed.isEmpty()) {
-            cx.jdbc().query(cx.sql().historySequences(m, probed, from == null ? null : from.value()),
-                    rs -> lost.add(Seq.read(m, rs, 1)));
+            // the same read counts the versions of the batches the edited-history check counts before writing
+            List<Seq> counted = new ArrayList<>();
+            for (MetadataStore.Entry e : applied.values()) {
+                if (!e.lost() && e.counts() != null && comparedWithSource.contains(e.sequence())) {
+                    counted.add(e.sequence());
+                }
+            }
+            if (counted.size() > SnapshotRun.MAX_BOUND_SEQUENCES) {
+                counted.clear(); // the check counts every version then (EditedHistory)
+            }
+            java.util.Map<Seq, Long> opened = new java.util.HashMap<>();
+            cx.jdbc().query(cx.sql().historySequences(m, probed, from == null ? null : from.value(),
+                    counted.stream().map(Seq::value).toList()), rs -> {
+                        Seq s = Seq.read(m, rs, 1);
+                        long n = counted.isEmpty() ? 0 : rs.getLong(2);
+                        if (counted.isEmpty() || rs.wasNull()) {
+                            lost.add(s);
+                        } else {
+                            opened.put(s, n);
+                        }
+                        return null;
+                    });
+            if (!counted.isEmpty()) {
+                openedVersions = new OpenedVersions(java.util.Set.copyOf(counted), opened);
+            }
         }
         lost.removeAll(applied.keySet());
         if (lost.isEmpty()) {

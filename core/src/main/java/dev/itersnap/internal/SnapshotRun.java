@@ -288,7 +288,7 @@ final class SnapshotRun {
         fresh.removeAll(applied.keySet());
         RunDiscovery.Compared compared = discovery.compare(m, applied, source, fresh, sweptThrough);
         checkedThrough = compared.checkedThrough();
-        Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared, source.pending());
+        Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared, source.pending(), source.rows().keySet());
         if (!planning && r.targetColumns() != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
@@ -334,7 +334,7 @@ final class SnapshotRun {
         Discovery source = d.source();
         TreeSet<Seq> fresh = d.fresh();
         // what is checked before the first write to the history
-        edited.plan(r, applied, source.rows().keySet(), d.decision().point());
+        edited.plan(r, applied, source.rows().keySet(), d.decision().point(), recovery.openedVersions());
         recovery.forgetRowsLoggedWithoutEntry(r.m(), fresh);
         TreeSet<Seq> batches = new TreeSet<>(d.decision().batches());
         discovery.warnAboutGrownBatches(applied, source, batches);

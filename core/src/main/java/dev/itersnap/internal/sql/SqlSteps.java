@@ -28,6 +28,7 @@ import java.util.stream.Collectors;
 import static dev.itersnap.spi.AbstractSqlDialect.slot;
 import static dev.itersnap.spi.AbstractSqlDialect.statement;
 import static dev.itersnap.internal.sql.ModelTables.DEL;
+import static dev.itersnap.internal.sql.ModelTables.DELTIME;
 import static dev.itersnap.internal.sql.ModelTables.REJECT;
 import static dev.itersnap.internal.sql.ModelTables.REPRO;
 
@@ -251,6 +252,21 @@ public final class SqlSteps {
      * {@link #fingerprintStaged}), so discovery should cost what the distinct sequences cost (an index walk where the
      * database has one).
      */
+    /**
+     * {@link #discoverSequences} and the pending table's batches ({@link ModelTables#pendingBatches}) in one statement,
+     * where the discovery is the plain {@code SELECT DISTINCT}: rows of the source's sequences (second column NULL, third
+     * 0) and of the pending table's (sequence, deletion time, 1). Null where the dialect discovers otherwise.
+     */
+    public Statement discoverSequencesAndPending(ResolvedModel m) {
+        if (hints.discoverSequences(m, sourceRelation(m)) != null) {
+            return null;
+        }
+        String seq = d.quote(m.sequenceBy());
+        return Statement.of("discover", "SELECT DISTINCT " + d.col("s", m.sequenceBy()) + ", CAST(NULL AS "
+                + d.typeName(TableSpec.ColumnType.text(64)) + "), 0 FROM " + sourceRelation(m) + " s UNION ALL "
+                + "SELECT DISTINCT p." + seq + ", p." + d.quote(m.id(DELTIME)) + ", 1 FROM " + d.table(m.pending()) + " p");
+    }
+
     public Statement discoverSequences(ResolvedModel m) {
         Statement hinted = hints.discoverSequences(m, sourceRelation(m));
         if (hinted != null) {
@@ -317,6 +333,16 @@ public final class SqlSteps {
      * closed sequences that grows with the batches asked for, not with the history.
      */
     public Statement historySequences(ResolvedModel m, List<?> sequences, Object from) {
+        return historySequences(m, sequences, from, List.of());
+    }
+
+    /**
+     * {@link #historySequences(ResolvedModel, List, Object)} and, in the same statement, {@link #openedVersions} of
+     * {@code counted} (bound values; none: no count): rows of a sequence and {@code NULL} are the probe's (distinct),
+     * rows of a sequence and a count are the versions it opened. One read where a run would make two of the history's
+     * indexes before it writes.
+     */
+    public Statement historySequences(ResolvedModel m, List<?> sequences, Object from, List<?> counted) {
         Map<String, Object> values = new LinkedHashMap<>();
         List<String> in = new ArrayList<>();
         for (int i = 0; i < sequences.size(); i++) {
@@ -341,10 +367,22 @@ public final class SqlSteps {
             }
             // one branch per condition: an OR would keep a database from probing the index by each
             for (String w : where) {
-                branches.add("SELECT " + c + " FROM " + d.table(m.target()) + " h WHERE " + w);
+                branches.add("SELECT " + c + (counted.isEmpty() ? "" : ", CAST(NULL AS BIGINT)") + " FROM "
+                        + d.table(m.target()) + " h WHERE " + w);
             }
         }
-        return statement("check ledger", String.join(" UNION ", branches), values);
+        String sql = String.join(" UNION ", branches);
+        if (!counted.isEmpty()) {
+            List<String> cin = new ArrayList<>();
+            for (int i = 0; i < counted.size(); i++) {
+                values.put("cnt" + i, counted.get(i));
+                cin.add(d.param(m.sequenceColumn(), "cnt" + i));
+            }
+            String os = d.col("h", m.meta().openedSeq());
+            sql += " UNION ALL SELECT " + os + ", COUNT(*) FROM " + d.table(m.target()) + " h WHERE " + os + " IN ("
+                    + String.join(", ", cin) + ") GROUP BY " + os;
+        }
+        return statement("check ledger", sql, values);
     }
 
     /**
