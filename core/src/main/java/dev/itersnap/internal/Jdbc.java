@@ -36,6 +36,8 @@ final class Jdbc {
     private final java.util.function.BiFunction<SQLException, Connection, String> damage;
     /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
     private long writes;
+    /** The run's scratch tables not created yet ({@link DeferredScratch}), or null. */
+    private DeferredScratch scratch;
     /** Checked immediately before every write and commit (the model lock's verifyHeld while a run holds it). */
     private Runnable fence = () -> { };
 
@@ -65,6 +67,14 @@ final class Jdbc {
      * Inside a transaction a conflict ends the transaction and is not retried.
      */
     int update(Statement s) {
+        if (scratch != null) {
+            s = scratch.route(s, true, this::updateNow);
+        }
+        return updateNow(s);
+    }
+
+    /** {@link #update} without the deferral of scratch tables. */
+    private int updateNow(Statement s) {
         writes++;
         for (int attempt = 1; ; attempt++) {
             fence.run();
@@ -122,6 +132,9 @@ final class Jdbc {
     }
 
     <T> List<T> query(Statement s, int maxRows, Row<T> row) {
+        if (scratch != null) {
+            s = scratch.route(s, false, this::updateNow);
+        }
         try (PreparedStatement ps = s.prepare(connection, binder)) {
             ps.setMaxRows(maxRows);
             List<T> out = new ArrayList<>();
@@ -139,6 +152,9 @@ final class Jdbc {
 
     /** The columns of a query's result ({@code Dialect.describe}), as JDBC metadata reports them. */
     List<SourceColumn> describe(Statement s) throws SQLException {
+        if (scratch != null) {
+            s = scratch.route(s, false, this::updateNow);
+        }
         try (PreparedStatement ps = s.prepare(connection, binder); ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
             List<SourceColumn> out = new ArrayList<>();
@@ -191,6 +207,14 @@ final class Jdbc {
             return s -> s.toLowerCase(Locale.ROOT);
         }
         return s -> s;
+    }
+
+    /**
+     * Creates the run's scratch tables {@code deferred} when a statement first names them, the first {@code INSERT}
+     * into one as the statement that creates it ({@link DeferredScratch}); null: none (any not created yet is not).
+     */
+    void deferScratch(DeferredScratch deferred) {
+        this.scratch = deferred;
     }
 
     /**

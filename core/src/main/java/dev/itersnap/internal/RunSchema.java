@@ -215,7 +215,8 @@ final class RunSchema {
      * The run's scratch tables, empty and in the shape this run needs: the tables of an earlier run are reused
      * (emptied in one statement, or one per table) when the stage's comment names the shape of the four tables'
      * DDL, else dropped and created again and the stage marked. A reuse that fails (a table dropped by hand) creates
-     * them. Where the database replaces tables in one statement (Delta) they are always replaced.
+     * them. Where the database replaces tables in one statement (Delta) they are always replaced, each by the statement
+     * that first names it, the first {@code INSERT} into one creating it with its rows ({@link DeferredScratch}).
      */
     void prepareScratch(SnapshotRun.Resolved r) {
         List<TableSpec> specs = List.of(r.tables().stage(), r.tables().batches(), r.tables().keys(), r.tables().work());
@@ -224,6 +225,11 @@ final class RunSchema {
         List<dev.itersnap.spi.Statement> clear = cx.sql().primitives().clearScratchTables(specs.stream()
                 .map(TableSpec::name).toList());
         String signature = scratchSignature(ddl);
+        DeferredScratch deferred = clear.isEmpty() ? DeferredScratch.of(cx.sql().primitives(), specs) : null;
+        if (deferred != null) {
+            cx.jdbc().deferScratch(deferred); // each created by the statement that first names it
+            return;
+        }
         if (!clear.isEmpty()) {
             try {
                 if (ModelTables.scratchComment(signature).equals(cx.jdbc().tableComment(r.m().stage()))) {

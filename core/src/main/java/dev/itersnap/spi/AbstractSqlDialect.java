@@ -227,6 +227,17 @@ public abstract class AbstractSqlDialect implements Dialect {
         return ddl.stream().map(s -> Statement.of("create " + spec.name().table(), s)).toList();
     }
 
+    /**
+     * One statement that creates (or replaces) the scratch table {@code spec} holding the rows of {@code query}, whose
+     * columns are {@code columns} (columns of {@code spec}, in the query's order; the table's others are NULL), typed
+     * as {@link #createTable} types them: what the run's first {@code INSERT INTO} the table becomes, so that creating
+     * and filling it is one statement (and, on Delta Lake, one commit instead of two). Null where the database has no
+     * such statement or empties its scratch tables instead ({@link #clearScratchTables}): the default.
+     */
+    public Statement createTableAs(TableSpec spec, List<String> columns, Statement query) {
+        return null;
+    }
+
     /** What follows a CREATE TABLE's column list (a storage format, table properties). Default: nothing. */
     public String tableOptions(TableSpec spec) {
         return "";

@@ -48,6 +48,20 @@ public final class Statement {
         return new Statement(otherStep, fragments, values);
     }
 
+    /**
+     * The same statement without the leading text {@code prefix} (which must lie before its first parameter marker),
+     * or null when its text does not start with it: the query of an {@code INSERT INTO t (columns) query}, to be
+     * written into another statement ({@link Builder#sql(Statement)}).
+     */
+    public Statement afterPrefix(String prefix) {
+        if (!fragments.get(0).startsWith(prefix)) {
+            return null;
+        }
+        List<String> rest = new ArrayList<>(fragments);
+        rest.set(0, rest.get(0).substring(prefix.length()));
+        return new Statement(step, Collections.unmodifiableList(rest), values);
+    }
+
     /** The text with a JDBC {@code ?} for each value. */
     public String sql() {
         return sql(i -> "?");

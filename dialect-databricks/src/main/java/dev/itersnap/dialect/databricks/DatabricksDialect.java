@@ -304,6 +304,31 @@ public final class DatabricksDialect extends AbstractSqlDialect {
             + "'delta.logRetentionDuration' = 'interval 1 days')";
 
     /**
+     * A scratch table created by the run's first {@code INSERT INTO} it, as {@code CREATE OR REPLACE TABLE ... AS
+     * SELECT}: one statement and one Delta commit where creating it empty and then inserting were two. The columns are
+     * cast to the types {@link #createTable} gives them (the query's columns renamed by the subquery's column list, the
+     * table's others NULL), so the table has the same schema either way. Not when scratch tables are emptied instead of
+     * replaced ({@link #truncatingScratchTables}).
+     */
+    @Override
+    public Statement createTableAs(TableSpec spec, List<String> columns, Statement query) {
+        if (!replaceScratch || spec.creation() != TableSpec.Creation.SCRATCH) {
+            return null;
+        }
+        String alias = "itersnap_filled";
+        List<String> select = new ArrayList<>();
+        for (TableSpec.Column c : spec.columns()) {
+            String type = typeName(c.type());
+            select.add("CAST(" + (columns.contains(c.name()) ? col(alias, c.name()) : "NULL") + " AS " + type + ") AS "
+                    + quote(c.name()));
+        }
+        return Statement.builder(query.step()).sql("CREATE OR REPLACE TABLE " + table(spec.name()) + tableOptions(spec)
+                        + " AS SELECT " + String.join(", ", select) + " FROM (").sql(query)
+                .sql(") " + alias + " (" + String.join(", ", columns.stream().map(this::quote).toList()) + ")")
+                .build();
+    }
+
+    /**
      * Delta tables. Tables several runs write at once (the shared metadata tables, the history: {@link
      * TableSpec.Writers#MANY}) get deletion vectors unless the user turned them off ({@link #withDeletionVectors},
      * {@value #DELETION_VECTORS_PROPERTY}): Databricks' row-level concurrency (Runtime 14.2 and later) needs them, so
