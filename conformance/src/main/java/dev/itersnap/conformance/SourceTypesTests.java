@@ -265,6 +265,44 @@ public abstract class SourceTypesTests extends ConformanceTestBase {
         assertThat(fixture.engine(null).audit(m).clean()).as("the audit of the history").isTrue();
     }
 
+    /**
+     * A column added to the history by hand and named like the marker columns with which a run describes the history,
+     * its archive and its pending table in one statement ({@code itersnap_table_1}, {@code _2}): the run describes them
+     * one by one instead, runs in order and through a late batch, and the history equals one clean run's.
+     */
+    @Test
+    void aHistoryColumnNamedLikeTheMarkersOfTheTablesDescribedTogetherIsAColumnLikeAnyOther() {
+        RawTable raw = fixture.rawTable("raw_marker", "id INT", "status " + type("VARCHAR(20)"), "updated_at TIMESTAMP",
+                "file_date DATE");
+        java.util.function.Function<String, ModelSettings> model = target -> ModelSettings.builder(target)
+                .target(target).source(raw.selectAll()).uniqueKey("id").updatedAt("updated_at")
+                .sequenceBy("file_date").hardDeletes(HardDeletes.INVALIDATE).build();
+        ModelSettings m = model.apply(TARGET);
+        java.util.function.BiConsumer<Integer, String> day = (d, status) -> {
+            for (int key = 1; key <= 3; key++) {
+                if (key != d) {
+                    raw.insert(key, status + (key == 1 ? d : 0), ts("2024-01-0" + d + " 09:00"), date("2024-01-0" + d));
+                }
+            }
+        };
+        day.accept(1, "a");
+        day.accept(3, "c");
+        fixture.run(m);
+        fixture.execute("ALTER TABLE " + TARGET + " ADD COLUMN itersnap_table_1 INT");
+        fixture.execute("ALTER TABLE " + TARGET + " ADD COLUMN itersnap_table_2 INT");
+        day.accept(2, "b"); // late: replayed key by key, key 2 absent from it (a deletion)
+        assertThat(fixture.run(m).lateBatchFound()).isTrue();
+        day.accept(4, "d");
+        assertThat(fixture.run(m).batchesApplied()).isEqualTo(1);
+
+        fixture.run(model.apply("snap_clean_marker"));
+        fixture.execute("ALTER TABLE snap_clean_marker ADD COLUMN itersnap_table_1 INT");
+        fixture.execute("ALTER TABLE snap_clean_marker ADD COLUMN itersnap_table_2 INT");
+        assertThat(fixture.essence(TARGET)).as("the history of one clean run")
+                .containsExactlyInAnyOrderElementsOf(fixture.essence("snap_clean_marker"));
+        assertThat(fixture.engine(null).audit(m).clean()).as("the audit of the history").isTrue();
+    }
+
     /** A raw table with a key, updated_at, file_date and a column of each type of {@code cases}. */
     private RawTable typesTable(String name, List<TypeCase> cases) {
         List<String> defs = new ArrayList<>(List.of("id INT", "updated_at TIMESTAMP", "file_date DATE"));

@@ -226,8 +226,15 @@ final class ModelResolver {
         ModelSettings s = m.settings();
         List<SourceColumn> targetColumns = null;
         List<SourceColumn> historyOnly = new ArrayList<>();
-        if (jdbc.tableExists(m.target())) {
-            targetColumns = describe(jdbc, SqlSteps.of(d).describe(Relation.table(m.target())), "target", s);
+        boolean target = jdbc.tableExists(m.target());
+        boolean archive = jdbc.tableExists(m.archive()); // its name does not depend on the history's columns
+        boolean pending = !d.capabilities().transactionalDml() && jdbc.tableExists(m.pending());
+        // the history with its archive and pending tables in one statement where they all exist
+        List<List<SourceColumn>> together = target && archive ? describeTogether(jdbc, d, pending
+                ? List.of(m.target(), m.archive(), m.pending()) : List.of(m.target(), m.archive()), s) : null;
+        if (target) {
+            targetColumns = together != null ? together.get(0)
+                    : describe(jdbc, SqlSteps.of(d).describe(Relation.table(m.target())), "target", s);
             for (SourceColumn tc : targetColumns) {
                 boolean isMeta = m.meta().asMap().values().stream().anyMatch(mc -> mc.equalsIgnoreCase(tc.name()));
                 if (!isMeta && column(m.sourceColumns(), tc.name()) == null) {
@@ -237,11 +244,50 @@ final class ModelResolver {
         }
         ResolvedModel full = m.toBuilder().historyOnly(historyOnly).build();
         refuseTooWide(d, full);
-        List<SourceColumn> archiveColumns = jdbc.tableExists(full.archive())
-                ? describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.archive())), "archive", s) : null;
-        List<SourceColumn> pendingColumns = !d.capabilities().transactionalDml() && jdbc.tableExists(full.pending())
-                ? describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.pending())), "pending", s) : null;
+        List<SourceColumn> archiveColumns = !archive ? null : together != null ? together.get(1)
+                : describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.archive())), "archive", s);
+        List<SourceColumn> pendingColumns = !pending ? null : together != null && together.size() > 2
+                ? together.get(2) : describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.pending())), "pending", s);
         return new Resolution(full, targetColumns, archiveColumns, pendingColumns);
+    }
+
+    /**
+     * The columns of each of {@code tables} (which exist), described by one statement ({@link
+     * SqlSteps#describeTogether}); null when a marker column does not stand exactly once (a table has a column named
+     * like one): the caller describes them one by one.
+     */
+    private static List<List<SourceColumn>> describeTogether(Jdbc jdbc, Dialect d, List<dev.itersnap.core.TableName>
+            tables, ModelSettings s) {
+        return split(describe(jdbc, SqlSteps.of(d).describeTogether(tables), "target", s), tables.size());
+    }
+
+    /**
+     * The columns {@link SqlSteps#describeTogether} described for {@code tables} tables, split at its markers; null
+     * when a marker does not stand exactly once, in order.
+     */
+    static List<List<SourceColumn>> split(List<SourceColumn> all, int tables) {
+        List<Integer> at = new ArrayList<>();
+        for (int i = 1; i < tables; i++) {
+            String marker = SqlSteps.describeMarker(i);
+            List<Integer> found = new ArrayList<>();
+            for (int c = 0; c < all.size(); c++) {
+                if (all.get(c).name().equalsIgnoreCase(marker)) {
+                    found.add(c);
+                }
+            }
+            if (found.size() != 1 || (!at.isEmpty() && found.get(0) <= at.get(at.size() - 1))) {
+                return null;
+            }
+            at.add(found.get(0));
+        }
+        List<List<SourceColumn>> out = new ArrayList<>();
+        int from = 0;
+        for (int marker : at) {
+            out.add(List.copyOf(all.subList(from, marker)));
+            from = marker + 1;
+        }
+        out.add(List.copyOf(all.subList(from, all.size())));
+        return out;
     }
 
     /**

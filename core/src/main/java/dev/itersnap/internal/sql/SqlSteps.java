@@ -177,6 +177,26 @@ public final class SqlSteps {
     /**
      * A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}).
      */
+    /**
+     * One statement describing the tables {@code tables} at once: their columns in order, the columns of each table after
+     * the first preceded by a marker column {@code itersnap_table_<i>} ({@code i} from 1), so that a reader splits the
+     * result where the markers stand.
+     */
+    public Statement describeTogether(List<TableName> tables) {
+        StringBuilder select = new StringBuilder("SELECT t0.*");
+        StringBuilder from = new StringBuilder(d.table(tables.get(0)) + " t0");
+        for (int i = 1; i < tables.size(); i++) {
+            select.append(", 0 AS ").append(d.quote(describeMarker(i))).append(", t").append(i).append(".*");
+            from.append(" CROSS JOIN ").append(d.table(tables.get(i))).append(" t").append(i);
+        }
+        return Statement.of("resolve", select + " FROM " + from + " WHERE 1 = 0");
+    }
+
+    /** The marker column before the columns of the {@code i}-th table of {@link #describeTogether} (from 1). */
+    public static String describeMarker(int i) {
+        return "itersnap_table_" + i;
+    }
+
     public Statement describe(Relation r) {
         String from = r.table() != null ? d.table(r.table()) : Relation.parenthesized(r.query());
         return Statement.of("resolve", "SELECT * FROM " + from + " s WHERE "

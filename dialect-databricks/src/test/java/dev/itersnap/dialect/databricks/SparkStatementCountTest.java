@@ -59,6 +59,6 @@ class SparkStatementCountTest extends StatementCountTests {
      */
     @Override
     protected int budgetPerRun() {
-        return 27;
+        return 25;
     }
 }
