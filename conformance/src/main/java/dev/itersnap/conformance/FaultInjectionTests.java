@@ -82,10 +82,20 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
 
     /**
      * What two equivalent runs leave behind: the full history rows, the ledger and the error log (no run ids), the
-     * archive, the column registry and the rows of the pending table (-1 when there is none).
+     * archive, the column registry, the rows of the pending table (-1 when there is none) and the superseded versions
+     * a repair keeps ({@code keep_superseded}: every row but a retention's marks, without the superseding run's id and
+     * time), so that a failure during a repair loses no superseded version and copies none twice.
      */
     record Outcome(List<Version> history, List<String> ledger, List<String> errors, List<String> archive,
-                   List<String> registry, long pending) {
+                   List<String> registry, long pending, List<String> superseded) {
+        /**
+         * The same without the superseded versions: where the operation repeated is itself a repair (a full refresh,
+         * a replay), which supersedes the versions the first attempt left, or after a replay under a retention, which
+         * deletes only what repairs recorded as successful superseded.
+         */
+        Outcome withoutSuperseded() {
+            return new Outcome(history, ledger, errors, archive, registry, pending, List.of());
+        }
     }
 
     /** Totals of one scenario, printed for the record. */
@@ -441,6 +451,38 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
     }
 
     /**
+     * A repair under a retention of superseded versions ({@code superseded_retention}, 1 ms): a late batch C replayed
+     * first, then, more than the retention later, late batch B, whose repair copies what it supersedes and deletes
+     * what C's repair superseded (leaving a mark). A failure anywhere, then the rerun: the history, and the superseded
+     * versions kept, as one clean run leaves them.
+     */
+    @Test
+    void aRepairThatDeletesExpiredSupersededVersionsSurvivesAFailureAtEveryStatement() {
+        Injected r = failEveryPoint("retention of superseded versions", List.of(Fault.FAIL,
+                Fault.EXECUTED_THEN_FAIL), false, f -> {
+                    RawTable raw = customers(f);
+                    ModelSettings m = model(raw).supersededRetention(java.time.Duration.ofMillis(1)).build();
+                    raw.insert(1, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), A);
+                    raw.insert(1, "Gold", "A", ts("2024-01-04 09:00"), D);
+                    raw.insert(2, "Active", "A", ts("2024-01-01 09:00"), D);
+                    f.run(m);
+                    raw.insert(1, "Silver", "A", ts("2024-01-03 09:00"), C);
+                    raw.insert(2, "Silver", "B", ts("2024-01-03 09:00"), C);
+                    f.run(m); // C's repair: supersedes both keys' versions from C on
+                    raw.insert(1, "Bronze", "A", ts("2024-01-02 09:00"), B);
+                    raw.insert(3, "Active", "A", ts("2024-01-02 09:00"), B);
+                    try {
+                        Thread.sleep(20); // C's repair finished more than the retention before the run under test
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    return UnderTest.run(m);
+                });
+        assertThat(r.failedRuns()).isPositive();
+    }
+
+    /**
      * The very first run of a model (metadata schema, history, archive and registry created, three batches applied,
      * rows set aside): a failure anywhere must leave a state the rerun completes exactly.
      */
@@ -628,14 +670,16 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                     .isEqualTo(inOrder.essence(m.target().toString()));
             release(inOrder);
         }
-        Outcome expected = outcome(fixture, m);
+        // each replay supersedes what the one before left: the superseded versions grow, the rest stays
+        Outcome expected = outcome(fixture, m).withoutSuperseded();
 
         FaultInjectingDataSource faults = new FaultInjectingDataSource(fixture.dataSource());
         IterativeSnapshot engine = fixture.engine(faults.dataSource(), null);
         faults.failAt(0);
         engine.replayFrom(m, B);
         List<String> script = faults.statements();
-        assertThat(outcome(fixture, m)).as("a clean replay leaves the history as it was").isEqualTo(expected);
+        assertThat(outcome(fixture, m).withoutSuperseded()).as("a clean replay leaves the history as it was")
+                .isEqualTo(expected);
         int points = 0;
         int failed = 0;
         for (int k = 1; k <= script.size(); k++) {
@@ -656,7 +700,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
             } catch (ItersnapException e) {
                 fail(where + ": the rerun without faults failed: " + e.getMessage(), e);
             }
-            assertOutcome(where + ", after the rerun", expected, outcome(fixture, m));
+            assertOutcome(where + ", after the rerun", expected, outcome(fixture, m).withoutSuperseded());
         }
         System.out.printf("fault injection [replay on one database]: %d of %d statements injected, %d runs failed%n",
                 points, script.size(), failed);
@@ -806,6 +850,8 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
             calls.put(c, counting.count(c));
         }
         Outcome expected = outcome(clean, m);
+        // a rerun of a repair repeats it, superseding what the faulted attempt left: its superseded versions differ
+        boolean repair = t.operation() == Operation.FULL_REFRESH;
         String firstBatch = clean.ledger(m.name()).stream().map(LedgerEntry::sequence).sorted().findFirst()
                 .orElseThrow();
         clean.engine(null).replayFrom(m, firstBatch);
@@ -886,14 +932,19 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                 } catch (ItersnapException e) {
                     fail(where + ": the rerun without faults failed: " + e.getMessage(), e);
                 }
-                assertOutcome(where + ", after the rerun", expected, outcome(f, m));
+                Outcome afterRerun = outcome(f, m);
+                assertOutcome(where + ", after the rerun", repair ? expected.withoutSuperseded() : expected,
+                        repair ? afterRerun.withoutSuperseded() : afterRerun);
                 try {
                     f.engine(null).replayFrom(m, firstBatch);
                 } catch (ItersnapException e) {
                     fail(where + ": the replay from " + firstBatch + " after the rerun failed: " + e.getMessage(), e);
                 }
-                assertOutcome(where + ", after the rerun and a replay from " + firstBatch, expectedAfterReplay,
-                        outcome(f, m));
+                Outcome afterReplay = outcome(f, m);
+                boolean retained = repair || m.supersededRetention() != null;
+                assertOutcome(where + ", after the rerun and a replay from " + firstBatch, retained
+                        ? expectedAfterReplay.withoutSuperseded() : expectedAfterReplay,
+                        retained ? afterReplay.withoutSuperseded() : afterReplay);
                 release(f);
             }
         }
@@ -946,6 +997,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         assertThat(actual.archive()).as(where + ": archive").isEqualTo(expected.archive());
         assertThat(actual.registry()).as(where + ": column registry").isEqualTo(expected.registry());
         assertThat(actual.pending()).as(where + ": pending table rows (-1: no table)").isEqualTo(expected.pending());
+        assertThat(actual.superseded()).as(where + ": superseded versions").isEqualTo(expected.superseded());
     }
 
     static String describe(List<String> script, int k) {
@@ -972,7 +1024,22 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
         long pending = f.tableExists(meta + ".itersnap_pending_" + m.name())
                 ? (Long) f.query("SELECT COUNT(*) AS n FROM " + meta + ".itersnap_pending_" + m.name()).get(0)
                 .get("n") : -1;
-        return new Outcome(f.history(m.target().toString()), ledger, errors, archive, registry, pending);
+        String companion = meta + ".itersnap_superseded_" + m.name();
+        List<String> superseded = f.tableExists(companion) ? f.query("SELECT * FROM " + companion).stream()
+                .filter(r -> !"pruned".equals(value(r, "itersnap_entry"))).map(r -> {
+                    TreeMap<String, Object> row = new TreeMap<>(String.CASE_INSENSITIVE_ORDER);
+                    row.putAll(r);
+                    List.of("itersnap_superseded_by", "itersnap_superseded_at", "itersnap_prev_run")
+                            .forEach(row::remove);
+                    return row.toString();
+                }).sorted().toList() : List.of();
+        return new Outcome(f.history(m.target().toString()), ledger, errors, archive, registry, pending, superseded);
+    }
+
+    /** A column of a row read by {@link SnapshotFixture#query}, its name in any case. */
+    private static Object value(Map<String, Object> row, String column) {
+        return row.entrySet().stream().filter(e -> e.getKey().equalsIgnoreCase(column)).map(Map.Entry::getValue)
+                .findFirst().orElse(null);
     }
 
     /**
