@@ -21,25 +21,70 @@ import java.util.function.Consumer;
  * their quoted names, which the engine writes in every statement that names them.
  */
 final class DeferredScratch {
+    /**
+     * The runtimes (dialect and database version) found not to replace a table from a query: open-source Spark 3.5.8
+     * with Delta 3.3.2 fails every {@code CREATE OR REPLACE TABLE ... AS SELECT} with "does not support truncate in
+     * batch mode" ({@code _LEGACY_ERROR_TEMP_1113}), new table or not. Their scratch tables are created empty and
+     * filled, as where the dialect has no such statement; found once per runtime and JVM.
+     */
+    private static final java.util.Set<String> UNSUPPORTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
     private final AbstractSqlDialect dialect;
+    private final String runtime;
     /** The tables not created yet this run, by their quoted table name (the last part of the name). */
     private final Map<String, TableSpec> pending = new LinkedHashMap<>();
+    /** The statements {@link #route} made to create a table with rows, and the table each creates. */
+    private final Map<Statement, TableSpec> creating = new java.util.IdentityHashMap<>();
 
-    private DeferredScratch(AbstractSqlDialect dialect, List<TableSpec> tables) {
+    private DeferredScratch(AbstractSqlDialect dialect, String runtime, List<TableSpec> tables) {
         this.dialect = dialect;
+        this.runtime = runtime;
         for (TableSpec t : tables) {
             pending.put(dialect.quote(t.name().table()), t);
         }
     }
 
-    /** The deferral of {@code tables}, or null where the dialect cannot create a table from a query. */
-    static DeferredScratch of(AbstractSqlDialect dialect, List<TableSpec> tables) {
+    /**
+     * The deferral of {@code tables}, or null where the dialect cannot create a table from a query (or the runtime
+     * {@code runtime}, the dialect and the database's version, was found not to).
+     */
+    static DeferredScratch of(AbstractSqlDialect dialect, String runtime, List<TableSpec> tables) {
+        if (UNSUPPORTED.contains(runtime)) {
+            return null;
+        }
         for (TableSpec t : tables) {
             if (dialect.createTableAs(t, List.of(), Statement.of("probe", "SELECT 1")) == null) {
                 return null;
             }
         }
-        return new DeferredScratch(dialect, tables);
+        return new DeferredScratch(dialect, runtime, tables);
+    }
+
+    /**
+     * Whether {@code failure} of {@code routed}, a statement {@link #route} made to create a table with rows, says the
+     * database cannot replace a table from a query: then the runtime is remembered, and the table is created empty
+     * through {@code create} so that the original {@code INSERT} can run.
+     */
+    boolean fellBack(Statement routed, RuntimeException failure, java.util.function.Consumer<Statement> create) {
+        TableSpec table = creating.remove(routed);
+        if (table == null || !cannotReplaceFromQuery(failure)) {
+            return false;
+        }
+        UNSUPPORTED.add(runtime);
+        dialect.createTable(table).forEach(c -> create.accept(c.inStep("create scratch tables")));
+        return true;
+    }
+
+    /** The failure of {@code CREATE OR REPLACE TABLE ... AS SELECT} on open-source Spark 3.5 with Delta 3.3. */
+    static boolean cannotReplaceFromQuery(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            String message = t.getMessage();
+            if (message != null && (message.contains("does not support truncate in batch mode")
+                    || message.contains("_LEGACY_ERROR_TEMP_1113"))) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /**
@@ -62,6 +107,7 @@ final class DeferredScratch {
             pending.remove(e.getKey());
             if (filled != null) {
                 out = filled;
+                creating.put(filled, e.getValue());
             } else {
                 dialect.createTable(e.getValue()).forEach(c -> create.accept(c.inStep("create scratch tables")));
             }

@@ -67,10 +67,18 @@ final class Jdbc {
      * Inside a transaction a conflict ends the transaction and is not retried.
      */
     int update(Statement s) {
-        if (scratch != null) {
-            s = scratch.route(s, true, this::updateNow);
+        if (scratch == null) {
+            return updateNow(s);
         }
-        return updateNow(s);
+        Statement routed = scratch.route(s, true, this::updateNow);
+        try {
+            return updateNow(routed);
+        } catch (RuntimeException e) {
+            if (routed != s && scratch.fellBack(routed, e, this::updateNow)) {
+                return updateNow(s); // the table created empty: the INSERT as it was
+            }
+            throw e;
+        }
     }
 
     /** {@link #update} without the deferral of scratch tables. */

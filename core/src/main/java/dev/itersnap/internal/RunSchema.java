@@ -225,7 +225,8 @@ final class RunSchema {
         List<dev.itersnap.spi.Statement> clear = cx.sql().primitives().clearScratchTables(specs.stream()
                 .map(TableSpec::name).toList());
         String signature = scratchSignature(ddl);
-        DeferredScratch deferred = clear.isEmpty() ? DeferredScratch.of(cx.sql().primitives(), specs) : null;
+        DeferredScratch deferred = clear.isEmpty() ? DeferredScratch.of(cx.sql().primitives(), runtime(), specs)
+                : null;
         if (deferred != null) {
             cx.jdbc().deferScratch(deferred); // each created by the statement that first names it
             return;
@@ -246,6 +247,16 @@ final class RunSchema {
             cx.jdbc().update(r.tables().markScratch(signature));
         }
         cx.jdbc().commit("create scratch tables");
+    }
+
+    /** The dialect and the database's version, as JDBC metadata reports it: what a runtime can do is kept by it. */
+    private String runtime() {
+        try {
+            java.sql.DatabaseMetaData md = cx.jdbc().connection().getMetaData();
+            return cx.dialect().name() + " " + md.getDatabaseProductName() + " " + md.getDatabaseProductVersion();
+        } catch (SQLException | RuntimeException e) {
+            return cx.dialect().name();
+        }
     }
 
     /** The first 16 hex digits of the SHA-256 of the scratch tables' DDL: their shape. */

@@ -30,7 +30,8 @@ class DeferredScratchTest {
     private final List<String> created = new ArrayList<>();
 
     private DeferredScratch deferred() {
-        DeferredScratch d = DeferredScratch.of(dialect.primitives(), List.of(stage, keys));
+        DeferredScratch d = DeferredScratch.of(dialect.primitives(), "test " + java.util.UUID.randomUUID(),
+                List.of(stage, keys));
         assertThat(d).isNotNull();
         return d;
     }
@@ -103,7 +104,32 @@ class DeferredScratchTest {
 
     @Test
     void scratchTablesEmptiedInsteadOfReplacedAreNotDeferred() {
-        assertThat(DeferredScratch.of(DatabricksDialectAccess.truncating().primitives(), List.of(stage, keys)))
-                .isNull();
+        assertThat(DeferredScratch.of(DatabricksDialectAccess.truncating().primitives(), "test truncating",
+                List.of(stage, keys))).isNull();
+    }
+
+    @Test
+    void aRuntimeThatCannotReplaceATableFromAQueryCreatesItEmptyAndIsRememberedOtherFailuresAreNot() {
+        String runtime = "test " + java.util.UUID.randomUUID();
+        DeferredScratch d = DeferredScratch.of(dialect.primitives(), runtime, List.of(stage, keys));
+        Statement insert = Statement.of("stage", "INSERT INTO `m`.`itersnap_stage_x` (`id`) SELECT 1");
+        Statement routed = route(d, insert, true);
+        assertThat(routed).isNotSameAs(insert);
+        // another failure (a bad query, a lost lease, an injected fault) is the statement's: nothing is remembered
+        assertThat(d.fellBack(routed, new IllegalStateException("[TABLE_OR_VIEW_NOT_FOUND] src"),
+                c -> created.add(c.sql())))
+                .isFalse();
+        assertThat(created).isEmpty();
+        assertThat(DeferredScratch.of(dialect.primitives(), runtime, List.of(stage, keys))).isNotNull();
+
+        DeferredScratch again = DeferredScratch.of(dialect.primitives(), runtime, List.of(stage, keys));
+        Statement routedAgain = again.route(insert, true, c -> created.add(c.sql()));
+        RuntimeException spark35 = new RuntimeException("model 'customers': step 'stage source' failed: "
+                + "[_LEGACY_ERROR_TEMP_1113] Table itersnap_stage_customers does not support truncate in batch mode.");
+        List<Statement> creates = new ArrayList<>();
+        assertThat(again.fellBack(routedAgain, spark35, creates::add)).isTrue();
+        assertThat(creates).extracting(Statement::sql).containsExactly(dialect.createTable(stage).get(0).sql());
+        // remembered for the runtime: its next runs create their scratch tables empty first
+        assertThat(DeferredScratch.of(dialect.primitives(), runtime, List.of(stage, keys))).isNull();
     }
 }
