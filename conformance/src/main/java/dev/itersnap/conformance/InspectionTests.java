@@ -254,6 +254,69 @@ public abstract class InspectionTests extends ConformanceTestBase {
                 .containsExactlyInAnyOrderElementsOf(lateHistory);
     }
 
+    /**
+     * A repair that committed its writes but whose run log does not say it succeeded: the history as known at any
+     * moment still counts it. One whose last write failed (the run log records its failure) counts from that
+     * recorded end; one that died after its commit (the run log left {@code running}) counts at no moment, the history
+     * read as it was before it, until a later run finds it dead: that run closes its row ({@code failed}, ended at the
+     * finding run's start) with its own end, and the repair counts from then. Either way a read before the repair is
+     * the history before it, every column of every version, and a retention deletes what it superseded like any
+     * finished repair's.
+     */
+    @Test
+    void aRepairWhoseRunLogDoesNotSayItSucceededIsKnownFromItsRecordedEnd() throws Exception {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
+        ModelSettings m = model(raw).build();
+        RunResult first = fixture.run(m);
+        List<Map<String, Object>> before = fixture.query("SELECT * FROM " + TARGET);
+        raw.insert(1, "Silver", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
+        RunResult late = fixture.run(m);
+        assertThat(late.lateBatchFound()).isTrue();
+        List<Map<String, Object>> after = fixture.query("SELECT * FROM " + TARGET);
+        Object firstFinished = finished(first.runId());
+        Object lateFinished = finished(late.runId());
+        String runs = SnapshotFixture.METADATA + ".itersnap_runs";
+
+        // its last write failed after its commit: the failure is recorded, with its end
+        fixture.execute("UPDATE " + runs + " SET status = 'failed', error_message = 'injected' WHERE run_id = ?",
+                late.runId());
+        assertThat(known(m, firstFinished)).as("failed after its commit: before it")
+                .containsExactlyInAnyOrderElementsOf(before);
+        assertThat(known(m, lateFinished)).as("failed after its commit: from its recorded end")
+                .containsExactlyInAnyOrderElementsOf(after);
+
+        // it died after its commit: no end recorded
+        fixture.execute("UPDATE " + runs + " SET status = 'running', finished_at = NULL, error_message = NULL WHERE "
+                + "run_id = ?", late.runId());
+        assertThat(known(m, lateFinished)).as("dead, not found yet: the history before it")
+                .containsExactlyInAnyOrderElementsOf(before);
+        RunResult finder = fixture.run(m);
+        assertThat(finder.batchesApplied()).isZero();
+        SnapshotFixture.RunEntry dead = fixture.runs(MODEL).stream().filter(r -> r.runId().equals(late.runId()))
+                .findFirst().orElseThrow();
+        SnapshotFixture.RunEntry found = fixture.runs(MODEL).stream().filter(r -> r.runId().equals(finder.runId()))
+                .findFirst().orElseThrow();
+        assertThat(dead.status()).isEqualTo("failed");
+        assertThat(dead.errorMessage()).contains("did not finish").contains(finder.runId());
+        assertThat(SnapshotFixture.normalize(dead.finishedAt())).as("ended at the start of the run that found it")
+                .isEqualTo(SnapshotFixture.normalize(found.startedAt()));
+        assertThat(known(m, firstFinished)).as("found dead: before it").containsExactlyInAnyOrderElementsOf(before);
+        assertThat(known(m, dead.finishedAt())).as("found dead: from the finding run's start")
+                .containsExactlyInAnyOrderElementsOf(after);
+        assertThat(fixture.query("SELECT * FROM " + TARGET)).as("the history itself")
+                .containsExactlyInAnyOrderElementsOf(after);
+
+        // a retention deletes what it superseded like any finished repair's
+        Thread.sleep(20);
+        ModelSettings retained = model(raw).supersededRetention(Duration.ofMillis(1)).build();
+        RunResult replay = fixture.engine(null).replayFrom(retained, date("2024-01-01"));
+        assertThat(fixture.engine(null).inspect(retained).repairs(0)).extracting(Inspection.Repair::runId)
+                .as("the dead repair's copies deleted by the next repair's retention").containsExactly(replay.runId());
+    }
+
     /** A run's finish time in the run log. */
     private Object finished(String runId) {
         return fixture.runs(MODEL).stream().filter(r -> r.runId().equals(runId)).findFirst().orElseThrow()

@@ -81,9 +81,19 @@ final class KnownAtRead {
                 }
             });
         }
-        List<String> after = repairs.stream().filter(r -> r != null && "success".equals(status.get(r))
-                && finished.containsKey(r) && finished.get(r).isAfter(k))
-                .sorted(Comparator.comparing(finished::get)).toList();
+        // a repair counts from its recorded end, whatever its status (one that committed and then failed to record
+        // its success counts from its recorded failure); one still running, or dead and not found yet, after every
+        // moment (what it wrote is not known until a run finishes or finds it dead: see MetadataStore.closeUnfinished)
+        Map<String, LocalDateTime> end = new HashMap<>();
+        for (String r : repairs) {
+            if (r != null && finished.containsKey(r)) {
+                end.put(r, finished.get(r));
+            } else if (r != null && "running".equals(status.get(r))) {
+                end.put(r, LocalDateTime.MAX);
+            }
+        }
+        List<String> after = end.keySet().stream().filter(r -> end.get(r).isAfter(k))
+                .sorted(Comparator.comparing((String r) -> end.get(r)).thenComparing(r -> r)).toList();
         Supersession.Known known = new Supersession.Known(maxKnown == null ? null : maxKnown.value(), unknown, after);
         List<String> columns = historyColumns.stream().map(SourceColumn::name).toList();
         try {

@@ -826,11 +826,31 @@ public final class MetadataStore {
         }
     }
 
-    void started(String runId, String operation, String logic) {
+    /** Adds the run's row, running; returns its start time as recorded. */
+    LocalDateTime started(String runId, String operation, String logic) {
         MetadataSchema.Runs r = schema.runs();
+        LocalDateTime now = LocalDateTime.now();
         jdbc.update(insert("log run", r.spec(), values(r.runId(), runId, r.model(), model, r.operation(), operation,
-                r.holder(), holder(), r.startedAt(), LocalDateTime.now(), r.status(), "running", r.logic(), logic)));
+                r.holder(), holder(), r.startedAt(), now, r.status(), "running", r.logic(), logic)));
         jdbc.commit("log run");
+        return now;
+    }
+
+    /**
+     * Closes the rows of runs that died (the run log shows them running; this run, which holds the lock and is about
+     * to record its success, found them so): failed, finished at {@code foundAt} (this run's start: whatever they
+     * committed was in the tables by then), so that what they wrote counts from that moment in a known-at read and
+     * their superseded versions fall under the retention like those of any run that finished. Not committed here: with
+     * transactions, it commits with the run's end ({@link #finished}).
+     */
+    void closeUnfinished(String runId, LocalDateTime foundAt) {
+        MetadataSchema.Runs r = schema.runs();
+        jdbc.update(Statement.builder("log run").sql("UPDATE " + name(r.spec().name()) + " SET " + q(r.status())
+                + " = 'failed', " + q(r.finishedAt()) + " = ").bind(foundAt).sql(", " + q(r.errorMessage()) + " = ")
+                .bind("did not finish: run " + runId + " found it so and recovered what it left")
+                .sql(" WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.status()) + " = 'running' AND "
+                        + q(r.runId()) + " <> ").bind(runId).sql(" AND " + q(r.startedAt()) + " <= ").bind(foundAt)
+                .build());
     }
 
     /**

@@ -17,6 +17,7 @@ import dev.itersnap.spi.ModelLock;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -182,7 +183,7 @@ public final class SnapshotEngine {
                         // without transactional DML every statement is its own commit; crash safety comes from the
                         // ledger (recovery) and the pending table instead
                         c.setAutoCommit(!dialect.capabilities().transactionalDml());
-                        store.started(runId, operation.label(), settings.logic());
+                        LocalDateTime startedAt = store.started(runId, operation.label(), settings.logic());
                         started = true;
                         listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
                         store.readAll(runId, pre.target().toString()); // what the steps read first, in one read
@@ -200,6 +201,10 @@ public final class SnapshotEngine {
                         result = new RunResult(result.runId(), result.model(), result.batches(),
                                 result.lateBatchFound(), result.replayPoint(), result.timelineViolations(),
                                 Duration.ofNanos(System.nanoTime() - start));
+                        if ("running".equals(before.previousStatus())) {
+                            // the runs this one found dead and recovered: committed with this run's end
+                            store.closeUnfinished(runId, startedAt);
+                        }
                         store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
                                 run.replayPointText(), null, run.checkedThrough());
                         listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));

@@ -203,7 +203,9 @@ public final class Supersession {
     }
 
     /**
-     * The repairs with rows in the companion that finished successfully before {@code cutoff}: (run id, finished_at).
+     * The repairs with rows in the companion that finished before {@code cutoff}, whatever their status (a repair that
+     * committed and failed to record its success has its failure's end; a dead one, the end a later run gave it):
+     * (run id, finished_at).
      * Reads the companion (which the retention bounds) and the run log's rows of those runs only.
      */
     public Statement expired(ResolvedModel m, LocalDateTime cutoff) {
@@ -215,7 +217,7 @@ public final class Supersession {
                 + d.col("r", r.finishedAt()) + " FROM " + d.table(table(m)) + " c JOIN " + d.table(r.spec().name())
                 + " r ON " + d.col("r", r.runId()) + " = " + d.col("c", m.id(BY)) + " WHERE " + d.col("c", m.id(ENTRY))
                 + " <> '" + PRUNED + "' AND " + d.col("r", r.model()) + " = " + slot(SqlSteps.MODEL) + " AND "
-                + d.col("r", r.status()) + " = 'success' AND " + d.col("r", r.finishedAt()) + " < CAST(" + slot(WHEN)
+                + d.col("r", r.finishedAt()) + " < CAST(" + slot(WHEN)
                 + " AS " + d.typeName(ColumnType.timestamp()) + ")", values);
     }
 
