@@ -90,8 +90,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                    List<String> registry, long pending, List<String> superseded) {
         /**
          * The same without the superseded versions: where the operation repeated is itself a repair (a full refresh,
-         * a replay), which supersedes the versions the first attempt left, or after a replay under a retention, which
-         * deletes only what repairs recorded as successful superseded.
+         * a replay), which supersedes the versions the first attempt left.
          */
         Outcome withoutSuperseded() {
             return new Outcome(history, ledger, errors, archive, registry, pending, List.of());
@@ -941,7 +940,7 @@ public abstract class FaultInjectionTests extends ConformanceTestBase {
                     fail(where + ": the replay from " + firstBatch + " after the rerun failed: " + e.getMessage(), e);
                 }
                 Outcome afterReplay = outcome(f, m);
-                boolean retained = repair || m.supersededRetention() != null;
+                boolean retained = repair;
                 assertOutcome(where + ", after the rerun and a replay from " + firstBatch, retained
                         ? expectedAfterReplay.withoutSuperseded() : expectedAfterReplay,
                         retained ? afterReplay.withoutSuperseded() : afterReplay);
