@@ -54,49 +54,86 @@ public abstract class KnownAtPropertyTest {
         ScenarioGenerator generator = new ScenarioGenerator();
         List<Long> seeds = ReferenceModelPropertyTest.seeds(getClass().getSimpleName(), defaultCases(),
                 defaultRandomCases());
-        return seeds.stream().map(generator::generate)
-                .filter(s -> !s.changesSchema() && s.settings().untrackedColumns() != UntrackedColumns.OVERWRITE)
+        return seeds.stream().map(generator::generate).filter(KnownAtPropertyTest::applies)
                 .map(s -> DynamicTest.dynamicTest(s.title(), () -> check(s)));
+    }
+
+    /**
+     * Whether the check applies to a case: its raw table keeps its columns and it does not overwrite untracked columns
+     * (an in-order run changes versions in place there, which only a repair's copies record).
+     */
+    public static boolean applies(Scenario s) {
+        return !s.changesSchema() && s.settings().untrackedColumns() != UntrackedColumns.OVERWRITE;
     }
 
     /** One run's history as it produced it, and when the run log says it finished. */
     private record Produced(String run, LocalDateTime finished, List<String> columns, List<String> history) {
     }
 
+    /**
+     * The check of one case as hooks of {@link ScenarioRunner#play(Scenario, java.util.function.Function,
+     * ScenarioRunner.AfterRun)}: {@link #afterRun} records each run's history and finish time, {@link #atEnd} reads
+     * the history as known at each finish and reports what differs. Single use, one case.
+     */
+    static final class Check {
+        private final Scenario scenario;
+        private final TestDatabase database;
+        private final List<Produced> produced = new ArrayList<>();
+
+        Check(Scenario scenario, TestDatabase database) {
+            this.scenario = scenario;
+            this.database = database;
+        }
+
+        ScenarioRunner.AfterRun afterRun() {
+            return (ds, run) -> {
+                List<String> columns = new ArrayList<>();
+                List<String> history = rows(ds, "SELECT * FROM " + scenario.target(), null, columns);
+                produced.add(new Produced(run.runId(), finished(ds, scenario, run.runId()), columns, history));
+            };
+        }
+
+        java.util.function.Function<DataSource, List<String>> atEnd() {
+            return ds -> {
+                List<String> problems = new ArrayList<>();
+                IterativeSnapshot.Builder builder = IterativeSnapshot.builder().dataSource(ds);
+                if (database.dialect() != null) {
+                    builder.dialect(database.dialect());
+                }
+                IterativeSnapshot snapshots = builder.build();
+                LocalDateTime previous = null;
+                for (Produced p : produced) {
+                    if (previous != null && !p.finished().isAfter(previous)) {
+                        problems.add("run " + p.run() + " finished at " + p.finished()
+                                + ", not after the run before it");
+                    }
+                    previous = p.finished();
+                    String sql = snapshots.asOfSql(scenario.settings(), AsOf.knownAt(p.finished()));
+                    List<String> known = rows(ds, sql, p.columns(), null);
+                    if (!known.equals(p.history())) {
+                        problems.add("known at " + p.finished() + " (after run " + p.run() + "):\n  expected "
+                                + String.join("\n           ", p.history()) + "\n  but read "
+                                + String.join("\n           ", known));
+                    }
+                }
+                return problems.isEmpty() ? List.of() : List.of(String.join("\n", problems.subList(0,
+                        Math.min(3, problems.size()))));
+            };
+        }
+
+        /** The runs recorded. */
+        int runs() {
+            return produced.size();
+        }
+    }
+
     private void check(Scenario scenario) throws SQLException {
-        List<Produced> produced = new ArrayList<>();
-        List<String> problems = new ArrayList<>();
-        ScenarioRunner.Result result = new ScenarioRunner(database()).play(scenario, ds -> {
-            IterativeSnapshot.Builder builder = IterativeSnapshot.builder().dataSource(ds);
-            if (database().dialect() != null) {
-                builder.dialect(database().dialect());
-            }
-            IterativeSnapshot snapshots = builder.build();
-            LocalDateTime previous = null;
-            for (Produced p : produced) {
-                if (previous != null && !p.finished().isAfter(previous)) {
-                    problems.add("run " + p.run() + " finished at " + p.finished() + ", not after the run before it");
-                }
-                previous = p.finished();
-                String sql = snapshots.asOfSql(scenario.settings(), AsOf.knownAt(p.finished()));
-                List<String> known = rows(ds, sql, p.columns(), null);
-                if (!known.equals(p.history())) {
-                    problems.add("known at " + p.finished() + " (after run " + p.run() + "):\n  expected "
-                            + String.join("\n           ", p.history()) + "\n  but read "
-                            + String.join("\n           ", known));
-                }
-            }
-            return problems.isEmpty() ? List.of() : List.of(String.join("\n", problems.subList(0,
-                    Math.min(3, problems.size()))));
-        }, (ds, run) -> {
-            List<String> columns = new ArrayList<>();
-            List<String> history = rows(ds, "SELECT * FROM " + scenario.target(), null, columns);
-            produced.add(new Produced(run.runId(), finished(ds, scenario, run.runId()), columns, history));
-        });
+        Check check = new Check(scenario, database());
+        ScenarioRunner.Result result = new ScenarioRunner(database()).play(scenario, check.atEnd(), check.afterRun());
         if (!result.passed()) {
             fail(scenario.describe() + "\nafter " + result.where() + ":\n" + String.join("\n", result.problems()));
         }
-        assertThat(produced).hasSize(scenario.engineRuns());
+        assertThat(check.runs()).isEqualTo(scenario.engineRuns());
     }
 
     /** The run's finish time from the run log. */
