@@ -258,8 +258,9 @@ public abstract class InspectionTests extends ConformanceTestBase {
      * A repair that committed its writes but whose run log does not say it succeeded: the history as known at any
      * moment still counts it. One whose last write failed (the run log records its failure) counts from that
      * recorded end; one that died after its commit (the run log left {@code running}) counts at no moment, the history
-     * read as it was before it, until a later run finds it dead: that run closes its row ({@code failed}, ended at the
-     * finding run's start) with its own end, and the repair counts from then. Either way a read before the repair is
+     * read as it was before it, until a later run finds it dead (also after a run that failed on the lock in between):
+     * that run closes its row ({@code failed}, ended at the finding run's start) with its own end, and the repair
+     * counts from then. Either way a read before the repair is
      * the history before it, every column of every version, and a retention deletes what it superseded like any
      * finished repair's.
      */
@@ -293,6 +294,11 @@ public abstract class InspectionTests extends ConformanceTestBase {
                 + "run_id = ?", late.runId());
         assertThat(known(m, lateFinished)).as("dead, not found yet: the history before it")
                 .containsExactlyInAnyOrderElementsOf(before);
+        // a run that failed on the lock in between (the dead run's lease still held): the run after it finds the dead
+        fixture.execute("INSERT INTO " + runs + " (run_id, model, operation, started_at, finished_at, status, "
+                + "error_message) VALUES ('lock-timeout', ?, 'run', ?, ?, 'failed', 'lock timeout')", MODEL,
+                java.time.LocalDateTime.now(), java.time.LocalDateTime.now());
+        Thread.sleep(5);
         RunResult finder = fixture.run(m);
         assertThat(finder.batchesApplied()).isZero();
         SnapshotFixture.RunEntry dead = fixture.runs(MODEL).stream().filter(r -> r.runId().equals(late.runId()))

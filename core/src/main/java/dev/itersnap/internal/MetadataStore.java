@@ -673,7 +673,11 @@ public final class MetadataStore {
      * text; null if none), and the batch the restatement sweep of the last successful run that swept stopped at (its
      * text; null if none).
      */
-    record RunLogHead(String previousStatus, LoggedLogic lastLogic, String checkedThrough) {
+    /**
+     * What the run log says before a run: the previous run's status, the last logged logic, the last sweep's end, and
+     * whether any other run of the model is still shown running (under the lock: dead).
+     */
+    record RunLogHead(String previousStatus, LoggedLogic lastLogic, String checkedThrough, boolean unfinished) {
     }
 
     /** The logic a successful run recorded: its run id, its start (as text) and the logic text. */
@@ -696,8 +700,9 @@ public final class MetadataStore {
     }
 
     /**
-     * The run log's rows that say the previous run's status, the last logged logic and the last sweep's end, as a
-     * derived table {@code x} of the columns {@link HeadReader#row} reads (the model's runs but {@code runId}).
+     * The run log's rows that say the previous run's status, the last logged logic and the last sweep's end, and those
+     * of runs still shown running, as a derived table {@code x} of the columns {@link HeadReader#row} reads (the
+     * model's runs but {@code runId}).
      */
     private Statement headRows(String runId) {
         MetadataSchema.Runs r = schema.runs();
@@ -714,7 +719,8 @@ public final class MetadataStore {
                 + swept + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_swept FROM "
                 + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId())
                 + " <> ").bind(runId).sql(") x WHERE itersnap_latest = 1 OR (itersnap_logged = 1 AND "
-                + "itersnap_latest_logged = 1) OR (itersnap_swept = 1 AND itersnap_latest_swept = 1)").build();
+                + "itersnap_latest_logged = 1) OR (itersnap_swept = 1 AND itersnap_latest_swept = 1) OR "
+                + "itersnap_status = 'running'").build();
     }
 
     /**
@@ -726,10 +732,14 @@ public final class MetadataStore {
         private String previous;
         private LoggedLogic logic;
         private String checked;
+        private boolean unfinished;
 
         void row(java.sql.ResultSet rs, int text, int numbers, int start) throws SQLException {
             if (rs.getLong(numbers) == 1) {
                 previous = rs.getString(text + 2);
+            }
+            if ("running".equals(rs.getString(text + 2))) {
+                unfinished = true;
             }
             if (rs.getLong(numbers + 1) == 1 && rs.getLong(numbers + 2) == 1) {
                 logic = new LoggedLogic(rs.getString(text), String.valueOf(rs.getObject(start)),
@@ -741,7 +751,7 @@ public final class MetadataStore {
         }
 
         RunLogHead head() {
-            return new RunLogHead(previous, logic, checked);
+            return new RunLogHead(previous, logic, checked, unfinished);
         }
     }
 

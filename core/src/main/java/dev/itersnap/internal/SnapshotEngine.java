@@ -92,7 +92,7 @@ public final class SnapshotEngine {
             dialect.prepareRunConnection(c);
             ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
             MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
-            MetadataStore.RunLogHead before = new MetadataStore.RunLogHead(null, null, null);
+            MetadataStore.RunLogHead before = new MetadataStore.RunLogHead(null, null, null, false);
             if (store.exists()) {
                 store.readAll("", pre.target().toString());
                 before = store.runLogHead("");
@@ -201,8 +201,9 @@ public final class SnapshotEngine {
                         result = new RunResult(result.runId(), result.model(), result.batches(),
                                 result.lateBatchFound(), result.replayPoint(), result.timelineViolations(),
                                 Duration.ofNanos(System.nanoTime() - start));
-                        if ("running".equals(before.previousStatus())) {
-                            // the runs this one found dead and recovered: committed with this run's end
+                        if (before.unfinished()) {
+                            // the runs this one found dead (whatever ran between them and this one, a run that failed
+                            // on the lock for instance): committed with this run's end
                             store.closeUnfinished(runId, startedAt);
                         }
                         store.finished(runId, "success", result.batchesApplied(), result.lateBatchFound(),
