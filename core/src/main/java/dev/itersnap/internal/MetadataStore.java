@@ -670,12 +670,8 @@ public final class MetadataStore {
     /**
      * What a run needs from the run log before it starts, in one read: the status of the model's most recent run
      * before this one (null if none), the logic of the last successful run that recorded one (run id, start, logic
-     * text; null if none), and the batch the restatement sweep of the last successful run that swept stopped at (its
-     * text; null if none).
-     */
-    /**
-     * What the run log says before a run: the previous run's status, the last logged logic, the last sweep's end, and
-     * whether any other run of the model is still shown running (under the lock: dead).
+     * text; null if none), the batch the restatement sweep of the last successful run that swept stopped at (its
+     * text; null if none), and whether any other run of the model is still shown running (under the lock: dead).
      */
     record RunLogHead(String previousStatus, LoggedLogic lastLogic, String checkedThrough, boolean unfinished) {
     }

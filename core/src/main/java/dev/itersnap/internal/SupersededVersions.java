@@ -132,8 +132,9 @@ final class SupersededVersions {
     }
 
     /**
-     * {@code superseded_retention}: deletes what the repairs that finished (whatever their status) before {@code at} minus the
-     * retention superseded, leaving the mark of the latest such finish (a known-at read before it is refused).
+     * {@code superseded_retention}: deletes what the repairs that finished (whatever their status) before {@code at}
+     * minus the retention superseded, leaving the mark of the latest such finish (a known-at read before it is
+     * refused).
      * One read when a retention is set, up to three writes when there is something to delete; nothing otherwise.
      */
     private void retain(ResolvedModel m, LocalDateTime at) {
