@@ -68,8 +68,10 @@ class H2LeaseWaitNoticeTest {
         assertThat(once).as("the MERGE was slow").isTrue();
         assertThat(r.duration()).isGreaterThan(Duration.ofMillis(2_600));
         assertThat(events.of(SnapshotEvent.WaitingForLock.class)).as("no other run holds the lease").isEmpty();
+        // the holder's read (MetadataStore.describeRunning): the running rows, newest first; the run log's head read
+        // also names running rows, without that order
         assertThat(slow.statements()).as("no read of the run log for a holder")
-                .noneMatch(sql -> sql.toLowerCase(Locale.ROOT).contains("'running'"));
+                .noneMatch(sql -> sql.toLowerCase(Locale.ROOT).contains("'running' order by"));
     }
 
     @Test
