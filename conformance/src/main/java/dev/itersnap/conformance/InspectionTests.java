@@ -225,19 +225,12 @@ public abstract class InspectionTests extends ConformanceTestBase {
      */
     @Test
     void aRetentionDeletesWhatOldRepairsSupersededAndRefusesReadsThatWouldNeedIt() throws Exception {
-        RawTable raw = customers(fixture);
-        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
-        raw.insert(2, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
-        raw.insert(1, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
-        ModelSettings m = model(raw).supersededRetention(Duration.ofMillis(1)).build();
-        RunResult first = fixture.run(m);
-        List<Map<String, Object>> firstHistory = fixture.query("SELECT * FROM " + TARGET);
-        raw.insert(1, "Silver", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
-        RunResult late = fixture.run(m);
-        assertThat(late.lateBatchFound()).isTrue();
-        List<Map<String, Object>> lateHistory = fixture.query("SELECT * FROM " + TARGET);
-        Object firstFinished = finished(first.runId());
-        Object lateFinished = finished(late.runId());
+        LateRepair l = lateRepair(b -> b.supersededRetention(Duration.ofMillis(1)));
+        ModelSettings m = l.m();
+        List<Map<String, Object>> firstHistory = l.before();
+        List<Map<String, Object>> lateHistory = l.after();
+        Object firstFinished = finished(l.first().runId());
+        Object lateFinished = finished(l.late().runId());
         assertThat(known(m, firstFinished)).as("nothing deleted yet").containsExactlyInAnyOrderElementsOf(firstHistory);
         Thread.sleep(20); // the late run finished more than the retention (1 ms) before the next repair
 
@@ -266,18 +259,13 @@ public abstract class InspectionTests extends ConformanceTestBase {
      */
     @Test
     void aRepairWhoseRunLogDoesNotSayItSucceededIsKnownFromItsRecordedEnd() throws Exception {
-        RawTable raw = customers(fixture);
-        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
-        raw.insert(2, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
-        raw.insert(1, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
-        ModelSettings m = model(raw).build();
-        RunResult first = fixture.run(m);
-        List<Map<String, Object>> before = fixture.query("SELECT * FROM " + TARGET);
-        raw.insert(1, "Silver", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
-        RunResult late = fixture.run(m);
-        assertThat(late.lateBatchFound()).isTrue();
-        List<Map<String, Object>> after = fixture.query("SELECT * FROM " + TARGET);
-        Object firstFinished = finished(first.runId());
+        LateRepair l = lateRepair(b -> b);
+        RawTable raw = l.raw();
+        ModelSettings m = l.m();
+        RunResult late = l.late();
+        List<Map<String, Object>> before = l.before();
+        List<Map<String, Object>> after = l.after();
+        Object firstFinished = finished(l.first().runId());
         Object lateFinished = finished(late.runId());
         String runs = SnapshotFixture.METADATA + ".itersnap_runs";
 
@@ -321,6 +309,29 @@ public abstract class InspectionTests extends ConformanceTestBase {
         RunResult replay = fixture.engine(null).replayFrom(retained, date("2024-01-01"));
         assertThat(fixture.engine(null).inspect(retained).repairs(0)).extracting(Inspection.Repair::runId)
                 .as("the dead repair's copies deleted by the next repair's retention").containsExactly(replay.runId());
+    }
+
+    /**
+     * A first run over 2024-01-01 and 2024-01-03 (keys 1 and 2), then 2024-01-02 for key 1 arriving late and repaired
+     * by the second run: the raw table, the model, both runs and the history after each.
+     */
+    private record LateRepair(RawTable raw, ModelSettings m, RunResult first, List<Map<String, Object>> before,
+                              RunResult late, List<Map<String, Object>> after) {
+    }
+
+    /** {@link LateRepair} under the model's settings as {@code settings} completes them. */
+    private LateRepair lateRepair(java.util.function.UnaryOperator<ModelSettings.Builder> settings) {
+        RawTable raw = customers(fixture);
+        raw.insert(1, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(2, "Active", "basic", ts("2024-01-01 09:00"), date("2024-01-01"));
+        raw.insert(1, "Gold", "pro", ts("2024-01-03 09:00"), date("2024-01-03"));
+        ModelSettings m = settings.apply(model(raw)).build();
+        RunResult first = fixture.run(m);
+        List<Map<String, Object>> before = fixture.query("SELECT * FROM " + TARGET);
+        raw.insert(1, "Silver", "plus", ts("2024-01-02 09:00"), date("2024-01-02"));
+        RunResult late = fixture.run(m);
+        assertThat(late.lateBatchFound()).isTrue();
+        return new LateRepair(raw, m, first, before, late, fixture.query("SELECT * FROM " + TARGET));
     }
 
     /** A run's finish time in the run log. */
