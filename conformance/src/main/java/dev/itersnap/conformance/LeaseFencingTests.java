@@ -10,6 +10,7 @@ import dev.itersnap.core.RunResult;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.time.LocalDateTime;
 import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -191,6 +192,20 @@ public abstract class LeaseFencingTests extends ConformanceTestBase {
                 .isEqualTo(rowWritten ? List.of("UPDATE run log") : List.of("INSERT run log", "UPDATE run log"));
         FaultInjectionTests.assertOutcome(where + ", after the second job", expected,
                 FaultInjectionTests.outcome(f, m));
+        // the second job found the first's row running and closed it at its own start (when everything the first
+        // committed was in the tables); the first's failure record, written later, leaves that end: a known-at read
+        // must not count what the first wrote from a moment after the second job's end
+        String second = ((RunResult) secondJob.get()).runId();
+        List<SnapshotFixture.RunEntry> runs = f.runs(m.name());
+        LocalDateTime secondStart = runs.stream().filter(r -> r.runId().equals(second)).findFirst()
+                .map(r -> moment(r.startedAt())).orElseThrow();
+        for (SnapshotFixture.RunEntry r : runs) {
+            if (!r.runId().equals(second) && moment(r.startedAt()).isBefore(secondStart)) {
+                assertThat(r.finishedAt()).as(where + ": run %s's end", r.runId()).isNotNull();
+                assertThat(moment(r.finishedAt())).as(where + ": run %s (%s, %s) ends by the start of the run that "
+                        + "found it unfinished", r.runId(), r.status(), r.errorMessage()).isBeforeOrEqualTo(secondStart);
+            }
+        }
         try {
             FaultInjectionTests.perform(f.engine(null), t);
         } catch (ItersnapException e) {
@@ -198,6 +213,12 @@ public abstract class LeaseFencingTests extends ConformanceTestBase {
         }
         FaultInjectionTests.assertOutcome(where + ", after a further run", expected, FaultInjectionTests.outcome(f, m));
         release(f);
+    }
+
+    private static LocalDateTime moment(Object v) {
+        return v instanceof LocalDateTime t ? t : v instanceof java.sql.Timestamp t ? t.toLocalDateTime()
+                : v instanceof java.time.OffsetDateTime o ? o.toLocalDateTime()
+                : LocalDateTime.parse(v.toString().trim().replace(' ', 'T'));
     }
 
     /** A statement on the run log (the failure record is the one write a run makes after its lease is gone). */

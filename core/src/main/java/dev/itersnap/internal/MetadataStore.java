@@ -875,7 +875,9 @@ public final class MetadataStore {
 
     /**
      * Marks the run finished; {@code checkedThrough}: the last batch the run's restatement sweep compared (null: it
-     * swept nothing, and the next run takes up where the last one that swept stopped).
+     * swept nothing, and the next run takes up where the last one that swept stopped). Only a row still shown
+     * running: a run that stalled past its lease and finds its row closed by the run that took over
+     * ({@link #closeUnfinished}) leaves that end, which is when what it committed was known.
      */
     void finished(String runId, String status, int batches, boolean late, String replayPoint, String error,
                   String checkedThrough) {
@@ -892,7 +894,8 @@ public final class MetadataStore {
         }
         jdbc.update(b.sql(", " + q(r.errorMessage()) + " = ")
                 .bind(error == null ? null : error.substring(0, Math.min(3900, error.length())))
-                .sql(" WHERE " + q(r.runId()) + " = ").bind(runId).build());
+                .sql(" WHERE " + q(r.runId()) + " = ").bind(runId).sql(" AND " + q(r.status()) + " = 'running'")
+                .build());
         jdbc.commit("log run");
     }
 
