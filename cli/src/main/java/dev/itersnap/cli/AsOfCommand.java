@@ -23,7 +23,9 @@ import java.util.concurrent.Callable;
                 "--time: the versions valid then, half-open [dbt_valid_from, dbt_valid_to). --sequence: the state right "
                         + "after that batch was applied. Deleted keys are left out of both.",
                 "--known-at K (with --time): as the history stood at system time K, before the runs and repairs "
-                        + "after it (the versions repairs replaced are read from itersnap_superseded_<model>)."})
+                        + "after it (the versions repairs replaced are read from itersnap_superseded_<model>).",
+                "--bitemporal: both timelines in one relation, business time and the system time in which the "
+                        + "history showed each version."})
 public final class AsOfCommand implements Callable<Integer> {
     @Spec
     private CommandSpec spec;
@@ -45,6 +47,11 @@ public final class AsOfCommand implements Callable<Integer> {
         @Option(names = "--sequence", required = true, paramLabel = "SEQ",
                 description = "a batch, as text of the sequence type: 2024-03-01, 42")
         String sequence;
+
+        @Option(names = "--bitemporal", required = true, description = "both timelines: every version in each form "
+                + "the history showed it, with itersnap_known_from and itersnap_known_to (system time, half-open, NULL "
+                + "unbounded); as a view (--create-view) it stays right as runs go on")
+        boolean bitemporal;
     }
 
     @Option(names = "--known-at", paramLabel = "K", description = "with --time: as the history stood at this "
@@ -66,7 +73,7 @@ public final class AsOfCommand implements Callable<Integer> {
                     "--known-at needs --time (the business time to read as known then)");
         }
         AsOf asOf = point.time != null ? (knownAt != null ? AsOf.timeKnownAt(point.time, knownAt)
-                : AsOf.time(point.time)) : AsOf.sequence(point.sequence);
+                : AsOf.time(point.time)) : point.bitemporal ? AsOf.bitemporal() : AsOf.sequence(point.sequence);
         String sql;
         try (HikariDataSource dataSource = connection.open(settings)) {
             IterativeSnapshot snapshots = connection.snapshots(dataSource, SnapshotListener.logging());
@@ -75,7 +82,8 @@ public final class AsOfCommand implements Callable<Integer> {
         PrintWriter out = spec.commandLine().getOut();
         if (json) {
             out.println(new ObjectMapper().writeValueAsString(new ObjectMapper().createObjectNode()
-                    .put("model", settings.name()).put("as_of", point.time != null ? "time" : "sequence")
+                    .put("model", settings.name()).put("as_of", point.time != null ? "time"
+                            : point.bitemporal ? "bitemporal" : "sequence")
                     .put("value", point.time != null ? point.time : point.sequence).put("known_at", knownAt).put("sql", sql).put("view", view)));
         } else {
             out.println(sql);

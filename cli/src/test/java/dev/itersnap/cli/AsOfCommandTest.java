@@ -68,6 +68,31 @@ class AsOfCommandTest {
     }
 
     @Test
+    void aViewOfBothTimelinesMadeBeforeALateFileAnswersBothQuestionsAfterIt() throws Exception {
+        Execution view = db.cli("as-of", "--bitemporal", "--create-view", "customers_both", "--json");
+        assertThat(view.exitCode()).as(view.err()).isZero();
+        assertThat(H2Model.json(view).get("as_of").asText()).isEqualTo("bitemporal");
+        String beforeTuesday = java.time.LocalDateTime.now().toString().replace('T', ' ');
+        Thread.sleep(5);
+        db.load(1, "Silver", "pro", "2024-01-02T09:00", "2024-01-02"); // Tuesday's file, late
+        Execution late = db.cli("run");
+        assertThat(late.exitCode()).as(late.err()).isZero();
+
+        String valid = " dbt_valid_from <= TIMESTAMP '2024-01-02 12:00:00' AND (dbt_valid_to IS NULL OR dbt_valid_to"
+                + " > TIMESTAMP '2024-01-02 12:00:00')";
+        assertThat(db.rows("SELECT customer_id, status FROM customers_both WHERE itersnap_known_to IS NULL AND"
+                + valid + " ORDER BY 1")).containsExactly("1|Silver|", "2|Active|");
+        assertThat(db.rows("SELECT customer_id, status FROM customers_both WHERE (itersnap_known_from IS NULL OR "
+                + "itersnap_known_from <= TIMESTAMP '" + beforeTuesday + "') AND (itersnap_known_to IS NULL OR "
+                + "itersnap_known_to > TIMESTAMP '" + beforeTuesday + "') AND" + valid + " ORDER BY 1"))
+                .containsExactly("1|Active|", "2|Active|");
+        // the two versions of customer 1 that Tuesday's replay superseded (Active closed on 01-03, Gold) show until
+        // the late run's end, then no more
+        assertThat(db.rows("SELECT customer_id, status FROM customers_both WHERE itersnap_known_to IS NOT NULL"
+                + " ORDER BY 2")).containsExactly("1|Active|", "1|Gold|");
+    }
+
+    @Test
     void needsExactlyOnePointAndAReadableValue() throws Exception {
         assertThat(db.cli("as-of").exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
         assertThat(db.cli("as-of", "--time", "2024-01-02", "--sequence", "2024-01-03").exitCode())

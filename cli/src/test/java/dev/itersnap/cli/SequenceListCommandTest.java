@@ -97,5 +97,10 @@ class SequenceListCommandTest {
         Execution bad = cli("replay", "--from", "2024-01-01");
         assertThat(bad.exitCode()).isNotZero();
         assertThat(bad.err()).containsIgnoringCase("file_date, file_no").contains("needs 2");
+
+        // both timelines need one sequence column: refused naming the list and the read that answers instead
+        Execution both = cli("as-of", "--bitemporal");
+        assertThat(both.exitCode()).isEqualTo(ExitCodes.CONFIGURATION);
+        assertThat(both.err()).containsIgnoringCase("file_date, file_no").contains("--known-at");
     }
 }

@@ -116,9 +116,49 @@ public abstract class KnownAtPropertyTest {
                                 + String.join("\n           ", known));
                     }
                 }
+                if (scenario.options().sequenceList() == 0) {
+                    problems.addAll(bitemporal(ds, snapshots));
+                }
                 return problems.isEmpty() ? List.of() : List.of(String.join("\n", problems.subList(0,
                         Math.min(3, problems.size()))));
             };
+        }
+
+        /**
+         * The relation of both timelines ({@link AsOf#bitemporal}), read once: its rows with
+         * {@code itersnap_known_from <= K < itersnap_known_to} (NULL: unbounded) must be each run's history at its
+         * finish K, and those still shown (known_to NULL) the history now.
+         */
+        private List<String> bitemporal(DataSource ds, IterativeSnapshot snapshots) {
+            String sql = snapshots.asOfSql(scenario.settings(), AsOf.bitemporal());
+            List<Map<String, Object>> both = maps(ds, sql);
+            List<String> problems = new ArrayList<>();
+            for (Produced p : produced) {
+                List<String> known = new ArrayList<>();
+                for (Map<String, Object> row : both) {
+                    LocalDateTime from = moment(row.get("itersnap_known_from"));
+                    LocalDateTime to = moment(row.get("itersnap_known_to"));
+                    if ((from == null || !from.isAfter(p.finished())) && (to == null || to.isAfter(p.finished()))) {
+                        Map<String, Object> only = new TreeMap<>(row);
+                        only.keySet().retainAll(p.columns());
+                        known.add(only.toString());
+                    }
+                }
+                known.sort(null);
+                if (!known.equals(p.history())) {
+                    problems.add("both timelines at " + p.finished() + " (after run " + p.run() + "):\n  expected "
+                            + String.join("\n           ", p.history()) + "\n  but read "
+                            + String.join("\n           ", known));
+                }
+            }
+            return problems;
+        }
+
+        private static LocalDateTime moment(Object v) {
+            return v == null ? null : v instanceof LocalDateTime t ? t
+                    : v instanceof java.sql.Timestamp t ? t.toLocalDateTime()
+                    : v instanceof java.time.OffsetDateTime o ? o.toLocalDateTime()
+                    : LocalDateTime.parse(v.toString().trim().replace(' ', 'T'));
         }
 
         /** The runs recorded. */
@@ -154,6 +194,26 @@ public abstract class KnownAtPropertyTest {
      */
     private static List<String> rows(DataSource ds, String sql, List<String> only, List<String> columns) {
         List<String> out = new ArrayList<>();
+        for (Map<String, Object> row : maps(ds, sql, columns)) {
+            if (only != null) {
+                row.keySet().retainAll(only);
+            }
+            out.add(row.toString());
+        }
+        out.sort(null);
+        return out;
+    }
+
+    private static List<Map<String, Object>> maps(DataSource ds, String sql) {
+        return maps(ds, sql, null);
+    }
+
+    /**
+     * The rows of a query as maps of their columns (lower case, sorted) to normalised values (decimals as plain text
+     * without trailing zeros); the names of the columns read go to {@code columns} (or null).
+     */
+    private static List<Map<String, Object>> maps(DataSource ds, String sql, List<String> columns) {
+        List<Map<String, Object>> out = new ArrayList<>();
         try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
              ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
@@ -164,17 +224,15 @@ public abstract class KnownAtPropertyTest {
                 Map<String, Object> row = new TreeMap<>();
                 for (int i = 1; i <= md.getColumnCount(); i++) {
                     String name = md.getColumnLabel(i).toLowerCase(Locale.ROOT);
-                    if (only == null || only.contains(name)) {
-                        Object v = SnapshotFixture.normalize(rs.getObject(i));
-                        row.put(name, v instanceof java.math.BigDecimal b ? b.stripTrailingZeros().toPlainString() : v);
-                    }
+                    Object v = name.startsWith("itersnap_known_") ? rs.getObject(i)
+                            : SnapshotFixture.normalize(rs.getObject(i));
+                    row.put(name, v instanceof java.math.BigDecimal b ? b.stripTrailingZeros().toPlainString() : v);
                 }
-                out.add(row.toString());
+                out.add(row);
             }
         } catch (SQLException e) {
             throw new IllegalStateException(e.getMessage() + " in " + sql, e);
         }
-        out.sort(null);
         return out;
     }
 }

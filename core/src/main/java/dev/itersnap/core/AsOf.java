@@ -42,6 +42,23 @@ public sealed interface AsOf {
         }
     }
 
+    /**
+     * Both timelines: every version of the history in each form the history showed it, with business time
+     * ({@code dbt_valid_from}/{@code dbt_valid_to}) and system time: {@code itersnap_known_from} (inclusive; NULL:
+     * before the run log's first record) and {@code itersnap_known_to} (exclusive; NULL: shown now), in the run log's
+     * clock. Rows with {@code itersnap_known_from <= K} and ({@code itersnap_known_to} NULL or {@code > K}) are the
+     * history as known at K ({@link KnownAt}); those with {@code itersnap_known_to} NULL are the history now. The
+     * query reads the run log, the ledger and the superseded versions when it runs, so a view of it
+     * ({@code createAsOfView}) stays right as runs go on. Needs one {@code sequence_by} column; no value.
+     */
+    record Bitemporal() implements AsOf {
+        /** None: the relation holds every point of both timelines. */
+        @Override
+        public Object value() {
+            return null;
+        }
+    }
+
     /** As of a batch: every batch up to and including this sequence applied, none after. */
     record Sequence(Object value) implements AsOf {
         /** Requires a value. */
@@ -66,6 +83,11 @@ public sealed interface AsOf {
     /** Every version of the history as it stood at system time {@code systemTime} ({@link KnownAt}). */
     static AsOf knownAt(Object systemTime) {
         return new KnownAt(null, systemTime);
+    }
+
+    /** Both timelines, business and system time, in one relation ({@link Bitemporal}). */
+    static AsOf bitemporal() {
+        return new Bitemporal();
     }
 
     /** As of a batch: a value of the sequence column's type or its text ({@code 2024-03-01}, {@code 42}). */

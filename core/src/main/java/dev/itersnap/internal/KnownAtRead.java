@@ -3,6 +3,8 @@ package dev.itersnap.internal;
 import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ErrorCode;
 import dev.itersnap.core.ItersnapException;
+import dev.itersnap.core.TableName;
+import dev.itersnap.spi.Relation;
 import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.internal.sql.Supersession;
 import dev.itersnap.spi.Dialect;
@@ -102,6 +104,32 @@ final class KnownAtRead {
             throw new ItersnapException(ErrorCode.INVALID_SEQUENCE, "model '" + m.name() + "': cannot read "
                     + asOf.value() + " as a time (updated_at '" + m.updatedAt() + "'): " + e.getMessage());
         }
+    }
+
+    /**
+     * Both timelines in one relation ({@link AsOf.Bitemporal}, {@link Supersession#bitemporal}). {@code forView}: the
+     * query defines a view, which must read the companion even before the first repair creates it: it is created
+     * here then (empty, as a repair would create it).
+     */
+    static Statement bitemporal(Jdbc jdbc, Dialect dialect, ResolvedModel m, List<SourceColumn> historyColumns,
+                                boolean forView) throws SQLException {
+        if (m.sequenceKey() != null) {
+            throw new ItersnapException(ErrorCode.INVALID_SETTING, "model '" + m.name() + "': the relation of both "
+                    + "timelines needs one sequence_by column (" + m.sequenceDescription() + "); read the history as "
+                    + "known at a moment with AsOf.knownAt (as-of --known-at) instead");
+        }
+        SqlSteps steps = SqlSteps.of(dialect);
+        Supersession sql = new Supersession(steps);
+        TableName companion = Supersession.table(m);
+        if (!jdbc.tableExists(companion) && forView) {
+            for (Statement s : dialect.createTable(sql.spec(m, historyColumns))) {
+                jdbc.update(s.inStep("create superseded"));
+            }
+        }
+        List<String> companionColumns = jdbc.tableExists(companion)
+                ? jdbc.describe(steps.describe(Relation.table(companion))).stream().map(SourceColumn::name).toList()
+                : null;
+        return sql.bitemporal(m, historyColumns, companionColumns);
     }
 
     /** The moment as a local date-time (the run log's clock). */

@@ -27,7 +27,7 @@ public final class PointInTime {
 
     public String sql(AsOf asOf) {
         try (Connection c = dataSource.getConnection()) {
-            return query(new Jdbc(c, settings.name(), dialect), asOf).sql();
+            return query(new Jdbc(c, settings.name(), dialect), asOf, false).sql();
         } catch (SQLException e) {
             throw new Jdbc(null, settings.name()).failure("point in time", null, e);
         }
@@ -37,7 +37,7 @@ public final class PointInTime {
         TableName name = TableName.parse("view", view);
         try (Connection c = dataSource.getConnection()) {
             Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
-            Statement query = query(jdbc, asOf);
+            Statement query = query(jdbc, asOf, true);
             TableName folded = new TableName(name.parts().stream().map(Jdbc.folding(c, dialect)).toList());
             Statement ddl = SqlSteps.of(dialect).createView(folded, query);
             c.setAutoCommit(true);
@@ -48,7 +48,8 @@ public final class PointInTime {
         }
     }
 
-    private Statement query(Jdbc jdbc, AsOf asOf) throws SQLException {
+    /** {@code forView}: the query defines a view, which must not depend on what exists when it is made. */
+    private Statement query(Jdbc jdbc, AsOf asOf, boolean forView) throws SQLException {
         ModelResolver.Resolution r = ModelResolver.resolve(jdbc, dialect, settings);
         ResolvedModel m = r.model();
         if (r.targetColumns() == null) {
@@ -58,6 +59,9 @@ public final class PointInTime {
         boolean bySequence = asOf instanceof AsOf.Sequence;
         if (asOf instanceof AsOf.KnownAt k) {
             return KnownAtRead.query(jdbc, dialect, m, r.targetColumns(), k);
+        }
+        if (asOf instanceof AsOf.Bitemporal) {
+            return KnownAtRead.bitemporal(jdbc, dialect, m, r.targetColumns(), forView);
         }
         try {
             return SqlSteps.of(dialect).asOf(m, asOf);

@@ -1123,6 +1123,16 @@ public final class SqlSteps {
     }
 
     /**
+     * A text expression {@code text} holding a value's canonical text (the ledger's form) read as the type of
+     * {@code type}, as {@link #literal} reads a constant: numbers and strings cast, times with the ISO {@code T}
+     * replaced first.
+     */
+    String typedFromText(SourceColumn type, String text) {
+        String from = type.valueType().temporal() ? "REPLACE(" + text + ", 'T', ' ')" : text;
+        return "CAST(" + from + " AS " + d.columnType(type) + ")";
+    }
+
+    /**
      * Creates a view {@code view} of {@code query}.
      */
     public Statement createView(TableName view, Statement query) {

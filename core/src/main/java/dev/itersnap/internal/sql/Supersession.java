@@ -383,6 +383,157 @@ public final class Supersession {
                 + (m.deletionRecords() ? " AND " + d.col("h", n.isDeleted()) + " = FALSE" : ""));
     }
 
+    /**
+     * Both timelines in one relation, for SQL users (a view, {@code AsOf.bitemporal()}): every version of the
+     * history and of its companion in each form it had, with the system-time interval in which the history showed it
+     * so: {@code itersnap_known_from} (inclusive; NULL: before the run log's first record) and
+     * {@code itersnap_known_to} (exclusive; NULL: still shown). Filtered at a moment K
+     * ({@code known_from <= K < known_to}) it is exactly {@link #knownAt} at K: the same rule, with the facts a
+     * known-at read computes for one K (which batches were known, which repairs came after) computed for every K
+     * from the run log, the ledger and the companion when the query runs, so the view stays right as runs go on.
+     *
+     * <p>Per version V (of the history, or a copy superseded by repair S): it shows from the latest of the first finish
+     * of a run that applied its opening batch, and the ends of the repairs before S that computed its key again from
+     * a batch at or before its opening one or copied the same version; until S's end (a history version: still).
+     * Its closing shows from the latest of the first finish of its closing batch and the ends of the repairs before S
+     * that computed its key again from a batch at or before its closing one; before that it shows open (as
+     * {@link #knownAt} shows it). So a closed version has up to two rows: open, then closed. A run's end: its
+     * {@code finished_at}, or after every moment while it is shown running, or before every moment when the run log
+     * has no end for it (ids it no longer holds). Needs one sequence column: the ledger's text is read as that
+     * column's type. {@code history}: the history's columns; {@code companionColumns}: the companion's (null: it
+     * does not exist, and repairs are not seen).
+     */
+    public Statement bitemporal(ResolvedModel m, List<SourceColumn> history, List<String> companionColumns) {
+        boolean companion = companionColumns != null;
+        List<String> columns = history.stream().map(SourceColumn::name).toList();
+        ColumnNames n = m.meta();
+        MetadataSchema.Runs runs = m.metadata().runs();
+        MetadataSchema.Ledger l = m.metadata().ledger();
+        String ts = d.typeName(ColumnType.timestamp());
+        String lo = "CAST('0001-01-01 00:00:00' AS " + ts + ")";
+        String hi = "CAST('9999-12-31 00:00:00' AS " + ts + ")";
+        String model = d.stringLiteral(m.name());
+        String s = d.table(table(m));
+        String e = d.quote(m.id("itersnap_e"));
+        String run = d.quote(m.id("itersnap_r"));
+        String seq = d.quote(m.id("itersnap_s"));
+        String sby = d.quote(m.id("itersnap_sby"));
+        String se = d.quote(m.id("itersnap_se"));
+        String kind = d.quote(m.id("itersnap_kind"));
+        String ro = d.quote(m.id("itersnap_ro"));
+        String rc = d.quote(m.id("itersnap_rc"));
+        String kf = d.quote(m.id("itersnap_kf"));
+        String kc = d.quote(m.id("itersnap_kc"));
+        String opened = d.quote(n.openedSeq());
+        String closed = d.quote(n.closedSeq());
+        List<String> with = new ArrayList<>();
+        // each run's end
+        with.add("itersnap_ends AS (SELECT " + d.quote(runs.runId()) + " AS " + run + ", CASE WHEN "
+                + d.quote(runs.finishedAt()) + " IS NOT NULL THEN " + d.quote(runs.finishedAt()) + " WHEN "
+                + d.quote(runs.status()) + " = 'running' THEN " + hi + " ELSE " + lo + " END AS " + e + " FROM "
+                + d.table(runs.spec().name()) + " WHERE " + d.quote(runs.model()) + " = " + model + ")");
+        // when each batch was first known: the earliest end of a run that applied it; the text read as the sequence
+        // type only on this model's rows (the ledger holds every model's)
+        String entries = "SELECT CASE WHEN " + d.quote(l.model()) + " = " + model + " THEN "
+                + d.quote(l.sequence()) + " END AS " + seq + ", " + d.quote(l.runId()) + " AS " + run + " FROM "
+                + d.table(l.spec().name()) + " WHERE " + d.quote(l.model()) + " = " + model
+                + (companion ? " UNION ALL SELECT " + d.quote(m.id(SEQTEXT)) + ", " + d.quote(m.id(PREV_RUN))
+                + " FROM " + s + " WHERE " + d.quote(m.id(ENTRY)) + " = 'batch'" : "");
+        String typed = steps.typedFromText(m.sequenceColumn(), d.col("x", m.id("itersnap_s")));
+        with.add("itersnap_first AS (SELECT " + typed + " AS " + seq + ", MIN(COALESCE(" + d.col("r", m.id("itersnap_e"))
+                + ", " + lo + ")) AS " + e + " FROM (" + entries + ") x LEFT JOIN itersnap_ends r ON "
+                + d.col("r", m.id("itersnap_r")) + " = " + d.col("x", m.id("itersnap_r")) + " WHERE "
+                + d.col("x", m.id("itersnap_s")) + " IS NOT NULL GROUP BY " + typed + ")");
+        // the versions: the history's (no superseding repair), and the copies with the end of the repair that
+        // superseded them
+        String versions = "SELECT " + d.list(columns, "h") + ", CAST(NULL AS " + d.typeName(ColumnType.text(36))
+                + ") AS " + sby + ", " + hi + " AS " + se + " FROM " + d.table(m.target()) + " h";
+        if (companion) {
+            // a column the history gained after the companion's last repair: no copy had it (NULL)
+            List<String> copied = history.stream().map(c -> companionColumns.contains(c.name()) ? d.col("h", c.name())
+                    : "CAST(NULL AS " + d.columnType(c) + ") AS " + d.quote(c.name())).toList();
+            versions += " UNION ALL SELECT " + String.join(", ", copied) + ", " + d.col("h", m.id(BY)) + ", COALESCE("
+                    + d.col("r", m.id("itersnap_e")) + ", " + lo + ") FROM " + s + " h LEFT JOIN itersnap_ends r ON "
+                    + d.col("r", m.id("itersnap_r")) + " = " + d.col("h", m.id(BY)) + " WHERE "
+                    + d.col("h", m.id(ENTRY)) + " = 'version'";
+            // what each repair computed again or copied, with its end
+            with.add("itersnap_repairs AS (SELECT " + d.list(m.keys(), "c") + ", " + d.col("c", n.openedSeq())
+                    + ", " + d.col("c", m.id(ENTRY)) + ", " + d.col("c", m.id(BY)) + ", COALESCE("
+                    + d.col("r", m.id("itersnap_e")) + ", " + lo + ") AS " + e + " FROM " + s + " c LEFT JOIN "
+                    + "itersnap_ends r ON " + d.col("r", m.id("itersnap_r")) + " = " + d.col("c", m.id(BY))
+                    + " WHERE " + d.col("c", m.id(ENTRY)) + " IN ('all', 'key', 'version'))");
+        }
+        with.add("itersnap_versions AS (" + versions + ")");
+        String vKey = d.list(m.keys(), "v") + ", " + d.col("v", n.openedSeq()) + ", " + d.col("v", m.id("itersnap_sby"));
+        String g = null;
+        if (companion) {
+            // c is before v's superseding repair (in the order the repairs ended, then by run id); any, for the history
+            String before = "(" + d.col("v", m.id("itersnap_sby")) + " IS NULL OR " + d.col("c", m.id("itersnap_e"))
+                    + " < " + d.col("v", m.id("itersnap_se")) + " OR (" + d.col("c", m.id("itersnap_e")) + " = "
+                    + d.col("v", m.id("itersnap_se")) + " AND " + d.col("c", m.id(BY)) + " < "
+                    + d.col("v", m.id("itersnap_sby")) + "))";
+            String from = " FROM itersnap_versions v JOIN itersnap_repairs c ON " + before + " AND ";
+            String pc = d.ordered(m, d.col("c", n.openedSeq()));
+            List<String> evidence = new ArrayList<>();
+            for (String[] side : new String[][] {{"'o'", n.openedSeq()}, {"'c'", n.closedSeq()}}) {
+                String at = d.ordered(m, d.col("v", side[1]));
+                String head = "SELECT " + vKey + ", " + side[0] + " AS " + kind + ", " + d.col("c", m.id("itersnap_e"))
+                        + " AS " + e + from;
+                evidence.add(head + d.col("c", m.id(ENTRY)) + " = 'all' AND " + pc + " <= " + at);
+                evidence.add(head + d.col("c", m.id(ENTRY)) + " = 'key' AND " + d.keyJoin(m, "c", "v") + " AND "
+                        + pc + " <= " + at);
+            }
+            evidence.add("SELECT " + vKey + ", 'o' AS " + kind + ", " + d.col("c", m.id("itersnap_e")) + " AS " + e
+                    + from + d.col("c", m.id(ENTRY)) + " = 'version' AND " + d.keyJoin(m, "c", "v") + " AND "
+                    + d.col("c", n.openedSeq()) + " = " + d.col("v", n.openedSeq()));
+            String keys = d.list(m.keys(), null) + ", " + opened + ", " + sby;
+            with.add("itersnap_rewritten AS (SELECT " + keys + ", MAX(CASE WHEN " + kind + " = 'o' THEN " + e
+                    + " END) AS " + ro + ", MAX(CASE WHEN " + kind + " = 'c' THEN " + e + " END) AS " + rc
+                    + " FROM (" + String.join(" UNION ALL ", evidence) + ") y GROUP BY " + keys + ")");
+            g = " LEFT JOIN itersnap_rewritten g ON " + d.keyJoin(m, "g", "v") + " AND " + d.col("g", n.openedSeq())
+                    + " = " + d.col("v", n.openedSeq()) + " AND (" + d.col("g", m.id("itersnap_sby")) + " = "
+                    + d.col("v", m.id("itersnap_sby")) + " OR " + d.col("g", m.id("itersnap_sby")) + " IS NULL AND "
+                    + d.col("v", m.id("itersnap_sby")) + " IS NULL)";
+        }
+        String fromFirst = "GREATEST(COALESCE(" + d.col("fo", m.id("itersnap_e")) + ", " + lo + "), "
+                + (g == null ? lo : "COALESCE(" + d.col("g", m.id("itersnap_ro")) + ", " + lo + ")") + ")";
+        String closing = "CASE WHEN " + d.col("v", n.closedSeq()) + " IS NULL THEN " + hi + " ELSE GREATEST(COALESCE("
+                + d.col("fc", m.id("itersnap_e")) + ", " + lo + "), "
+                + (g == null ? lo : "COALESCE(" + d.col("g", m.id("itersnap_rc")) + ", " + lo + ")") + ") END";
+        with.add("itersnap_known AS (SELECT v.*, " + fromFirst + " AS " + kf + ", " + closing + " AS " + kc
+                + " FROM itersnap_versions v LEFT JOIN itersnap_first fo ON " + d.col("fo", m.id("itersnap_s"))
+                + " = " + d.col("v", n.openedSeq()) + " LEFT JOIN itersnap_first fc ON "
+                + d.col("fc", m.id("itersnap_s")) + " = " + d.col("v", n.closedSeq()) + (g == null ? "" : g) + ")");
+        String kfv = d.col("k", m.id("itersnap_kf"));
+        String kcv = d.col("k", m.id("itersnap_kc"));
+        String sev = d.col("k", m.id("itersnap_se"));
+        String knownFrom = d.quote(m.id("itersnap_known_from"));
+        String knownTo = d.quote(m.id("itersnap_known_to"));
+        List<String> open = new ArrayList<>();
+        List<String> shut = new ArrayList<>();
+        for (String c : columns) {
+            String o = c.equals(n.validTo()) ? steps.openValidTo(m)
+                    : c.equals(n.closedSeq()) || c.equals(n.changedAttributes()) ? "NULL"
+                    : c.equals(n.changeType()) ? "'insert'" : null;
+            open.add(o == null ? d.col("k", c) + " AS " + d.quote(c) : o + " AS " + d.quote(c));
+            shut.add(d.col("k", c) + " AS " + d.quote(c));
+        }
+        String openTo = "LEAST(" + kcv + ", " + sev + ")";
+        String shutFrom = "GREATEST(" + kfv + ", " + kcv + ")";
+        String sql = "WITH " + String.join(", ", with)
+                + " SELECT " + String.join(", ", open) + ", " + moment(kfv, lo) + " AS " + knownFrom + ", "
+                + moment(openTo, hi) + " AS " + knownTo + " FROM itersnap_known k WHERE " + kfv + " < " + openTo
+                + " UNION ALL SELECT " + String.join(", ", shut) + ", " + moment(shutFrom, lo) + " AS " + knownFrom
+                + ", " + moment(sev, hi) + " AS " + knownTo + " FROM itersnap_known k WHERE " + kcv + " < " + hi
+                + " AND " + shutFrom + " < " + sev;
+        return Statement.of("both timelines", sql);
+    }
+
+    /** {@code expr}, or NULL where it holds the bound {@code bound} (before or after every moment). */
+    private static String moment(String expr, String bound) {
+        return "CASE WHEN " + expr + " = " + bound + " THEN NULL ELSE " + expr + " END";
+    }
+
     /** A repair before the row's (by {@code before}) that computed its key again from {@code seq} or earlier. */
     private String recomputed(ResolvedModel m, String s, String before, String v, String seq) {
         return "SELECT 1 FROM " + s + " c WHERE " + before + " AND (" + d.col("c", m.id(ENTRY)) + " = 'all' OR ("
