@@ -41,7 +41,7 @@ import java.util.Map;
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
- * --explain N             (postgres, duckdb) EXPLAIN ANALYZE the N slowest statements of scenarios 4 and 2 again,
+ * --explain N             (postgres, duckdb) EXPLAIN ANALYZE the N slowest statements of scenarios 4, 1 and 2 again,
  *                         rolled back
  * --only load             only scenario 4 (first load) and its full recompute, then a full refresh and a replay
  *                         from the first batch (--refresh false: not those)
@@ -412,6 +412,7 @@ public final class BenchmarkMain {
                 }
             }
             stopProfile("scenario 1 (one new batch in order)");
+            explain(intOpt("explain", 0));
             if (!floorCommits.isEmpty()) {
                 out.printf("floor MERGE: %s commits per batch%n", Stats.counts(floorCommits));
             }

@@ -381,6 +381,15 @@ public abstract class AbstractSqlDialect implements Dialect {
         return "";
     }
 
+    /**
+     * What follows {@code AS} in level {@code level} (from 0) of the engine's chain of window levels, a {@code WITH} of
+     * one common table expression per level over the one before: empty by default (the database plans the chain as
+     * one query), {@code "MATERIALIZED "} where planning the inlined chain costs more than computing the level once.
+     */
+    public String windowLevelMaterialization(int level) {
+        return "";
+    }
+
     /** Whether {@code text} is exactly one value slot ({@link #slot}). */
     public static boolean isSlot(String text) {
         return SLOT.matcher(text).matches();

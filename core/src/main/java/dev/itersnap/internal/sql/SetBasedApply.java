@@ -150,7 +150,7 @@ final class SetBasedApply {
     private String with(String... levels) {
         List<String> parts = new ArrayList<>();
         for (int k = 0; k < levels.length; k++) {
-            parts.add(cte(k) + " AS (" + levels[k] + ")");
+            parts.add(cte(k) + " AS " + p.windowLevelMaterialization(k) + "(" + levels[k] + ")");
         }
         return "WITH " + String.join(", ", parts);
     }

@@ -134,6 +134,16 @@ public final class DuckDbDialect extends AbstractSqlDialect {
         return "CAST(CAST(md5_number_lower(" + textExpression + ") AS HUGEINT) - 9223372036854775808 AS BIGINT)";
     }
 
+    /**
+     * The first window level materialized: DuckDB inlines the chain's levels and pushes filters through all of them,
+     * which cost more to plan than to run (the in-order run's events at 10,000 keys: 42 ms to prepare, 17 ms with this
+     * level materialized; DuckDB 1.4.4).
+     */
+    @Override
+    public String windowLevelMaterialization(int level) {
+        return level == 1 ? "MATERIALIZED " : "";
+    }
+
     /** {@code json_object}, which keeps a NULL value as {@code null}; numbers and booleans stay JSON scalars. */
     @Override
     public String jsonObject(List<String> names, List<String> expressions) {
