@@ -2,6 +2,7 @@ package dev.itersnap.bench;
 
 import dev.itersnap.core.HardDeletes;
 import dev.itersnap.IterativeSnapshot;
+import dev.itersnap.core.AsOf;
 import dev.itersnap.core.ModelSettings;
 import dev.itersnap.core.Restatements;
 import dev.itersnap.core.RunResult;
@@ -41,6 +42,8 @@ import java.util.Map;
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
+ * --bitemporal true       (5) also count the relation of both timelines at a moment before a repair, and the
+ *                         known-at read there, beside a count of the history
  * --explain N             (postgres, duckdb) EXPLAIN ANALYZE the N slowest statements of scenarios 4, 1 and 2 again,
  *                         rolled back
  * --only load             only scenario 4 (first load) and its full recompute, then a full refresh and a replay
@@ -467,6 +470,9 @@ public final class BenchmarkMain {
                 explain(intOpt("explain", 0));
                 late.put(l, st);
             }
+            if (Boolean.parseBoolean(opt("bitemporal", "false"))) {
+                bothTimelines(w, main, rows);
+            }
             long heap2 = heap.peakMiB();
             // --late-recompute false: compare with the first-load recompute (B batches, fewer than raw now holds,
             // so a lower bound of the real recompute) instead of timing a recompute over every raw batch again
@@ -490,6 +496,52 @@ public final class BenchmarkMain {
             printWork(work);
             out.printf("%nround took %.0f s%n", (System.nanoTime() - t0) / 1e9);
             out.flush();
+        }
+
+        /**
+         * (5) The relation of both timelines read at a moment K before the last repair (the rows a view of it shows
+         * there: {@code itersnap_known_from <= K < itersnap_known_to}), and the known-at read's query at the same K
+         * (literals of K's facts), each counted, beside a count of the history. {@code --bitemporal true}.
+         */
+        void bothTimelines(Workload w, ModelSettings main, List<String[]> rows) throws SQLException {
+            int b = next++;
+            w.insertMainBatch(b);
+            engine.run(main);
+            java.time.LocalDateTime k = java.time.LocalDateTime.now();
+            w.insertBatch(b, Workload.mainDate(b).minusDays(5)); // a batch 1 late: a repair after K
+            check(engine.run(main).lateBatchFound(), "a late batch for (5)");
+            String at = "TIMESTAMP '" + k.toString().replace('T', ' ') + "'";
+            String view = "SELECT COUNT(*) FROM (" + engine.asOfSql(main, AsOf.bitemporal()) + ") v WHERE "
+                    + "(itersnap_known_from IS NULL OR itersnap_known_from <= " + at + ") AND (itersnap_known_to IS "
+                    + "NULL OR itersnap_known_to > " + at + ")";
+            String read = "SELECT COUNT(*) FROM (" + engine.asOfSql(main, AsOf.knownAt(k)) + ") v";
+            Stats viewAt = new Stats();
+            Stats readAt = new Stats();
+            Stats history = new Stats();
+            long n = -1;
+            long m = -1;
+            for (int r = 0; r < warmup + reps; r++) {
+                long s = System.nanoTime();
+                n = w.count(view);
+                long e1 = System.nanoTime() - s;
+                s = System.nanoTime();
+                m = w.count(read);
+                long e2 = System.nanoTime() - s;
+                s = System.nanoTime();
+                w.count("SELECT COUNT(*) FROM hist");
+                long e3 = System.nanoTime() - s;
+                if (r >= warmup) {
+                    viewAt.add(e1);
+                    readAt.add(e2);
+                    history.add(e3);
+                }
+            }
+            check(n == m, "both timelines at K hold " + n + " rows, the known-at read " + m);
+            out.printf("both timelines at K: %,d rows (the known-at read's too)%n", n);
+            rows.add(new String[] {"(5) both timelines at K", viewAt.describe(), "COUNT(*) of the history",
+                    history.describe(), Stats.ratio(viewAt, history), "-"});
+            rows.add(new String[] {"(5k) known-at read at K", readAt.describe(), "COUNT(*) of the history",
+                    history.describe(), Stats.ratio(readAt, history), "-"});
         }
 
         /** The timings of the scenarios against their baselines, one row each. */
