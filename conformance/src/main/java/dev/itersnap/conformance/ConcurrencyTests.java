@@ -167,8 +167,9 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         }
         assertThat(holderFailure).isEmpty();
         assertThat(held).singleElement().satisfies(r -> assertThat(r.batchesApplied()).isEqualTo(1));
-        assertThat(fixture.engine(null).run(impatient).batchesApplied()).as("the lock is free again").isZero();
-        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(1);
+        deliver(raw, date("2024-01-02")); // a run with nothing new takes no lock: one with a batch does
+        assertThat(fixture.engine(null).run(impatient).batchesApplied()).as("the lock is free again").isEqualTo(1);
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(2);
     }
 
     /**
@@ -237,6 +238,84 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         assertThat(waiterEvents.all().get(0)).as("before the run started").isInstanceOf(
                 SnapshotEvent.WaitingForLock.class);
         assertThat(holderEvents.of(SnapshotEvent.WaitingForLock.class)).as("the holder never waited").isEmpty();
+    }
+
+    /**
+     * A run that finds nothing new takes no lock, so it must not take "nothing new" from a model another run is
+     * writing: here the other run has applied and recorded its batch (its ledger entry committed, where each batch
+     * commits) and is held before it finishes. The second run sees that run still running, waits for the lock (it says
+     * so), and starts only after the holder finished, finding its batch applied. Once nothing runs, a run with nothing
+     * new finishes while the lock is free and adds its row, complete.
+     */
+    @Test
+    @Timeout(90)
+    void aRunWithNothingNewDoesNotDecideSoWhileAnotherRunIsApplyingABatch() throws Exception {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings m = model(raw).lockTimeout(Duration.ofSeconds(60)).build();
+        fixture.run(m);
+        deliver(raw, date("2024-01-02"));
+        CountDownLatch applied = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+        RecordingListener holderEvents = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.RunFinished) {
+                order.add("holder finished");
+            }
+            if (e instanceof SnapshotEvent.BatchApplied) {
+                applied.countDown();
+                await(release);
+            }
+        });
+        CountDownLatch told = new CountDownLatch(1);
+        RecordingListener waiterEvents = new RecordingListener(e -> {
+            if (e instanceof SnapshotEvent.WaitingForLock) {
+                told.countDown();
+            }
+            if (e instanceof SnapshotEvent.RunStarted) {
+                order.add("second started");
+            }
+        });
+        List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<RunResult> waited = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread holder = new Thread(() -> {
+            try {
+                fixture.engine(holderEvents).run(m);
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }, "itersnap-lock-holder");
+        Thread second = new Thread(() -> {
+            try {
+                waited.add(fixture.engine(waiterEvents).run(m));
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }, "itersnap-second-run");
+        holder.start();
+        try {
+            assertThat(applied.await(patience(30_000), TimeUnit.MILLISECONDS)).as("the holder applied its batch")
+                    .isTrue();
+            second.start();
+            assertThat(told.await(patience(20_000), TimeUnit.MILLISECONDS)).as("the second run waits for the lock")
+                    .isTrue();
+            assertThat(waited).as("nothing decided while the holder runs").isEmpty();
+        } finally {
+            release.countDown();
+            holder.join(patience(30_000));
+            second.join(patience(60_000));
+        }
+        assertThat(failures).isEmpty();
+        assertThat(order).containsExactly("holder finished", "second started");
+        assertThat(waited).singleElement().satisfies(r -> assertThat(r.batchesApplied()).isZero());
+
+        RunResult idle = fixture.engine(null).run(m);
+        assertThat(idle.batchesApplied()).isZero();
+        assertThat(fixture.runs(MODEL)).hasSize(4).allSatisfy(r -> {
+            assertThat(r.status()).isEqualTo("success");
+            assertThat(r.finishedAt()).isNotNull();
+        });
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(2);
     }
 
     /** A run that fails releases the lock: the next run, with a short lock_timeout, gets it at once. */

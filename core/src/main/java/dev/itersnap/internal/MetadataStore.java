@@ -121,6 +121,14 @@ public final class MetadataStore {
         if (describes(schema.runs().spec())) {
             return;
         }
+        createTables();
+    }
+
+    /**
+     * {@link #create} without the read that tells whether the tables are there, for a caller that found out (a
+     * {@link #readAll} that failed).
+     */
+    void createTables() {
         for (TableSpec spec : schema.engineTables()) {
             for (Statement s : dialect.createTable(spec)) {
                 Statement st = s.inStep("create metadata");
@@ -185,8 +193,8 @@ public final class MetadataStore {
         b.sql("SELECT 'r', " + t.apply("itersnap_run") + ", " + t.apply("itersnap_logic") + ", "
                 + t.apply("itersnap_status") + ", " + t.apply("itersnap_checked") + ", " + n.apply("itersnap_latest")
                 + ", " + n.apply("itersnap_logged") + ", " + n.apply("itersnap_latest_logged") + ", "
-                + n.apply("itersnap_swept") + ", " + n.apply("itersnap_latest_swept") + ", " + number + ", " + flag
-                + ", itersnap_start FROM ").sql(headRows(runId));
+                + n.apply("itersnap_swept") + ", " + n.apply("itersnap_latest_swept") + ", "
+                + n.apply("itersnap_runs") + ", " + flag + ", itersnap_start FROM ").sql(headRows(runId));
         b.sql(" UNION ALL SELECT 'l', " + t.apply(q(l.sequence())) + ", " + t.apply(q(l.runId())) + ", "
                 + t.apply(q(l.deletionTime())) + ", " + t.apply(q(l.contentHash())) + ", " + n.apply(q(l.sourceRows()))
                 + ", " + n.apply(q(l.duplicateRows())) + ", " + n.apply(q(l.inserted())) + ", "
@@ -671,9 +679,16 @@ public final class MetadataStore {
      * What a run needs from the run log before it starts, in one read: the status of the model's most recent run
      * before this one (null if none), the logic of the last successful run that recorded one (run id, start, logic
      * text; null if none), the batch the restatement sweep of the last successful run that swept stopped at (its
-     * text; null if none), and whether any other run of the model is still shown running (under the lock: dead).
+     * text; null if none), whether any other run of the model is still shown running (under the lock: dead), and how
+     * many rows the model's other runs have: with the other fields, what tells that no run started or ended between
+     * two reads ({@link #unchangedSince}).
      */
-    record RunLogHead(String previousStatus, LoggedLogic lastLogic, String checkedThrough, boolean unfinished) {
+    record RunLogHead(String previousStatus, LoggedLogic lastLogic, String checkedThrough, boolean unfinished,
+                      long runs) {
+        /** Whether the last run succeeded and no run is shown running: nothing for a run to recover. */
+        boolean settled() {
+            return "success".equals(previousStatus) && !unfinished;
+        }
     }
 
     /** The logic a successful run recorded: its run id, its start (as text) and the logic text. */
@@ -688,8 +703,8 @@ public final class MetadataStore {
         HeadReader reader = new HeadReader();
         jdbc.query(Statement.builder("read run log").sql("SELECT itersnap_run, itersnap_logic, itersnap_status, "
                 + "itersnap_checked, itersnap_latest, itersnap_logged, itersnap_latest_logged, itersnap_swept, "
-                + "itersnap_latest_swept, itersnap_start FROM ").sql(headRows(runId)).build(), rs -> {
-                    reader.row(rs, 1, 5, 10);
+                + "itersnap_latest_swept, itersnap_runs, itersnap_start FROM ").sql(headRows(runId)).build(), rs -> {
+                    reader.row(rs, 1, 5, 11);
                     return null;
                 });
         return reader.head();
@@ -712,7 +727,8 @@ public final class MetadataStore {
                 + " AS itersnap_checked, " + swept + " AS itersnap_swept, ROW_NUMBER() OVER (ORDER BY "
                 + q(r.startedAt()) + " DESC) AS itersnap_latest, ROW_NUMBER() OVER (PARTITION BY " + logged
                 + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_logged, ROW_NUMBER() OVER (PARTITION BY "
-                + swept + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_swept FROM "
+                + swept + " ORDER BY " + q(r.startedAt()) + " DESC) AS itersnap_latest_swept, COUNT(*) OVER () AS "
+                + "itersnap_runs FROM "
                 + name(r.spec().name()) + " WHERE " + q(r.model()) + " = ").bind(model).sql(" AND " + q(r.runId())
                 + " <> ").bind(runId).sql(") x WHERE itersnap_latest = 1 OR (itersnap_logged = 1 AND "
                 + "itersnap_latest_logged = 1) OR (itersnap_swept = 1 AND itersnap_latest_swept = 1) OR "
@@ -721,16 +737,18 @@ public final class MetadataStore {
 
     /**
      * Reads rows of {@link #headRows} into a {@link RunLogHead}: run id, logic, status and checked through from column
-     * {@code text} on, the five numbers (latest, logged, latest logged, swept, latest swept) from {@code numbers} on,
-     * the start at {@code start}.
+     * {@code text} on, the six numbers (latest, logged, latest logged, swept, latest swept, the model's other runs) from
+     * {@code numbers} on, the start at {@code start}.
      */
     private static final class HeadReader {
         private String previous;
         private LoggedLogic logic;
         private String checked;
         private boolean unfinished;
+        private long runs;
 
         void row(java.sql.ResultSet rs, int text, int numbers, int start) throws SQLException {
+            runs = rs.getLong(numbers + 5);
             if (rs.getLong(numbers) == 1) {
                 previous = rs.getString(text + 2);
             }
@@ -747,7 +765,7 @@ public final class MetadataStore {
         }
 
         RunLogHead head() {
-            return new RunLogHead(previous, logic, checked, unfinished);
+            return new RunLogHead(previous, logic, checked, unfinished, runs);
         }
     }
 
@@ -830,6 +848,40 @@ public final class MetadataStore {
         } catch (RuntimeException e) {
             return "holder unknown";
         }
+    }
+
+    /**
+     * Whether the run log's head, read again now for run {@code runId} (whose own row is not counted), is the head
+     * {@code before} that {@link #readAll} read before the run took the lock: the same number of other runs, the same
+     * status of the last one, none running. Then no run wrote to the model's metadata in between (every run adds its
+     * row before its first write, and a run that failed before its row adds one), and what {@code readAll} read
+     * answers for this run again, as though read now; one statement.
+     */
+    boolean unchangedSince(String runId, RunLogHead before) {
+        ReadAll all = read;
+        RunLogHead now = runLogHead(runId);
+        if (all == null || now.runs() != before.runs() || now.unfinished()
+                || !java.util.Objects.equals(now.previousStatus(), before.previousStatus())) {
+            return false;
+        }
+        read = new ReadAll(runId, all.target(), now, all.owners(), all.ledger(), all.columns(), all.errorSequences());
+        readAt = jdbc.writes();
+        return true;
+    }
+
+    /**
+     * Adds the row of a run that found nothing to write and wrote nothing (no lock, no row while it ran): one row,
+     * complete, started at {@code startedAt} (before it read the run log's head, so that a run that started after that
+     * read is later than it), its sweep's end {@code checkedThrough} (null: it swept nothing).
+     */
+    void ranWithoutWriting(String runId, String operation, String logic, LocalDateTime startedAt,
+                           String checkedThrough) {
+        MetadataSchema.Runs r = schema.runs();
+        jdbc.update(insert("log run", r.spec(), values(r.runId(), runId, r.model(), model, r.operation(), operation,
+                r.holder(), holder(), r.startedAt(), startedAt, r.finishedAt(), LocalDateTime.now(), r.status(),
+                "success", r.batchesApplied(), 0, r.lateBatch(), false, r.checkedThrough(), checkedThrough,
+                r.logic(), logic)));
+        jdbc.commit("log run");
     }
 
     /** Adds the run's row, running; returns its start time as recorded. */

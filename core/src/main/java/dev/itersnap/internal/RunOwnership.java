@@ -15,6 +15,8 @@ import java.util.List;
  */
 final class RunOwnership {
     private final RunContext cx;
+    /** Whether {@link #own}, while the run only decided, found something it registers once the run writes. */
+    private boolean wouldWrite;
 
     RunOwnership(RunContext cx) {
         this.cx = cx;
@@ -96,9 +98,14 @@ final class RunOwnership {
                             + "and run full-refresh --yes (it rebuilds from the batches the source holds), or drop "
                             + key + " if its history is not needed");
         }
+        String current = cx.settings().validToCurrent();
         if (cx.planning()) {
-            return; // checked; a plan writes nothing
+            // checked; a plan writes nothing
+            wouldWrite = mine == null || exists && !java.util.Objects.equals(mark == null ? null
+                    : mark.validToCurrent(), current);
+            return;
         }
+        wouldWrite = false;
         if (mine == null) {
             cx.store().own(key, cx.runId());
             if (exists && mark == null) {
@@ -106,13 +113,18 @@ final class RunOwnership {
             }
             cx.jdbc().commit("register owner");
         }
-        String current = cx.settings().validToCurrent();
         if (exists && !java.util.Objects.equals(mark == null ? null : mark.validToCurrent(), current)) {
             // valid_to_current set, changed or removed: the open versions carry the new value from this run on
             cx.jdbc().update(cx.sql().markOpenVersions(m).inStep("mark open versions"));
             cx.jdbc().update(r.tables().markOwner());
             cx.jdbc().commit("mark open versions");
         }
+    }
+
+    /** Whether the last {@link #own} checked while the run only decided and found an owner to register or a mark to
+     * change, which the run writes once it holds the lock. */
+    boolean wouldWrite() {
+        return wouldWrite;
     }
 
     /** A full refresh into a new or empty history table: the model forgets its batches and starts over there. */

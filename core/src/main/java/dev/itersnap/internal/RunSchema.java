@@ -277,6 +277,12 @@ final class RunSchema {
      * then seen coming back (its replayed rows hold NULL where they held values, so a late batch after it replays
      * every key, see {@link SnapshotRun#keyScoped}).
      */
+    /** Whether a column the registry records in the source is no longer there ({@link #noteColumnsGone} notes it). */
+    boolean columnsGone(ResolvedModel m) {
+        return cx.store().columns().values().stream().anyMatch(known -> known.inSource()
+                && m.sourceColumn(known.name()) == null);
+    }
+
     void noteColumnsGone(ResolvedModel m, Seq lastApplied) {
         List<String> missing = new ArrayList<>();
         for (MetadataStore.Column known : cx.store().columns().values()) {

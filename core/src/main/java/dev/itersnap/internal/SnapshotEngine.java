@@ -92,7 +92,7 @@ public final class SnapshotEngine {
             dialect.prepareRunConnection(c);
             ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
             MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
-            MetadataStore.RunLogHead before = new MetadataStore.RunLogHead(null, null, null, false);
+            MetadataStore.RunLogHead before = new MetadataStore.RunLogHead(null, null, null, false, 0);
             if (store.exists()) {
                 store.readAll("", pre.target().toString());
                 before = store.runLogHead("");
@@ -103,7 +103,7 @@ public final class SnapshotEngine {
                 refuseLogicChange(before.lastLogic());
             }
             SnapshotRun run = new SnapshotRun(jdbc, dialect, event -> { }, settings, "plan", op, replayFrom,
-                    before.previousStatus(), null, pre, store, true);
+                    previous(before), null, pre, store, true);
             run.sweptThrough(before.checkedThrough());
             return run.plan(new MetadataInspection(dataSource, dialect, settings).lock());
         } catch (SQLException e) {
@@ -173,8 +173,20 @@ public final class SnapshotEngine {
                 // the source once, before the lock; the history and archive under it (SnapshotRun)
                 ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
                 MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
-                store.create();
-                log = store;
+                LocalDateTime decidedFrom = LocalDateTime.now();
+                log = store; // a failure from here on is recorded (best effort: the tables may not exist yet)
+                Early early = decideBeforeLock(jdbc, store, pre, runId, operation);
+                if (early != null && early.result() != null) {
+                    // nothing to write: no lock, one complete row in the run log
+                    store.ranWithoutWriting(runId, operation.label(), settings.logic(), decidedFrom,
+                            early.run().checkedThrough());
+                    started = true;
+                    listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
+                    early.events().release();
+                    RunResult result = withDuration(early.result(), start);
+                    listener.onEvent(new SnapshotEvent.RunFinished(settings.name(), runId, result));
+                    return result;
+                }
                 try (ModelLock lock = LockAcquisition.take(dialect, dataSource, pre, settings.lockTimeout(), runId,
                         store::describeRunning, listener)) {
                     // every write and commit under the lock is fenced: a run that lost its lease stops before it
@@ -186,21 +198,34 @@ public final class SnapshotEngine {
                         LocalDateTime startedAt = store.started(runId, operation.label(), settings.logic());
                         started = true;
                         listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
-                        store.readAll(runId, pre.target().toString()); // what the steps read first, in one read
-                        MetadataStore.RunLogHead before = store.runLogHead(runId);
-                        if (logicChange == LogicChange.REFUSE) {
-                            refuseLogicChange(before.lastLogic());
+                        SnapshotRun run;
+                        RunResult result;
+                        MetadataStore.RunLogHead before;
+                        if (early != null && store.unchangedSince(runId, early.head())) {
+                            // no run started or ended since the run decided: what it read and decided holds
+                            before = early.head();
+                            early.events().release();
+                            run = early.run();
+                            run.holding(lock);
+                            result = run.applyDecided(early.decided());
+                        } else {
+                            if (early != null) {
+                                early.events().discard(); // decided again, under the lock
+                            }
+                            store.readAll(runId, pre.target().toString()); // what the steps read first, in one read
+                            before = store.runLogHead(runId);
+                            if (logicChange == LogicChange.REFUSE) {
+                                refuseLogicChange(before.lastLogic());
+                            }
+                            run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation,
+                                    replayFrom, previous(before), lock, pre, store, false);
+                            run.sweptThrough(before.checkedThrough());
+                            if (rebuildFrom != null) {
+                                run.rebuildFrom(rebuildFrom);
+                            }
+                            result = run.execute();
                         }
-                        SnapshotRun run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation,
-                                replayFrom, before.previousStatus(), lock, pre, store, false);
-                        run.sweptThrough(before.checkedThrough());
-                        if (rebuildFrom != null) {
-                            run.rebuildFrom(rebuildFrom);
-                        }
-                        RunResult result = run.execute();
-                        result = new RunResult(result.runId(), result.model(), result.batches(),
-                                result.lateBatchFound(), result.replayPoint(), result.timelineViolations(),
-                                Duration.ofNanos(System.nanoTime() - start));
+                        result = withDuration(result, start);
                         if (before.unfinished()) {
                             // the runs this one found dead (whatever ran between them and this one, a run that failed
                             // on the lock for instance): committed with this run's end
@@ -237,6 +262,107 @@ public final class SnapshotEngine {
      * read before with another holder's writes since (its writes are fenced, its reads are not), so a check that
      * failed on such reads (an owner, an edited history) says nothing about the model, and the loss is the failure.
      */
+    /**
+     * What a run decided before taking its lock: the run (still only deciding), its decision, the run log's head it
+     * read, the events it held back, and its result when it writes nothing at all (null: it takes the lock).
+     */
+    private record Early(SnapshotRun run, SnapshotRun.Decided decided, MetadataStore.RunLogHead head, Held events,
+                         RunResult result) {
+    }
+
+    /**
+     * A run ({@code run} or a full check, not a rebuild) decides before it takes the lock when the run log says there
+     * is nothing to recover (the last run succeeded, none is shown running): it reads the metadata in the one read a
+     * run makes anyway, then decides with its own steps without writing, as a plan does. When it would write nothing
+     * (the everyday run with nothing new) it takes no lock and writes one row; otherwise it takes the lock and, when no
+     * run started or ended meanwhile ({@link MetadataStore#unchangedSince}, one read that replaces the read under the
+     * lock), goes on from its decision without reading again. Null when the run takes the lock first (a rebuild, a
+     * run after a failure, a model whose metadata tables do not exist yet, or a decision that failed: the run decides
+     * again under the lock, where a refusal is final and a concurrent rebuild cannot be what it saw).
+     */
+    private Early decideBeforeLock(Jdbc jdbc, MetadataStore store, ResolvedModel pre, String runId,
+                                   SnapshotRun.Operation operation) {
+        if (!operation.keepsLogic() || rebuildFrom != null) {
+            store.create();
+            return null;
+        }
+        try {
+            store.readAll(runId, pre.target().toString()); // the run log's head, ledger, owners, columns, errors
+        } catch (RuntimeException e) {
+            jdbc.rollbackQuietly();
+            store.create(); // the metadata tables do not exist yet (the read under the lock reports any other cause)
+            return null;
+        }
+        MetadataStore.RunLogHead head = store.runLogHead(runId);
+        if (!head.settled()) {
+            return null;
+        }
+        if (logicChange == LogicChange.REFUSE) {
+            refuseLogicChange(head.lastLogic());
+        }
+        Held events = new Held(listener);
+        try {
+            SnapshotRun run = new SnapshotRun(jdbc, dialect, events, settings, runId, operation, null,
+                    head.previousStatus(), null, pre, store, true);
+            run.sweptThrough(head.checkedThrough());
+            SnapshotRun.Decided decided = run.decide();
+            return new Early(run, decided, head, events, run.withoutWriting(decided));
+        } catch (ItersnapException e) {
+            jdbc.rollbackQuietly();
+            return null;
+        }
+    }
+
+    /** {@code result} with the whole run's duration, from {@code start}. */
+    private static RunResult withDuration(RunResult result, long start) {
+        return new RunResult(result.runId(), result.model(), result.batches(), result.lateBatchFound(),
+                result.replayPoint(), result.timelineViolations(), Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /**
+     * The status a run's steps take as the previous run's: "running" while any run is shown running (under the lock:
+     * dead), whatever ran after it (a run that failed on the lock, one that found nothing to write), so that the
+     * checks after a dead run are made; otherwise the latest run's.
+     */
+    private static String previous(MetadataStore.RunLogHead head) {
+        return head.unfinished() ? "running" : head.previousStatus();
+    }
+
+    /**
+     * A listener that holds a deciding run's events until the run knows it goes on ({@link #release}: they follow
+     * its {@code RunStarted}) or decides again under the lock ({@link #discard}: the second decision reports them).
+     */
+    private static final class Held implements SnapshotListener {
+        private final SnapshotListener target;
+        private final List<SnapshotEvent> held = new ArrayList<>();
+        private boolean released;
+        private boolean discarded;
+
+        Held(SnapshotListener target) {
+            this.target = target;
+        }
+
+        @Override
+        public void onEvent(SnapshotEvent event) {
+            if (released) {
+                target.onEvent(event);
+            } else if (!discarded) {
+                held.add(event);
+            }
+        }
+
+        void release() {
+            released = true;
+            held.forEach(target::onEvent);
+            held.clear();
+        }
+
+        void discard() {
+            discarded = true;
+            held.clear();
+        }
+    }
+
     private static ItersnapException lostLeaseFirst(ModelLock lock, ItersnapException failure) {
         if (failure.code() == ErrorCode.LOCK_TIMEOUT) {
             return failure;

@@ -142,11 +142,10 @@ final class SnapshotRun {
     private final Object replayFrom;
     private final String previousStatus;
     private final ResolvedModel sourceModel;
-    /** True when this run only plans ({@link #plan}): it decides and writes nothing. */
-    private final boolean planning;
+    /** The lock once the run holds it; none while it only decides (a plan, or a run before its lock): it writes nothing. */
+    private final RunContext.Phase phase;
     private final MetadataStore store;
     private final boolean transactional;
-    private final ModelLock lock;
     /** The replay point the run log records: the decision's, none when the run applied nothing ({@link #applyNew}). */
     private Seq replayPoint;
     /** An adoption's point, once adopted: the run log records it as the replay point. */
@@ -176,8 +175,10 @@ final class SnapshotRun {
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
                         ResolvedModel sourceModel,
                 MetadataStore store, boolean planning) {
-        this.planning = planning;
-        this.lock = lock;
+        if (planning != (lock == null)) {
+            throw new IllegalArgumentException("a run that writes holds its lock; one that decides holds none");
+        }
+        this.phase = new RunContext.Phase(lock);
         this.store = store;
         this.transactional = dialect.capabilities().transactionalDml();
         this.sourceModel = sourceModel;
@@ -191,7 +192,7 @@ final class SnapshotRun {
         this.replayFrom = replayFrom;
         this.previousStatus = previousStatus;
         RunContext cx = new RunContext(jdbc, dialect, sql, listener, settings, runId, operation, replayFrom,
-                previousStatus, store, lock, transactional, planning);
+                previousStatus, store, phase, transactional);
         this.ownership = new RunOwnership(cx);
         this.recovery = new RunRecovery(cx);
         this.discovery = new RunDiscovery(cx);
@@ -267,14 +268,14 @@ final class SnapshotRun {
     }
 
     /**
-     * Steps 1 to 4: resolve, own, recover, discover, compare, check the ledger, detect. While {@link #planning} it
+     * Steps 1 to 4: resolve, own, recover, discover, compare, check the ledger, detect. While {@link #planning()} it
      * writes nothing: ownership is checked, not registered; recovery is left to the run (the plan says it comes first).
      */
     Decided decide() {
         Resolved r = resolve();
         ResolvedModel m = r.m();
         ownership.own(r);
-        if (!planning) {
+        if (!planning()) {
             recovery.recover(r);
             if (r.targetColumns() != null && !transactional && previousStatus != null
                     && !"success".equals(previousStatus)) {
@@ -289,7 +290,7 @@ final class SnapshotRun {
         RunDiscovery.Compared compared = discovery.compare(m, applied, source, fresh, sweptThrough);
         checkedThrough = compared.checkedThrough();
         Seq lostFrom = recovery.checkLedger(r, applied, fresh, compared, source.pending(), source.rows().keySet());
-        if (!planning && r.targetColumns() != null && "running".equals(previousStatus)) { // what a dead run recorded
+        if (!planning() && r.targetColumns() != null && "running".equals(previousStatus)) { // what a dead run recorded
             Seq unapplied = UnfinishedRunCheck.verify(jdbc, dialect, m, runId, listener, applied);
             lostFrom = lostFrom == null || unapplied != null && unapplied.compareTo(lostFrom) < 0 ? unapplied
                     : lostFrom;
@@ -300,7 +301,7 @@ final class SnapshotRun {
     }
 
     /**
-     * The plan of this run ({@link #planning}): what {@link #decide} decided, as {@link RunPlan} shows it, with what
+     * The plan of this run ({@link #planning()}): what {@link #decide} decided, as {@link RunPlan} shows it, with what
      * {@code lock} says. Writes nothing.
      */
     RunPlan plan(dev.itersnap.core.Inspection.Lock lock) {
@@ -326,9 +327,53 @@ final class SnapshotRun {
         return seqs.stream().map(Seq::shown).toList();
     }
 
+    /** True while the run only decides: a plan, or a run before it takes its lock ({@link #holding}). */
+    private boolean planning() {
+        return phase.lock() == null;
+    }
+
+    /**
+     * A run that decided before taking its lock ({@link #decide} while it held none) takes it: from now on its steps
+     * write. The caller has made sure that what it read then still holds ({@link MetadataStore#unchangedSince}).
+     */
+    void holding(ModelLock lock) {
+        phase.holding(lock);
+    }
+
+    /**
+     * What a run decided before its lock (the last run succeeded, none is running: nothing to recover) and now
+     * holding it: the owner it found to register, then the steps after the decision ({@link #applyNew(Decided)}).
+     */
+    RunResult applyDecided(Decided d) {
+        if (ownership.wouldWrite()) {
+            ownership.own(d.resolved());
+        }
+        return applyNew(d);
+    }
+
+    /**
+     * The result of a run that, decided before its lock, writes nothing at all (no batch to apply or replay, no
+     * batch new to the ledger, no fingerprint to record, no pending batch to clear, no column gone to note, no owner
+     * to register): its steps, which then only report; null when it would write, and takes the lock.
+     */
+    RunResult withoutWriting(Decided d) {
+        if (!planning()) {
+            throw new IllegalStateException("decided under the lock");
+        }
+        boolean writes = !d.decision().batches().isEmpty() || !d.fresh().isEmpty()
+                || !d.source().pending().isEmpty() || ownership.wouldWrite()
+                || !discovery.unrecordedFingerprints(d.applied(), d.source(), new TreeSet<>()).isEmpty()
+                || schema.columnsGone(d.resolved().m());
+        return writes ? null : applyNew(d);
+    }
+
     /** The steps of a run, rebuild or replay. */
     RunResult applyNew() {
-        Decided d = decide();
+        return applyNew(decide());
+    }
+
+    /** The steps of a run, rebuild or replay, after its decision {@code d}. */
+    private RunResult applyNew(Decided d) {
         Resolved r = d.resolved();
         TreeMap<Seq, MetadataStore.Entry> applied = d.applied();
         Discovery source = d.source();
@@ -356,7 +401,7 @@ final class SnapshotRun {
         Seq point = d.decision().point();
         replayPoint = point;
         Seq first = batches.first();
-        lock.verifyHeld();
+        phase.lock().verifyHeld();
         RunSchema.Prepared p = schema.prepare(r, first, applied.isEmpty() ? null : applied.lastKey());
         if (point != null) {
             superseded.prepare(p.view().m());
@@ -528,7 +573,7 @@ final class SnapshotRun {
      * committed on its own when aged-out batches are reproduced: it commits with the last of them.
      */
     void rollBack(RunSchema.Prepared p, Seq point, TreeMap<Seq, MetadataStore.Entry> applied) {
-        lock.verifyHeld();
+        phase.lock().verifyHeld();
         List<String> resetColumns = new ArrayList<>();
         p.introduced().forEach((column, at) -> {
             if (at.compareTo(point) >= 0) {
@@ -560,7 +605,7 @@ final class SnapshotRun {
                             boolean pendingUsed) {
         ResolvedModel m = p.view().m();
         ModelTables tables = p.view().tables();
-        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, p.introduced(), listener, runId, lock)
+        BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, p.introduced(), listener, runId, phase.lock())
                 .beforeWriting(() -> edited.verifyBeforeWriting(m)).carrying(p.carried());
         List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
@@ -570,7 +615,7 @@ final class SnapshotRun {
                     : before != null ? before.deletionTime() : pending.get(s);
             planned.add(new BatchApplier.Planned(s, isReproduced, recordedDeletionTime));
         }
-        lock.verifyHeld();
+        phase.lock().verifyHeld();
         List<BatchResult> results = applier.apply(planned);
         check(m, first); // before the commit: a violation rolls the writes back
         jdbc.commit("apply batches");
@@ -636,7 +681,7 @@ final class SnapshotRun {
         ResolvedModel m = p.view().m();
         boolean nullSequence = source.nullSequence();
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, p.view().tables(), store, p.introduced(), listener,
-                runId, lock);
+                runId, phase.lock());
         List<BatchApplier.Planned> planned = new ArrayList<>();
         List<Seq> replayed = new ArrayList<>();
         for (Seq s : batches) {
@@ -657,7 +702,7 @@ final class SnapshotRun {
         jdbc.update(sql.stageSource(m, point.value(), false, StageScope.REPLAYED_KEYS));
         discovery.checkReplayedKeys(m, replayed, source, staged.recorded());
         jdbc.commit("stage");
-        lock.verifyHeld();
+        phase.lock().verifyHeld();
         boolean setAside = replayed.stream().anyMatch(s -> applied.get(s).counts().rejected() > 0);
         Rollback rollback = Rollback.keys(point.value(), setAside);
         superseded.copy(m, rollback, replayed); // before anything is forgotten or rolled back

@@ -54,6 +54,7 @@ class SparkCostFiguresTest {
         deliver(raw, date("2024-01-02"), 4);
         RunResult late = measure("late batch: 1 new + 3 replayed", f, counting, m, 4);
         assertThat(late.lateBatchFound()).isTrue();
+        measure("nothing new", f, counting, m, 0);
 
         // a first load of 30 batches by a second model, its metadata schema already there
         RawTable raw30 = f.rawTable("raw_load30", "id INT", "status VARCHAR(20)", "tier VARCHAR(20)",
