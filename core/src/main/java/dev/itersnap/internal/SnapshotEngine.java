@@ -258,11 +258,6 @@ public final class SnapshotEngine {
     }
 
     /**
-     * A run's failure, or the loss of its lease when it lost it: what a run read after its lease lapsed may mix what it
-     * read before with another holder's writes since (its writes are fenced, its reads are not), so a check that
-     * failed on such reads (an owner, an edited history) says nothing about the model, and the loss is the failure.
-     */
-    /**
      * What a run decided before taking its lock: the run (still only deciding), its decision, the run log's head it
      * read, the events it held back, and its result when it writes nothing at all (null: it takes the lock).
      */
@@ -363,6 +358,11 @@ public final class SnapshotEngine {
         }
     }
 
+    /**
+     * A run's failure, or the loss of its lease when it lost it: what a run read after its lease lapsed may mix what it
+     * read before with another holder's writes since (its writes are fenced, its reads are not), so a check that
+     * failed on such reads (an owner, an edited history) says nothing about the model, and the loss is the failure.
+     */
     private static ItersnapException lostLeaseFirst(ModelLock lock, ItersnapException failure) {
         if (failure.code() == ErrorCode.LOCK_TIMEOUT) {
             return failure;
