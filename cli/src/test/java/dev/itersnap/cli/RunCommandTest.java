@@ -127,6 +127,7 @@ class RunCommandTest {
         load(1, "Active", "basic", "2024-01-01T09:00", "2024-01-01");
         assertThat(Execution.of("run", "--jdbc-url", url, "--config", config.toString()).exitCode()).isZero();
         Files.writeString(config, Files.readString(config).replace("lock_timeout: 30s", "lock_timeout: 1s"));
+        load(1, "Gold", "basic", "2024-01-02T09:00", "2024-01-02"); // a run with nothing new takes no lock
 
         Execution run;
         try (Connection holder = DriverManager.getConnection(url); Statement s = holder.createStatement()) {
