@@ -103,7 +103,7 @@ public final class SnapshotEngine {
                 refuseLogicChange(before.lastLogic());
             }
             SnapshotRun run = new SnapshotRun(jdbc, dialect, event -> { }, settings, "plan", op, replayFrom,
-                    previous(before), null, pre, store, true);
+                    previous(before), null, pre, store); // no lock: it only decides
             run.sweptThrough(before.checkedThrough());
             return run.plan(new MetadataInspection(dataSource, dialect, settings).lock());
         } catch (SQLException e) {
@@ -218,7 +218,7 @@ public final class SnapshotEngine {
                                 refuseLogicChange(before.lastLogic());
                             }
                             run = new SnapshotRun(jdbc, dialect, listener, settings, runId, operation,
-                                    replayFrom, previous(before), lock, pre, store, false);
+                                    replayFrom, previous(before), lock, pre, store);
                             run.sweptThrough(before.checkedThrough());
                             if (rebuildFrom != null) {
                                 run.rebuildFrom(rebuildFrom);
@@ -298,7 +298,7 @@ public final class SnapshotEngine {
         Held events = new Held(listener);
         try {
             SnapshotRun run = new SnapshotRun(jdbc, dialect, events, settings, runId, operation, null,
-                    head.previousStatus(), null, pre, store, true);
+                    head.previousStatus(), null, pre, store); // no lock yet: it decides
             run.sweptThrough(head.checkedThrough());
             SnapshotRun.Decided decided = run.decide();
             return new Early(run, decided, head, events, run.withoutWriting(decided));

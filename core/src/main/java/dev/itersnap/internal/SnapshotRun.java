@@ -171,13 +171,10 @@ final class SnapshotRun {
     /** What a repair replaces, kept ({@code keep_superseded}). */
     private final SupersededVersions superseded;
 
+    /** A run holding {@code lock}, or, with none, one that only decides (a plan, or a run before its lock). */
     SnapshotRun(Jdbc jdbc, Dialect dialect, SnapshotListener listener, ModelSettings settings, String runId,
                 Operation operation, Object replayFrom, String previousStatus, ModelLock lock,
-                        ResolvedModel sourceModel,
-                MetadataStore store, boolean planning) {
-        if (planning != (lock == null)) {
-            throw new IllegalArgumentException("a run that writes holds its lock; one that decides holds none");
-        }
+                ResolvedModel sourceModel, MetadataStore store) {
         this.phase = new RunContext.Phase(lock);
         this.store = store;
         this.transactional = dialect.capabilities().transactionalDml();
