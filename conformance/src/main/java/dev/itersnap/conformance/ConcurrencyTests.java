@@ -138,15 +138,9 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
                 await(release);
             }
         });
-        List<RunResult> held = new ArrayList<>();
-        List<Throwable> holderFailure = new ArrayList<>();
-        Thread holder = new Thread(() -> {
-            try {
-                held.add(fixture.engine(holderEvents).run(m));
-            } catch (Throwable t) {
-                holderFailure.add(t);
-            }
-        }, "itersnap-lock-holder");
+        List<RunResult> held = new java.util.concurrent.CopyOnWriteArrayList<>();
+        List<Throwable> holderFailure = new java.util.concurrent.CopyOnWriteArrayList<>();
+        Thread holder = runThread("itersnap-lock-holder", holderEvents, m, held, holderFailure);
         holder.start();
         try {
             assertThat(holding.await(patience(30_000), TimeUnit.MILLISECONDS)).as("the holder started its run").isTrue();
@@ -199,20 +193,8 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         });
         List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<RunResult> waited = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Thread holder = new Thread(() -> {
-            try {
-                fixture.engine(holderEvents).run(m);
-            } catch (Throwable t) {
-                failures.add(t);
-            }
-        }, "itersnap-lock-holder");
-        Thread waiter = new Thread(() -> {
-            try {
-                waited.add(fixture.engine(waiterEvents).run(m));
-            } catch (Throwable t) {
-                failures.add(t);
-            }
-        }, "itersnap-lock-waiter");
+        Thread holder = runThread("itersnap-lock-holder", holderEvents, m, new ArrayList<>(), failures);
+        Thread waiter = runThread("itersnap-lock-waiter", waiterEvents, m, waited, failures);
         holder.start();
         try {
             assertThat(holding.await(patience(30_000), TimeUnit.MILLISECONDS)).as("the holder started its run").isTrue();
@@ -278,20 +260,8 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         });
         List<Throwable> failures = new java.util.concurrent.CopyOnWriteArrayList<>();
         List<RunResult> waited = new java.util.concurrent.CopyOnWriteArrayList<>();
-        Thread holder = new Thread(() -> {
-            try {
-                fixture.engine(holderEvents).run(m);
-            } catch (Throwable t) {
-                failures.add(t);
-            }
-        }, "itersnap-lock-holder");
-        Thread second = new Thread(() -> {
-            try {
-                waited.add(fixture.engine(waiterEvents).run(m));
-            } catch (Throwable t) {
-                failures.add(t);
-            }
-        }, "itersnap-second-run");
+        Thread holder = runThread("itersnap-lock-holder", holderEvents, m, new ArrayList<>(), failures);
+        Thread second = runThread("itersnap-second-run", waiterEvents, m, waited, failures);
         holder.start();
         try {
             assertThat(applied.await(patience(30_000), TimeUnit.MILLISECONDS)).as("the holder applied its batch")
@@ -466,6 +436,21 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
      */
     protected long patience(long millis) {
         return millis;
+    }
+
+    /**
+     * A thread (not started) named {@code name} that runs {@code m} once with {@code events} as its listener and adds
+     * the result to {@code results}, or what it threw to {@code failures}.
+     */
+    private Thread runThread(String name, RecordingListener events, ModelSettings m, List<RunResult> results,
+                             List<Throwable> failures) {
+        return new Thread(() -> {
+            try {
+                results.add(fixture.engine(events).run(m));
+            } catch (Throwable t) {
+                failures.add(t);
+            }
+        }, name);
     }
 
     private static void sleep(long ms) {
