@@ -166,26 +166,32 @@ SET `status` = NULL;
 DELETE FROM `itersnap_metadata`.`itersnap_archive_customers`
 WHERE `file_date` >= CAST(? AS DATE);
 -- listBatches
-INSERT INTO `itersnap_metadata`.`itersnap_batches_customers` (`file_date`, `itersnap_idx`, `itersnap_seqtext`, `itersnap_deltime`, `itersnap_recorded`, `itersnap_replayed`)
-VALUES (CAST(? AS DATE), 1, CAST(? AS STRING), CAST(? AS TIMESTAMP), FALSE, FALSE), (CAST(? AS DATE), 2, CAST(? AS STRING), CAST(? AS TIMESTAMP), FALSE, FALSE);
--- prepare
-MERGE INTO `itersnap_metadata`.`itersnap_batches_customers` b
-USING (SELECT y.`itersnap_idx`,
-    y.`itersnap_w_dt`,
+INSERT INTO `itersnap_metadata`.`itersnap_batches_customers` (`file_date`, `itersnap_idx`, `itersnap_seqtext`, `itersnap_deltime`, `itersnap_recorded`, `itersnap_replayed`, `itersnap_nd`, `itersnap_nd_replayed`)
+SELECT z.`file_date`,
+  z.`itersnap_idx`,
+  z.`itersnap_seqtext`,
+  z.`itersnap_w_dt`,
+  z.`itersnap_recorded`,
+  z.`itersnap_replayed`,
+  z.`itersnap_w_nd`,
+  z.`itersnap_w_ndr`
+FROM (SELECT y.*,
     MIN(CASE WHEN y.`itersnap_w_dt` IS NOT NULL THEN y.`itersnap_idx` END) OVER (ORDER BY y.`itersnap_idx` ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS `itersnap_w_nd`,
     MIN(CASE WHEN y.`itersnap_w_dt` IS NOT NULL AND y.`itersnap_replayed` THEN y.`itersnap_idx` END) OVER (ORDER BY y.`itersnap_idx` ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS `itersnap_w_ndr`
-  FROM (SELECT b.`itersnap_idx`,
+  FROM (SELECT b.`file_date`,
+      b.`itersnap_idx`,
+      b.`itersnap_seqtext`,
+      b.`itersnap_recorded`,
       b.`itersnap_replayed`,
       CASE WHEN b.`itersnap_recorded` OR b.`itersnap_deltime` IS NOT NULL THEN b.`itersnap_deltime` ELSE x.`itersnap_w_mu` END AS `itersnap_w_dt`
-    FROM `itersnap_metadata`.`itersnap_batches_customers` b
+    FROM (VALUES (CAST(? AS DATE), 1, CAST(? AS STRING), CAST(? AS TIMESTAMP), FALSE, FALSE), (CAST(? AS DATE), 2, CAST(? AS STRING), CAST(? AS TIMESTAMP), FALSE, FALSE)) b (`file_date`, `itersnap_idx`, `itersnap_seqtext`, `itersnap_deltime`, `itersnap_recorded`, `itersnap_replayed`)
     LEFT
     JOIN (SELECT s.`file_date`,
         MAX(s.`updated_at`) AS `itersnap_w_mu`
       FROM `itersnap_metadata`.`itersnap_stage_customers` s
       WHERE s.`file_date` IS NOT NULL
-      GROUP BY s.`file_date`) x ON x.`file_date` = b.`file_date`) y) z ON b.`itersnap_idx` = z.`itersnap_idx`
-WHEN MATCHED THEN UPDATE
-SET `itersnap_deltime` = z.`itersnap_w_dt`, `itersnap_nd` = z.`itersnap_w_nd`, `itersnap_nd_replayed` = z.`itersnap_w_ndr`;
+      GROUP BY s.`file_date`) x ON x.`file_date` = b.`file_date`) y) z;
+-- prepare
 MERGE INTO `snap`.`customers` t
 USING (SELECT *
   FROM `itersnap_metadata`.`itersnap_stage_customers` x
@@ -473,6 +479,75 @@ JOIN `itersnap_metadata`.`itersnap_batches_customers` bo ON bo.`itersnap_idx` = 
 LEFT
 JOIN `itersnap_metadata`.`itersnap_batches_customers` bc ON bc.`itersnap_idx` = nx.`itersnap_idx`
 WHERE w.`itersnap_action` IN ('delete', 'absent');
+-- writeVersions
+MERGE INTO `snap`.`customers` t
+USING (SELECT w.`id` AS `id`,
+    w.`status` AS `status`,
+    w.`updated_at` AS `updated_at`,
+    w.`file_date` AS `file_date`,
+    md5((COALESCE(CAST(w.`id` AS STRING), '') || '|' || COALESCE(CAST(w.`updated_at` AS STRING), '') || '|' || b.`itersnap_seqtext`)) AS `dbt_scd_id`,
+    w.`updated_at` AS `dbt_updated_at`,
+    w.`itersnap_tt` AS `dbt_valid_from`,
+    nx.`itersnap_tt` AS `dbt_valid_to`,
+    CASE WHEN nx.`itersnap_action` IN ('change', 'return') THEN 'update' ELSE 'delete' END AS `dbt_change_type`,
+    CASE WHEN nx.`itersnap_action` IN ('change', 'return') THEN ('[' || SUBSTRING((CASE WHEN (nx.`itersnap_idx` > 1 AND (w.`status` IS DISTINCT FROM nx.`status`)) THEN ',"status"' ELSE '' END) FROM 2) || ']') END AS `changed_attributes`,
+    FALSE AS `dbt_is_deleted`,
+    b.`file_date` AS `dbt_opened_seq`,
+    b.`file_date` AS `dbt_closed_seq`,
+    'c' AS `itersnap_w_kind`
+  FROM `itersnap_metadata`.`itersnap_work_customers` w
+  JOIN `itersnap_metadata`.`itersnap_work_customers` nx ON nx.`id` = w.`id` AND nx.`itersnap_scc` = w.`itersnap_scc` + 1 AND nx.`itersnap_action` IN ('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', 'delete', 'absent')
+  JOIN `itersnap_metadata`.`itersnap_batches_customers` b ON b.`itersnap_idx` = nx.`itersnap_idx`
+  WHERE w.`itersnap_action` IN ('ilive', 'idrec')
+  UNION ALL
+  SELECT w.`id` AS `id`,
+    w.`status` AS `status`,
+    w.`updated_at` AS `updated_at`,
+    w.`file_date` AS `file_date`,
+    md5((COALESCE(CAST(w.`id` AS STRING), '') || '|' || COALESCE(CAST(w.`updated_at` AS STRING), '') || '|' || bo.`itersnap_seqtext`)) AS `dbt_scd_id`,
+    w.`updated_at` AS `dbt_updated_at`,
+    w.`itersnap_tt` AS `dbt_valid_from`,
+    nx.`itersnap_tt` AS `dbt_valid_to`,
+    CASE WHEN nx.`itersnap_action` IS NULL THEN 'insert' WHEN nx.`itersnap_action` = 'change' THEN 'update' ELSE 'delete' END AS `dbt_change_type`,
+    CASE WHEN nx.`itersnap_action` = 'change' THEN ('[' || SUBSTRING((CASE WHEN (nx.`itersnap_idx` > 1 AND (w.`status` IS DISTINCT FROM nx.`status`)) THEN ',"status"' ELSE '' END) FROM 2) || ']') END AS `changed_attributes`,
+    FALSE AS `dbt_is_deleted`,
+    bo.`file_date` AS `dbt_opened_seq`,
+    bc.`file_date` AS `dbt_closed_seq`,
+    'i' AS `itersnap_w_kind`
+  FROM `itersnap_metadata`.`itersnap_work_customers` w
+  LEFT
+  JOIN `itersnap_metadata`.`itersnap_work_customers` nx ON nx.`id` = w.`id` AND nx.`itersnap_scc` = w.`itersnap_scc` + 1 AND nx.`itersnap_action` IN ('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', 'delete', 'absent')
+  JOIN `itersnap_metadata`.`itersnap_batches_customers` bo ON bo.`itersnap_idx` = w.`itersnap_idx`
+  LEFT
+  JOIN `itersnap_metadata`.`itersnap_batches_customers` bc ON bc.`itersnap_idx` = nx.`itersnap_idx`
+  WHERE w.`itersnap_action` IN ('insert', 'return', 'change')
+  UNION ALL
+  SELECT o.`id` AS `id`,
+    o.`status` AS `status`,
+    o.`updated_at` AS `updated_at`,
+    o.`file_date` AS `file_date`,
+    md5((COALESCE(CAST(w.`id` AS STRING), '') || '|' || COALESCE(CAST(w.`itersnap_tt` AS STRING), '') || '|' || bo.`itersnap_seqtext` || '|deleted')) AS `dbt_scd_id`,
+    w.`itersnap_tt` AS `dbt_updated_at`,
+    w.`itersnap_tt` AS `dbt_valid_from`,
+    nx.`itersnap_tt` AS `dbt_valid_to`,
+    CASE WHEN nx.`itersnap_action` IS NULL THEN 'insert' ELSE 'update' END AS `dbt_change_type`,
+    CASE WHEN nx.`itersnap_action` IS NOT NULL THEN ('[' || SUBSTRING((CASE WHEN (nx.`itersnap_idx` > 1 AND (o.`status` IS DISTINCT FROM nx.`status`)) THEN ',"status"' ELSE '' END) FROM 2) || ']') END AS `changed_attributes`,
+    TRUE AS `dbt_is_deleted`,
+    bo.`file_date` AS `dbt_opened_seq`,
+    bc.`file_date` AS `dbt_closed_seq`,
+    'i' AS `itersnap_w_kind`
+  FROM `itersnap_metadata`.`itersnap_work_customers` w
+  JOIN `itersnap_metadata`.`itersnap_work_customers` o ON o.`id` = w.`id` AND o.`itersnap_idx` = w.`itersnap_oidx`
+  LEFT
+  JOIN `itersnap_metadata`.`itersnap_work_customers` nx ON nx.`id` = w.`id` AND nx.`itersnap_scc` = w.`itersnap_scc` + 1 AND nx.`itersnap_action` IN ('ilive', 'idrec', 'iclosed', 'insert', 'return', 'change', 'delete', 'absent')
+  JOIN `itersnap_metadata`.`itersnap_batches_customers` bo ON bo.`itersnap_idx` = w.`itersnap_idx`
+  LEFT
+  JOIN `itersnap_metadata`.`itersnap_batches_customers` bc ON bc.`itersnap_idx` = nx.`itersnap_idx`
+  WHERE w.`itersnap_action` IN ('delete', 'absent')) c ON c.`itersnap_w_kind` = 'c' AND t.`id` = c.`id` AND t.`dbt_valid_to` IS NULL
+WHEN MATCHED THEN UPDATE
+SET `dbt_valid_to` = c.`dbt_valid_to`, `dbt_change_type` = c.`dbt_change_type`, `changed_attributes` = c.`changed_attributes`, `dbt_closed_seq` = c.`dbt_closed_seq`
+WHEN NOT MATCHED AND c.`itersnap_w_kind` = 'i' THEN INSERT (`id`, `status`, `updated_at`, `file_date`, `dbt_scd_id`, `dbt_updated_at`, `dbt_valid_from`, `dbt_valid_to`, `dbt_change_type`, `changed_attributes`, `dbt_is_deleted`, `dbt_opened_seq`, `dbt_closed_seq`)
+VALUES (c.`id`, c.`status`, c.`updated_at`, c.`file_date`, c.`dbt_scd_id`, c.`dbt_updated_at`, c.`dbt_valid_from`, c.`dbt_valid_to`, c.`dbt_change_type`, c.`changed_attributes`, c.`dbt_is_deleted`, c.`dbt_opened_seq`, c.`dbt_closed_seq`);
 -- logRejected
 INSERT INTO `itersnap_metadata`.`itersnap_errors` (`model`, `run_id`, `sequence_value`, `reason`, `record`, `logged_at`)
 SELECT ?,
@@ -568,11 +643,13 @@ FROM (SELECT s0.`id`,
   WHERE s0.`file_date` >= CAST(? AS DATE)) s;
 -- replay: prepare
 MERGE INTO `itersnap_metadata`.`itersnap_batches_customers` b
-USING (SELECT y.`itersnap_idx`,
-    y.`itersnap_w_dt`,
+USING (SELECT y.*,
     MIN(CASE WHEN y.`itersnap_w_dt` IS NOT NULL THEN y.`itersnap_idx` END) OVER (ORDER BY y.`itersnap_idx` ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS `itersnap_w_nd`,
     MIN(CASE WHEN y.`itersnap_w_dt` IS NOT NULL AND y.`itersnap_replayed` THEN y.`itersnap_idx` END) OVER (ORDER BY y.`itersnap_idx` ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS `itersnap_w_ndr`
-  FROM (SELECT b.`itersnap_idx`,
+  FROM (SELECT b.`file_date`,
+      b.`itersnap_idx`,
+      b.`itersnap_seqtext`,
+      b.`itersnap_recorded`,
       b.`itersnap_replayed`,
       CASE WHEN b.`itersnap_recorded` OR b.`itersnap_deltime` IS NOT NULL THEN b.`itersnap_deltime` ELSE x.`itersnap_w_mu` END AS `itersnap_w_dt`
     FROM `itersnap_metadata`.`itersnap_batches_customers` b

@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.fail;
  * and 4 applied, day 3 delivered late, so the killed run rolls back days 3 and 4 of every key and writes them again in
  * one transaction. The run is a JVM of its own ({@link #startRun}, {@link ChildJvm}) killed by SIGKILL at:
  * <ul>
- *   <li>{@code write}: inside (or right after) the statement inserting the replayed versions, nothing committed;</li>
+ *   <li>{@code write}: inside (or right after) the statement inserting the replayed versions (an INSERT, or the MERGE
+ *   that also closes versions), nothing committed;</li>
  *   <li>{@code commit}: the moment the run's batches are committed (its first batch-applied event);</li>
  *   <li>{@code run-log}: every commit of the run done, the run log's update to success not done.</li>
  * </ul>

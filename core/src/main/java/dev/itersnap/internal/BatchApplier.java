@@ -10,6 +10,7 @@ import dev.itersnap.internal.sql.SqlSteps;
 import dev.itersnap.spi.Dialect;
 import dev.itersnap.spi.ModelLock;
 import dev.itersnap.internal.sql.ModelTables;
+import dev.itersnap.spi.Statement;
 import dev.itersnap.spi.ValueType;
 
 import java.time.LocalDateTime;
@@ -42,8 +43,27 @@ final class BatchApplier {
     private final SnapshotListener listener;
     private final String runId;
     private final ModelLock lock;
-    /** Runs once the keys table holds a pass's keys, before its first write to the history (it may refuse). */
-    private Runnable beforeWriting = () -> { };
+    /**
+     * The check of a pass before its first write to the history (it may refuse), once its keys are in the keys table
+     * and its versions derived: the statement whose rows it refuses, counted by the pass's counts query (none: the
+     * check reads what it needs), then the check with what that count found.
+     */
+    interface WriteCheck {
+        Statement probe();
+
+        void verify(long found);
+    }
+
+    private WriteCheck beforeWriting = new WriteCheck() {
+        @Override
+        public Statement probe() {
+            return null;
+        }
+
+        @Override
+        public void verify(long found) {
+        }
+    };
     /** Columns the source no longer has that the run carries ({@link RunSchema.Carried}); {@link #m} carries them. */
     private List<RunSchema.Carried> carried = List.of();
 
@@ -60,8 +80,8 @@ final class BatchApplier {
         this.lock = lock;
     }
 
-    /** {@code check} runs before each pass writes to the history, once its keys are found; returns this. */
-    BatchApplier beforeWriting(Runnable check) {
+    /** {@code check} runs before each pass writes to the history, once its versions are derived; returns this. */
+    BatchApplier beforeWriting(WriteCheck check) {
         this.beforeWriting = check;
         return this;
     }
@@ -134,8 +154,11 @@ final class BatchApplier {
         ApplyStatements sql = statements(pass, false);
         jdbc.updateAll(sql.listBatches());
         jdbc.updateAll(sql.prepare());
-        beforeWriting.run(); // the keys the pass writes are in the keys table now
-        Counts counts = derive(sql.derivation());
+        // the check before writing, its rows counted by the counts query (one read less), refuses before any write
+        // to the history: deriving writes the work table only
+        Statement probe = beforeWriting.probe();
+        Counts counts = derive(probe == null ? sql.derivation() : sql.derivation().counting(probe));
+        beforeWriting.verify(probe == null ? -1 : counts.probed());
         write(sql, counts);
         List<BatchResult> results = new ArrayList<>();
         for (int k = 0; k < pass.size(); k++) {
@@ -174,7 +197,9 @@ final class BatchApplier {
             jdbc.update(sql.resetRegressions());
         }
         jdbc.updateAll(sql.before().clear());
-        Counts after = derive(sql.derivation());
+        Statement probe = beforeWriting.probe();
+        Counts after = derive(probe == null ? sql.derivation() : sql.derivation().counting(probe));
+        beforeWriting.verify(probe == null ? -1 : after.probed());
         write(sql, after);
         List<BatchResult> results = new ArrayList<>();
         boolean needReasons = false;
@@ -279,11 +304,17 @@ final class BatchApplier {
         long deletes = counts.total("delete") + counts.total("absent");
         // a version current before the run is closed only by a change, a delete, a deletion by absence, or a return
         // (which closes a deletion record); under overwrite a noop may update it in place
-        if (change + ret + deletes > 0 || (overwrite && counts.total("noop") > 0)) {
-            jdbc.update(sql.closeCurrent());
-        }
-        if (counts.total("insert") + ret + change + (m.deletionRecords() ? deletes : 0) > 0) {
-            jdbc.update(sql.insertVersions());
+        boolean closes = change + ret + deletes > 0 || (overwrite && counts.total("noop") > 0);
+        boolean opens = counts.total("insert") + ret + change + (m.deletionRecords() ? deletes : 0) > 0;
+        if (closes && opens && sql.writeVersions() != null) {
+            jdbc.update(sql.writeVersions()); // both in one statement
+        } else {
+            if (closes) {
+                jdbc.update(sql.closeCurrent());
+            }
+            if (opens) {
+                jdbc.update(sql.insertVersions());
+            }
         }
         if (counts.rejected > 0) {
             jdbc.update(sql.logRejected());
@@ -368,9 +399,10 @@ final class BatchApplier {
 
     /** What the counts query said (and whether regressions were set aside before it). */
     private record Counts(Map<Integer, Map<String, Long>> byBatch, Map<Integer, Object> deletionTimes,
-                          long regressions, long rejected, long archiveCandidates, boolean regressionsSetAside) {
+                          long regressions, long rejected, long archiveCandidates, boolean regressionsSetAside,
+                          long probed) {
         Counts withRegressionsSetAside() {
-            return new Counts(byBatch, deletionTimes, regressions, rejected, archiveCandidates, true);
+            return new Counts(byBatch, deletionTimes, regressions, rejected, archiveCandidates, true, probed);
         }
 
         /** The rows counted as {@code what} over every batch of the pass. */
@@ -385,6 +417,7 @@ final class BatchApplier {
         long[] regressions = {0};
         long[] rejected = {0};
         long[] archive = {0};
+        long[] probed = {0};
         ValueType upd = m.updatedAtType();
         jdbc.query(sql.counts(), rs -> {
             int idx = rs.getInt(1);
@@ -394,6 +427,8 @@ final class BatchApplier {
                 deletionTimes.put(idx, upd.read(rs, 4));
             } else if (ApplyStatements.REGRESSIONS.equals(what)) {
                 regressions[0] += rows;
+            } else if (ApplyStatements.PROBED.equals(what)) {
+                probed[0] += rows;
             } else {
                 byBatch.computeIfAbsent(idx, k -> new HashMap<>()).merge(what, rows, Long::sum);
                 if (REASONS.contains(what)) {
@@ -405,6 +440,6 @@ final class BatchApplier {
             }
             return null;
         });
-        return new Counts(byBatch, deletionTimes, regressions[0], rejected[0], archive[0], false);
+        return new Counts(byBatch, deletionTimes, regressions[0], rejected[0], archive[0], false, probed[0]);
     }
 }

@@ -104,10 +104,27 @@ final class EditedHistory {
      * ledger counts. The batches are counted once (the first pass).
      */
     void verifyBeforeWriting(ResolvedModel m) {
+        verifyBeforeWriting(m, -1);
+    }
+
+    /**
+     * The statement whose rows are the versions {@link #verifyBeforeWriting} refuses, for a caller that counts them
+     * with a read of its own ({@code found} of {@link #verifyBeforeWriting(ResolvedModel, long)}); null when the run
+     * checks none (nothing applied yet).
+     */
+    Statement editedVersions(ResolvedModel m) {
+        return applied == null ? null : cx.sql().editedVersions(m, null);
+    }
+
+    /**
+     * {@link #verifyBeforeWriting(ResolvedModel)}, where a read of the run already counted the rows of {@link
+     * #editedVersions} ({@code found}; negative: not counted): they are read (to name them) only when it found some.
+     */
+    void verifyBeforeWriting(ResolvedModel m, long found) {
         if (applied == null) {
             return;
         }
-        List<Row> rows = rules(cx.jdbc(), m, cx.sql().editedVersions(m, null));
+        List<Row> rows = found == 0 ? List.of() : rules(cx.jdbc(), m, cx.sql().editedVersions(m, null));
         if (!rows.isEmpty()) {
             rows = withoutAdopted(m, rows, a -> cx.sql().editedVersions(m, a));
         }

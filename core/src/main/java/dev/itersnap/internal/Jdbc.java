@@ -160,17 +160,29 @@ final class Jdbc {
 
     /** The columns of a query's result ({@code Dialect.describe}), as JDBC metadata reports them. */
     List<SourceColumn> describe(Statement s) throws SQLException {
+        return describeWithRow(s).columns();
+    }
+
+    /** The columns of a query's result, and whether it returned a row. */
+    record Described(List<SourceColumn> columns, boolean row) {
+    }
+
+    /** The columns of a query's result, as JDBC metadata reports them, and whether it returned a row (none read). */
+    Described describeWithRow(Statement s) throws SQLException {
         if (scratch != null) {
             s = scratch.route(s, false, this::updateNow);
         }
-        try (PreparedStatement ps = s.prepare(connection, binder); ResultSet rs = ps.executeQuery()) {
-            ResultSetMetaData md = rs.getMetaData();
-            List<SourceColumn> out = new ArrayList<>();
-            for (int i = 1; i <= md.getColumnCount(); i++) {
-                out.add(new SourceColumn(md.getColumnLabel(i), md.getColumnType(i), md.getColumnTypeName(i),
-                        md.getPrecision(i), md.getScale(i)));
+        try (PreparedStatement ps = s.prepare(connection, binder)) {
+            ps.setMaxRows(1);
+            try (ResultSet rs = ps.executeQuery()) {
+                ResultSetMetaData md = rs.getMetaData();
+                List<SourceColumn> out = new ArrayList<>();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    out.add(new SourceColumn(md.getColumnLabel(i), md.getColumnType(i), md.getColumnTypeName(i),
+                            md.getPrecision(i), md.getScale(i)));
+                }
+                return new Described(out, rs.next());
             }
-            return out;
         }
     }
 

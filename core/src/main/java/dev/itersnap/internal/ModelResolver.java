@@ -24,9 +24,13 @@ import java.util.regex.Pattern;
 final class ModelResolver {
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]*");
 
-    /** The resolved model and the columns of the history and the archive (null when they do not exist yet). */
+    /**
+     * The resolved model and the columns of the history and the archive (null when they do not exist yet); {@code
+     * targetHasRows}: whether the history held a row when it was described (the same statement), null when it is
+     * missing.
+     */
     record Resolution(ResolvedModel model, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns,
-                      List<SourceColumn> pendingColumns) {
+                      List<SourceColumn> pendingColumns, Boolean targetHasRows) {
     }
 
     private ModelResolver() {
@@ -229,10 +233,16 @@ final class ModelResolver {
         boolean target = jdbc.tableExists(m.target());
         boolean archive = jdbc.tableExists(m.archive()); // its name does not depend on the history's columns
         boolean pending = !d.capabilities().transactionalDml() && jdbc.tableExists(m.pending());
-        // the history with its archive and pending tables in one statement where they all exist
-        List<List<SourceColumn>> together = target && archive ? describeTogether(jdbc, d, pending
-                ? List.of(m.target(), m.archive(), m.pending()) : List.of(m.target(), m.archive()), s) : null;
+        // the history with its archive and pending tables in one statement where they all exist, which also says
+        // whether the history holds a row (its first row, if any, is what the statement returns)
+        Boolean hasRows = null;
+        List<List<SourceColumn>> together = null;
         if (target) {
+            List<dev.itersnap.core.TableName> tables = !archive ? List.of(m.target()) : pending
+                    ? List.of(m.target(), m.archive(), m.pending()) : List.of(m.target(), m.archive());
+            Jdbc.Described described = describeWithFirstRow(jdbc, d, tables, s);
+            hasRows = described.row();
+            together = tables.size() == 1 ? List.of(described.columns()) : split(described.columns(), tables.size());
             targetColumns = together != null ? together.get(0)
                     : describe(jdbc, SqlSteps.of(d).describe(Relation.table(m.target())), "target", s);
             for (SourceColumn tc : targetColumns) {
@@ -248,17 +258,22 @@ final class ModelResolver {
                 : describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.archive())), "archive", s);
         List<SourceColumn> pendingColumns = !pending ? null : together != null && together.size() > 2
                 ? together.get(2) : describe(jdbc, SqlSteps.of(d).describe(Relation.table(full.pending())), "pending", s);
-        return new Resolution(full, targetColumns, archiveColumns, pendingColumns);
+        return new Resolution(full, targetColumns, archiveColumns, pendingColumns, hasRows);
     }
 
     /**
-     * The columns of each of {@code tables} (which exist), described by one statement ({@link
-     * SqlSteps#describeTogether}); null when a marker column does not stand exactly once (a table has a column named
-     * like one): the caller describes them one by one.
+     * The columns of each of {@code tables} (which exist; the history first), described by one statement ({@link
+     * SqlSteps#describeTogether}) that returns the history's first row, if any.
      */
-    private static List<List<SourceColumn>> describeTogether(Jdbc jdbc, Dialect d, List<dev.itersnap.core.TableName>
-            tables, ModelSettings s) {
-        return split(describe(jdbc, SqlSteps.of(d).describeTogether(tables), "target", s), tables.size());
+    private static Jdbc.Described describeWithFirstRow(Jdbc jdbc, Dialect d, List<dev.itersnap.core.TableName> tables,
+                                                       ModelSettings s) {
+        Statement query = SqlSteps.of(d).describeTogether(tables);
+        try {
+            return jdbc.describeWithRow(query);
+        } catch (SQLException e) {
+            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + s.name() + "': cannot read the target "
+                    + "table: " + jdbc.summary(e), "resolve", query.sql(), e);
+        }
     }
 
     /**

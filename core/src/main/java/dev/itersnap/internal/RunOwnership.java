@@ -64,7 +64,7 @@ final class RunOwnership {
                             + "built by the next run, or by full-refresh --yes)");
         }
         String mine = owners.ownTarget();
-        boolean hasRows = exists && !cx.jdbc().queryFirst(r.tables().anyHistoryRow(), rs -> 1).isEmpty();
+        boolean hasRows = exists && Boolean.TRUE.equals(r.targetHasRows()); // read with its description
         MetadataStore.LedgerSize ledger = cx.store().ledgerSize();
         if (mine != null && !mine.equals(key)) {
             if (cx.operation().rebuildsFromSource() && !hasRows) {

@@ -230,11 +230,12 @@ final class SnapshotRun {
      * that carries the columns the source no longer has ({@link #carrying}); every step after it works on that view.
      */
     record Resolved(ResolvedModel m, List<SourceColumn> targetColumns, List<SourceColumn> archiveColumns,
-                    List<SourceColumn> pendingColumns, ModelTables tables) {
+                    List<SourceColumn> pendingColumns, Boolean targetHasRows, ModelTables tables) {
         /** The view in which {@code columns}, which the source no longer has, are source columns again. */
         Resolved carrying(Dialect dialect, List<SourceColumn> columns) {
             ResolvedModel view = m.carrying(columns, targetColumns.stream().map(SourceColumn::name).toList());
-            return new Resolved(view, targetColumns, archiveColumns, pendingColumns, new ModelTables(dialect, view));
+            return new Resolved(view, targetColumns, archiveColumns, pendingColumns, targetHasRows,
+                    new ModelTables(dialect, view));
         }
     }
 
@@ -451,12 +452,14 @@ final class SnapshotRun {
         List<SourceColumn> targetColumns;
         List<SourceColumn> archiveColumns;
         List<SourceColumn> pendingColumns;
+        Boolean targetHasRows;
         try {
             ModelResolver.Resolution r = ModelResolver.withTables(jdbc, dialect, sourceModel);
             m = r.model();
             targetColumns = r.targetColumns();
             archiveColumns = r.archiveColumns();
             pendingColumns = r.pendingColumns();
+            targetHasRows = r.targetHasRows();
         } catch (SQLException e) {
             throw jdbc.failure("resolve", null, e);
         }
@@ -486,7 +489,8 @@ final class SnapshotRun {
                 }
             }
         }
-        return new Resolved(m, targetColumns, archiveColumns, pendingColumns, new ModelTables(dialect, m));
+        return new Resolved(m, targetColumns, archiveColumns, pendingColumns, targetHasRows,
+                new ModelTables(dialect, m));
     }
 
     /**
@@ -603,7 +607,7 @@ final class SnapshotRun {
         ResolvedModel m = p.view().m();
         ModelTables tables = p.view().tables();
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, tables, store, p.introduced(), listener, runId, phase.lock())
-                .beforeWriting(() -> edited.verifyBeforeWriting(m)).carrying(p.carried());
+                .beforeWriting(editedCheck(m)).carrying(p.carried());
         List<BatchApplier.Planned> planned = new ArrayList<>();
         for (Seq s : batches) {
             boolean isReproduced = reproduced.contains(s);
@@ -627,6 +631,24 @@ final class SnapshotRun {
             jdbc.update(tables.clear(m.carriedValues()).inStep("clear carried values"));
         }
         return results;
+    }
+
+    /**
+     * The edited-history check before a pass writes ({@link EditedHistory#verifyBeforeWriting}), its rows counted by
+     * the pass's counts query.
+     */
+    private BatchApplier.WriteCheck editedCheck(ResolvedModel m) {
+        return new BatchApplier.WriteCheck() {
+            @Override
+            public dev.itersnap.spi.Statement probe() {
+                return edited.editedVersions(m);
+            }
+
+            @Override
+            public void verify(long found) {
+                edited.verifyBeforeWriting(m, found);
+            }
+        };
     }
 
     /**
@@ -677,8 +699,10 @@ final class SnapshotRun {
                                   TreeMap<Seq, MetadataStore.Entry> applied, Discovery source) {
         ResolvedModel m = p.view().m();
         boolean nullSequence = source.nullSequence();
+        // the edited-history check of the state the replay builds on (its keys rolled back, the others as they were)
+        // is counted by the counts query of its derivation, before its first write after the roll back
         BatchApplier applier = new BatchApplier(jdbc, dialect, m, p.view().tables(), store, p.introduced(), listener,
-                runId, phase.lock());
+                runId, phase.lock()).beforeWriting(editedCheck(m));
         List<BatchApplier.Planned> planned = new ArrayList<>();
         List<Seq> replayed = new ArrayList<>();
         for (Seq s : batches) {
@@ -705,7 +729,6 @@ final class SnapshotRun {
         superseded.copy(m, rollback, replayed); // before anything is forgotten or rolled back
         store.forgetEntries(replayed); // re-recorded with their new counts (see rollBack for the order)
         jdbc.updateAll(sql.rollback(m, rollback));
-        edited.verifyBeforeWriting(m); // the state the replay builds on: its keys rolled back, the others as they were
         List<BatchResult> results = applier.applyReplay(statements, planned, applied);
         if (setAside) {
             store.relogErrors(replayed.stream().filter(s -> applied.get(s).counts().rejected() > 0).toList(), runId,

@@ -18,8 +18,9 @@ import java.util.List;
  *   {@code resetRegressions} and the scratch tables emptied;</li>
  *   <li>{@code derivation};</li>
  *   <li>{@code closeCurrent} (the versions current before the run that the run closes), {@code insertVersions}
- *   (every version the run opens, already closed where a later batch of the run closes it), {@code logRejected} and
- *   {@code archive} when the counts say there is something to log or archive;</li>
+ *   (every version the run opens, already closed where a later batch of the run closes it), or where the counts say
+ *   both have rows to write, {@code writeVersions} (both in one MERGE; null where the model cannot: then both),
+ *   {@code logRejected} and {@code archive} when the counts say there is something to log or archive;</li>
  *   <li>the ledger, one entry per batch, from the counts.</li>
  * </ol>
  *
@@ -28,13 +29,16 @@ import java.util.List;
  */
 public record ApplyStatements(List<Statement> listBatches, List<Statement> prepare, Derivation before,
                               Statement resetRegressions, Derivation derivation, Statement closeCurrent,
-                              Statement insertVersions, Statement logRejected, Statement archive) {
+                              Statement insertVersions, Statement writeVersions, Statement logRejected,
+                              Statement archive) {
     /** The row of {@code counts} counting a batch's rows in the stage. */
     public static final String SOURCE_ROWS = "itersnap_source_rows";
     /** The row of {@code counts} counting the regressions found (set them aside and derive again). */
     public static final String REGRESSIONS = "itersnap_regressions";
     /** The row of {@code counts} giving a batch's deletion time. */
     public static final String DELETION_TIME = "itersnap_deletion_time";
+    /** The row of {@code counts} counting the rows of a statement it was given ({@link Derivation#counting}). */
+    public static final String PROBED = "itersnap_probed";
 
     public ApplyStatements {
         listBatches = List.copyOf(listBatches);
@@ -60,6 +64,16 @@ public record ApplyStatements(List<Statement> listBatches, List<Statement> prepa
             derived = List.copyOf(derived);
             setAsideRegressions = List.copyOf(setAsideRegressions);
             clear = List.copyOf(clear);
+        }
+
+        /**
+         * This derivation whose counts query also counts the rows of {@code query} (a row {@link #PROBED}, at
+         * position 0), so that a check reading the same moment costs no statement of its own.
+         */
+        public Derivation counting(Statement query) {
+            Statement both = Statement.builder(counts.step()).sql(counts).sql(" UNION ALL SELECT 0, '" + PROBED
+                    + "', COUNT(*), NULL FROM (").sql(query).sql(") itersnap_probe").build();
+            return new Derivation(derive, derived, both, setAsideRegressions, clear);
         }
     }
 }

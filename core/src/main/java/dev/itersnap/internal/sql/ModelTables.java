@@ -370,14 +370,6 @@ public final class ModelTables {
                 .collect(Collectors.joining(" AND "));
     }
 
-    /**
-     * One row when the history table has any: an EXISTS, which stops at the first row on every database (a row limit
-     * of the driver is a hint that DuckDB's ignores: {@code SELECT 1 FROM} the history read all of it every run).
-     */
-    public Statement anyHistoryRow() {
-        return Statement.of("check owner", "SELECT 1 WHERE EXISTS (SELECT 1 FROM " + name(m.target()) + ")");
-    }
-
     /** The distinct non-NULL sequences the history records (opened or closed a version). */
     public Statement historySequences() {
         String opened = q(m.meta().openedSeq());

@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static dev.itersnap.spi.AbstractSqlDialect.slot;
 import static dev.itersnap.spi.AbstractSqlDialect.statement;
@@ -101,9 +102,11 @@ final class SetBasedApply {
             resetRegressions = Statement.of("put regressions back", "UPDATE " + table(m.stage()) + " SET " + internal(REJECT)
                     + " = NULL WHERE " + internal(REJECT) + " = " + RejectReason.UPDATED_AT_REGRESSION.literal());
         }
+        String written = writeVersions();
         return new ApplyStatements(listBatches(), prepare(), before, resetRegressions, derivation(false, values, clear),
                 statement("close current versions", closeCurrent(), values),
                 statement("insert versions", insertVersions(), values),
+                written == null ? null : statement("write versions", written, values),
                 statement("set rows aside", logRejected(), values),
                 statement("archive rows", archive(), values));
     }
@@ -259,51 +262,91 @@ final class SetBasedApply {
 
     // ---------------------------------------------------------------- prepare
 
-    /** The run's batches into the batches table, a few dozen per statement. */
+    /** The most batches one statement lists (beyond, a few statements: none carries thousands of values). */
+    private static final int BATCHES_PER_STATEMENT = 60;
+
+    /**
+     * Whether the batches are listed with their deletion times in one statement ({@link #listBatches}): with full
+     * batches, where the stage is filled before the batches are listed (not a key-scoped replay, which stages by
+     * them) and one statement lists them all. Otherwise they are listed, then their times set by a MERGE.
+     */
+    private boolean listedWithTimes() {
+        return full && !run.keyScoped() && run.batches().size() <= BATCHES_PER_STATEMENT;
+    }
+
+    /**
+     * The run's batches into the batches table, a few dozen per statement; with {@link #listedWithTimes}, one
+     * statement that also writes each batch's deletion time and the batches that delete absent keys ({@link
+     * #deletionTimes}), read from the stage.
+     */
     private List<Statement> listBatches() {
         List<Statement> out = new ArrayList<>();
         List<BatchRun.BatchInfo> batches = run.batches();
         String seqType = p.columnType(m.sequenceColumn());
         String updType = p.columnType(m.updatedAtColumn());
-        for (int from = 0; from < batches.size(); from += 60) {
-            Statement.Builder b = Statement.builder("list batches").sql("INSERT INTO " + table(m.batches()) + " ("
-                    + quoted(m.sequenceBy()) + ", " + internal(IDX) + ", " + internal(ModelTables.SEQTEXT) + ", " + internal(DELTIME) + ", "
-                    + internal(RECORDED) + ", " + internal(REPLAYED) + ") VALUES ");
-            for (int k = from; k < Math.min(batches.size(), from + 60); k++) {
+        List<String> listed = List.of(quoted(m.sequenceBy()), internal(IDX), internal(ModelTables.SEQTEXT),
+                internal(DELTIME), internal(RECORDED), internal(REPLAYED));
+        for (int from = 0; from < batches.size(); from += BATCHES_PER_STATEMENT) {
+            Statement.Builder values = Statement.builder("list batches").sql("VALUES ");
+            for (int k = from; k < Math.min(batches.size(), from + BATCHES_PER_STATEMENT); k++) {
                 BatchRun.BatchInfo info = batches.get(k);
-                b.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), " + (k + 1)
-                        + ", CAST(").bind(info.sequenceText()).sql(" AS " + p.typeName(TableSpec.ColumnType.text(256))
-                        + "), CAST(").bind(info.deletionTime()).sql(" AS " + updType + "), "
-                        + (info.recorded() ? "TRUE" : "FALSE") + ", " + (info.replayed() ? "TRUE" : "FALSE") + ")");
+                values.sql(k == from ? "(CAST(" : ", (CAST(").bind(info.sequence()).sql(" AS " + seqType + "), "
+                        + (k + 1) + ", CAST(").bind(info.sequenceText()).sql(" AS "
+                        + p.typeName(TableSpec.ColumnType.text(256)) + "), CAST(").bind(info.deletionTime()).sql(" AS "
+                        + updType + "), " + (info.recorded() ? "TRUE" : "FALSE") + ", "
+                        + (info.replayed() ? "TRUE" : "FALSE") + ")");
             }
-            out.add(b.build());
+            if (listedWithTimes()) {
+                Statement relation = Statement.builder("list batches").sql("(").sql(values.build()).sql(") b ("
+                        + String.join(", ", listed) + ")").build();
+                List<String> written = new ArrayList<>(listed);
+                written.set(3, working("dt"));
+                out.add(Statement.builder("list batches").sql("INSERT INTO " + table(m.batches()) + " ("
+                        + String.join(", ", listed) + ", " + internal(ModelTables.ND) + ", " + internal(ND_REPLAYED)
+                        + ") SELECT " + written.stream().map(c -> "z." + c).collect(Collectors.joining(", ")) + ", z."
+                        + working("nd") + ", z." + working("ndr") + " FROM (").sql(deletionTimes(relation))
+                        .sql(") z").build());
+            } else {
+                out.add(Statement.builder("list batches").sql("INSERT INTO " + table(m.batches()) + " ("
+                        + String.join(", ", listed) + ") ").sql(values.build()).build());
+            }
         }
         return out;
     }
 
+    /**
+     * Each batch of {@code batches} (the batches table, or the batches listed as values, aliased {@code b}) with its
+     * deletion time where the engine does not know it (the greatest updated_at of its rows in the stage) as
+     * {@code dt}, and the first batch from each one on that deletes absent keys ({@code nd}; among the replayed ones
+     * only: {@code ndr}).
+     */
+    private Statement deletionTimes(Statement batches) {
+        String bb = "b";
+        String y = "y";
+        String dt = "CASE WHEN " + internalOf(bb, RECORDED) + " OR " + internalOf(bb, DELTIME) + " IS NOT NULL THEN "
+                + internalOf(bb, DELTIME) + " ELSE " + workingOf("x", "mu") + " END";
+        String listed = Stream.of(col(bb, m.sequenceBy()), internalOf(bb, IDX), internalOf(bb, ModelTables.SEQTEXT),
+                internalOf(bb, RECORDED), internalOf(bb, REPLAYED)).collect(Collectors.joining(", "));
+        String following = " OVER (ORDER BY " + internalOf(y, IDX) + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)";
+        return Statement.builder("list batches").sql("SELECT " + y + ".*, MIN(CASE WHEN " + workingOf(y, "dt")
+                + " IS NOT NULL THEN " + internalOf(y, IDX) + " END)" + following + " AS " + working("nd")
+                + ", MIN(CASE WHEN " + workingOf(y, "dt") + " IS NOT NULL AND " + internalOf(y, REPLAYED) + " THEN "
+                + internalOf(y, IDX) + " END)" + following + " AS " + working("ndr") + " FROM (SELECT " + listed + ", "
+                + dt + " AS " + working("dt") + " FROM ").sql(batches).sql(" LEFT JOIN (SELECT "
+                + col("s", m.sequenceBy()) + ", MAX(" + col("s", m.updatedAt()) + ") AS " + working("mu") + " FROM "
+                + table(m.stage()) + " s WHERE " + col("s", m.sequenceBy()) + " IS NOT NULL GROUP BY "
+                + col("s", m.sequenceBy()) + ") x ON " + col("x", m.sequenceBy()) + " = " + col(bb, m.sequenceBy())
+                + ") " + y).build();
+    }
+
     private List<Statement> prepare() {
         List<Statement> out = new ArrayList<>();
-        if (full) {
-            // each batch's deletion time where the engine does not know it (the greatest updated_at of its rows),
-            // and the first batch from each one on that deletes absent keys (among the replayed ones only, too)
-            String bb = "b";
-            String y = "y";
-            String dt = "CASE WHEN " + internalOf(bb, RECORDED) + " OR " + internalOf(bb, DELTIME) + " IS NOT NULL THEN "
-                    + internalOf(bb, DELTIME) + " ELSE " + workingOf("x", "mu") + " END";
-            String times = "SELECT " + internalOf(bb, IDX) + ", " + internalOf(bb, REPLAYED) + ", " + dt + " AS " + working("dt") + " FROM "
-                    + table(m.batches()) + " b LEFT JOIN (SELECT " + col("s", m.sequenceBy()) + ", MAX("
-                    + col("s", m.updatedAt()) + ") AS " + working("mu") + " FROM " + table(m.stage()) + " s WHERE "
-                    + col("s", m.sequenceBy()) + " IS NOT NULL GROUP BY " + col("s", m.sequenceBy()) + ") x ON "
-                    + col("x", m.sequenceBy()) + " = " + col(bb, m.sequenceBy());
-            String following = " OVER (ORDER BY " + internalOf(y, IDX) + " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING)";
-            String next = "SELECT " + internalOf(y, IDX) + ", " + workingOf(y, "dt") + ", MIN(CASE WHEN " + workingOf(y, "dt")
-                    + " IS NOT NULL THEN " + internalOf(y, IDX) + " END)" + following + " AS " + working("nd") + ", MIN(CASE WHEN "
-                    + workingOf(y, "dt") + " IS NOT NULL AND " + internalOf(y, REPLAYED) + " THEN " + internalOf(y, IDX) + " END)" + following
-                    + " AS " + working("ndr") + " FROM (" + times + ") y";
-            out.add(Statement.of("list batches", "MERGE INTO " + table(m.batches()) + " b USING (" + next + ") z ON "
-                    + internalOf(bb, IDX) + " = " + internalOf("z", IDX) + " WHEN MATCHED THEN UPDATE SET " + internal(DELTIME) + " = "
-                    + workingOf("z", "dt") + ", " + internal(ModelTables.ND) + " = " + workingOf("z", "nd") + ", " + internal(ND_REPLAYED)
-                    + " = " + workingOf("z", "ndr")));
+        if (full && !listedWithTimes()) {
+            out.add(Statement.builder("list batches").sql("MERGE INTO " + table(m.batches()) + " b USING (")
+                    .sql(deletionTimes(Statement.of("list batches", table(m.batches()) + " b"))).sql(") z ON "
+                    + internalOf("b", IDX) + " = " + internalOf("z", IDX) + " WHEN MATCHED THEN UPDATE SET "
+                    + internal(DELTIME) + " = " + workingOf("z", "dt") + ", " + internal(ModelTables.ND) + " = "
+                    + workingOf("z", "nd") + ", " + internal(ND_REPLAYED) + " = " + workingOf("z", "ndr")).build());
         }
         for (String column : run.introducedAtFirst()) {
             out.add(statement("fill new column", fillIntroduced(column),
@@ -985,8 +1028,8 @@ final class SetBasedApply {
         return internalOf(nx, SCC) + " = " + internalOf(w, SCC) + " + 1 AND " + internalOf(nx, ACTION) + " IN " + STATE_CHANGE_ACTIONS;
     }
 
-    /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
-    private String insertVersions() {
+    /** The history's columns of a version, as {@link #insertVersions} and {@link #writeVersions} write them. */
+    private List<String> versionColumns() {
         List<String> cols = new ArrayList<>(m.historyDataColumns());
         cols.add(n.scdId());
         cols.add(n.updatedAt());
@@ -999,6 +1042,33 @@ final class SetBasedApply {
         }
         cols.add(n.openedSeq());
         cols.add(n.closedSeq());
+        return cols;
+    }
+
+    /** {@code SELECT} of {@code values}, each named as its column of {@link #versionColumns} when {@code named}. */
+    private String selectVersion(List<String> values, boolean named, String kind) {
+        List<String> cols = versionColumns();
+        List<String> out = new ArrayList<>();
+        for (int i = 0; i < values.size(); i++) {
+            out.add(named ? values.get(i) + " AS " + quoted(cols.get(i)) : values.get(i));
+        }
+        if (kind != null) {
+            out.add(text(kind) + " AS " + working("kind"));
+        }
+        return "SELECT " + String.join(", ", out);
+    }
+
+    /** Every version the run opens, and every deletion record, each already closed where the run closes it. */
+    private String insertVersions() {
+        return "INSERT INTO " + table(m.target()) + " (" + p.list(versionColumns(), null) + ") " + openedVersions(null);
+    }
+
+    /**
+     * The rows of {@link #insertVersions}, one per version it opens, as {@link #versionColumns}; with {@code kind},
+     * named so and with {@code kind} as a last column.
+     */
+    private String openedVersions(String kind) {
+        boolean named = kind != null;
         String w = "w";
         String nx = "nx";
         String closing = " LEFT JOIN " + table(m.work()) + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx)
@@ -1018,8 +1088,7 @@ final class SetBasedApply {
         }
         opened.add(col("bo", m.sequenceBy()));
         opened.add(col("bc", m.sequenceBy()));
-        String sql = "INSERT INTO " + table(m.target()) + " (" + p.list(cols, null) + ") SELECT " + String.join(", ",
-                opened)
+        String sql = selectVersion(opened, named, kind)
                 + " FROM " + table(m.work()) + " w" + closing + " WHERE " + internalOf(w, ACTION) + " IN ('insert', 'return', "
                 + "'change')";
         if (m.deletionRecords()) {
@@ -1035,11 +1104,56 @@ final class SetBasedApply {
             record.add("TRUE");
             record.add(col("bo", m.sequenceBy()));
             record.add(col("bc", m.sequenceBy()));
-            sql += " UNION ALL SELECT " + String.join(", ", record) + " FROM " + table(m.work()) + " w JOIN " + table(m.work())
+            sql += " UNION ALL " + selectVersion(record, named, kind) + " FROM " + table(m.work())
+                    + " w JOIN " + table(m.work())
                     + " o ON " + p.keyJoin(m, o, w) + " AND " + internalOf(o, IDX) + " = " + internalOf(w, OIDX) + closing + " WHERE "
                     + internalOf(w, ACTION) + " IN ('delete', 'absent')";
         }
         return sql;
+    }
+
+    /**
+     * {@link #closeCurrent} and {@link #insertVersions} as one MERGE (one statement, one commit where each statement
+     * commits on its own): its source is the versions the run closes, as rows of {@link #versionColumns} of kind
+     * {@code c} (only the columns a closing sets are read from them), and the versions it opens, of kind {@code i};
+     * only the first kind matches an open version, only the second is inserted. Null under {@code untracked_columns:
+     * overwrite}, whose closing may also overwrite a version in place ({@link #closeAndOverwriteCurrent}).
+     */
+    private String writeVersions() {
+        if (!overwrittenColumns().isEmpty()) {
+            return null;
+        }
+        String w = "w";
+        String nx = "nx";
+        // the version current before the run (w) and the event that closes it (nx, in batch b): the columns a closing
+        // sets as closeCurrent sets them, the others of the same types (not written)
+        String ct = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
+        String ca = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
+                internalOf(nx, IDX)) + " END";
+        List<String> closed = new ArrayList<>(m.historyDataColumns().stream().map(col -> col(w, col)).toList());
+        closed.add(steps.scdId(m, w, col(w, m.updatedAt()), internalOf("b", SEQTEXT), null));
+        closed.add(col(w, m.updatedAt()));
+        closed.add(internalOf(w, TT));
+        closed.add(internalOf(nx, TT));
+        closed.add(ct);
+        closed.add(ca);
+        if (m.deletionRecords()) {
+            closed.add("FALSE");
+        }
+        closed.add(col("b", m.sequenceBy()));
+        closed.add(col("b", m.sequenceBy()));
+        String closing = selectVersion(closed, true, "c") + " FROM " + table(m.work()) + " w JOIN " + table(m.work())
+                + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + table(m.batches()) + " b ON "
+                + internalOf("b", IDX) + " = " + internalOf(nx, IDX) + " WHERE " + internalOf(w, ACTION)
+                + " IN ('ilive', 'idrec')";
+        List<String> cols = versionColumns();
+        return "MERGE INTO " + table(m.target()) + " t USING (" + closing + " UNION ALL " + openedVersions("i")
+                + ") c ON " + workingOf("c", "kind") + " = 'c' AND " + p.keyJoin(m, "t", "c") + " AND "
+                + steps.isOpen(m, col("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET "
+                + Stream.of(n.validTo(), n.changeType(), n.changedAttributes(), n.closedSeq())
+                        .map(c -> quoted(c) + " = " + col("c", c)).collect(Collectors.joining(", "))
+                + " WHEN NOT MATCHED AND " + workingOf("c", "kind") + " = 'i' THEN INSERT (" + p.list(cols, null)
+                + ") VALUES (" + cols.stream().map(c -> col("c", c)).collect(Collectors.joining(", ")) + ")";
     }
 
     /** Rows the stage or a regression set aside, into the error log (exact copies are applied once, not logged). */

@@ -175,21 +175,21 @@ public final class SqlSteps {
     }
 
     /**
-     * A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}).
-     */
-    /**
      * One statement describing the tables {@code tables} at once: their columns in order, the columns of each table after
      * the first preceded by a marker column {@code itersnap_table_<i>} ({@code i} from 1), so that a reader splits the
-     * result where the markers stand.
+     * result where the markers stand. It returns the first table's first row, if it has one (the other tables' columns
+     * NULL), so that it also says whether that table is empty.
      */
     public Statement describeTogether(List<TableName> tables) {
+        // the first table's first row (LIMIT: every dialect's databases take it), the others' columns without rows
         StringBuilder select = new StringBuilder("SELECT t0.*");
-        StringBuilder from = new StringBuilder(d.table(tables.get(0)) + " t0");
+        StringBuilder from = new StringBuilder("(SELECT * FROM " + d.table(tables.get(0)) + " LIMIT 1) t0");
         for (int i = 1; i < tables.size(); i++) {
             select.append(", 0 AS ").append(d.quote(describeMarker(i))).append(", t").append(i).append(".*");
-            from.append(" CROSS JOIN ").append(d.table(tables.get(i))).append(" t").append(i);
+            from.append(" LEFT JOIN (SELECT * FROM ").append(d.table(tables.get(i))).append(" WHERE 1 = 0) t")
+                    .append(i).append(" ON 1 = 0");
         }
-        return Statement.of("resolve", select + " FROM " + from + " WHERE 1 = 0");
+        return Statement.of("resolve", select + " FROM " + from);
     }
 
     /** The marker column before the columns of the {@code i}-th table of {@link #describeTogether} (from 1). */
@@ -197,6 +197,9 @@ public final class SqlSteps {
         return "itersnap_table_" + i;
     }
 
+    /**
+     * A query returning no row whose result describes the relation's columns ({@code ... WHERE 1 = 0}).
+     */
     public Statement describe(Relation r) {
         String from = r.table() != null ? d.table(r.table()) : Relation.parenthesized(r.query());
         return Statement.of("resolve", "SELECT * FROM " + from + " s WHERE "
@@ -863,7 +866,8 @@ public final class SqlSteps {
         prepare.addAll(a.prepare());
         prepare.addAll(keys);
         return new ApplyStatements(a.listBatches(), prepare, withStatistics(a.before(), work), a.resetRegressions(),
-                withStatistics(a.derivation(), work), a.closeCurrent(), a.insertVersions(), a.logRejected(),
+                withStatistics(a.derivation(), work), a.closeCurrent(), a.insertVersions(), a.writeVersions(),
+                a.logRejected(),
                 a.archive());
     }
 

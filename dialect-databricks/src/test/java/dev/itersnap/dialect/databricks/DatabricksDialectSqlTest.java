@@ -102,6 +102,7 @@ class DatabricksDialectSqlTest {
         s.put("setAsideRegressions", sql(b.derivation().setAsideRegressions()));
         s.put("closeCurrent", List.of(b.closeCurrent().sql()));
         s.put("insertVersions", List.of(b.insertVersions().sql()));
+        s.put("writeVersions", List.of(b.writeVersions().sql()));
         s.put("logRejected", List.of(b.logRejected().sql()));
         s.put("archive", List.of(b.archive().sql()));
         // a key-scoped replay: a late batch and a replayed one after it
@@ -161,6 +162,11 @@ class DatabricksDialectSqlTest {
         assertThat(b.insertVersions().sql()).startsWith("INSERT INTO `snap`.`customers` (")
                 .contains("md5((COALESCE(CAST(w.`id` AS STRING), '') || '|' || COALESCE(CAST(w.`itersnap_tt` AS STRING), "
                         + "'') || '|' || bo.`itersnap_seqtext` || '|deleted'))");
+        // both in one MERGE where a run closes and opens versions: one commit
+        assertThat(b.writeVersions().sql()).startsWith("MERGE INTO `snap`.`customers` t USING (SELECT ")
+                .contains(") c ON c.`itersnap_w_kind` = 'c' AND ")
+                .contains("WHEN MATCHED THEN UPDATE SET `dbt_valid_to` = c.`dbt_valid_to`")
+                .contains("WHEN NOT MATCHED AND c.`itersnap_w_kind` = 'i' THEN INSERT (`id`, ");
     }
 
     @Test

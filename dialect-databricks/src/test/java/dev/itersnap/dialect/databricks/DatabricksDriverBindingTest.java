@@ -140,6 +140,7 @@ class DatabricksDriverBindingTest {
         run.add(b.resetRegressions());
         run.add(b.closeCurrent());
         run.add(b.insertVersions());
+        run.add(b.writeVersions());
         run.add(b.logRejected());
         run.add(b.archive());
         run.add(dev.itersnap.internal.sql.SqlSteps.of(dialect).timelineCheck(m, seq));

@@ -78,7 +78,9 @@ class DuckDbCrashTest extends CrashTests {
             FaultInjectingDataSource source = new FaultInjectingDataSource(database(Path.of(args[0])));
             source.hook((sql, after) -> {
                 String s = sql == null ? "" : sql.toLowerCase(Locale.ROOT);
-                if (point.equals("write") && after && s.startsWith("insert into \"customers_history\"")) {
+                // the statement writing the replayed versions: their INSERT, or the MERGE that closes and opens them
+                if (point.equals("write") && after && (s.startsWith("insert into \"customers_history\"")
+                        || s.startsWith("merge into \"customers_history\"") && s.contains("\"itersnap_w_kind\""))) {
                     ChildJvm.reached(point);
                 }
                 if (point.equals("run-log") && !after && s.startsWith("update \"itersnap_metadata\".\"itersnap_runs\"")
