@@ -40,6 +40,7 @@ import java.util.Map;
  * --warmup 1 --reps 3     warm-up and measured repetitions (scenarios 1-3)
  * --load-reps 2           measured repetitions of scenario 4 (first load) and of the full recompute
  * --profile true          time every engine statement through a JDBC proxy and print the top ones
+ * --profile-top 6         how many of them
  * --recompute true        time the full recompute of (4); false: skip it (the floor starts from the engine's history)
  * --late-recompute true   time a full recompute over every raw batch again for (2); false: reuse the one of (4)
  * --bitemporal true       (5) also count the relation of both timelines at a moment before a repair, and the
@@ -625,7 +626,8 @@ public final class BenchmarkMain {
         void stopProfile(String title) {
             profiler.enable(false);
             if (profile) {
-                profiler.printTop(out, "statements of the engine, " + db.name() + " K=" + keys + ", " + title, 6);
+                profiler.printTop(out, "statements of the engine, " + db.name() + " K=" + keys + ", " + title,
+                        Integer.parseInt(opt("profile-top", "6")));
             }
         }
 
