@@ -99,26 +99,18 @@ final class EditedHistory {
     }
 
     /**
-     * Before the run's first write to the history (once the keys table holds the keys it writes): refuses with
-     * {@code HISTORY_EDITED} when one of them is in a state no run left, or a counted batch's versions are not as the
-     * ledger counts. The batches are counted once (the first pass).
-     */
-    void verifyBeforeWriting(ResolvedModel m) {
-        verifyBeforeWriting(m, -1);
-    }
-
-    /**
-     * The statement whose rows are the versions {@link #verifyBeforeWriting} refuses, for a caller that counts them
-     * with a read of its own ({@code found} of {@link #verifyBeforeWriting(ResolvedModel, long)}); null when the run
-     * checks none (nothing applied yet).
+     * The statement whose rows are the versions {@link #verifyBeforeWriting} refuses, for the run's counts query to
+     * count; null when the run checks none (nothing applied yet).
      */
     Statement editedVersions(ResolvedModel m) {
         return applied == null ? null : cx.sql().editedVersions(m, null);
     }
 
     /**
-     * {@link #verifyBeforeWriting(ResolvedModel)}, where a read of the run already counted the rows of {@link
-     * #editedVersions} ({@code found}; negative: not counted): they are read (to name them) only when it found some.
+     * Before the run's first write to the history (once the keys table holds the keys it writes): refuses with
+     * {@code HISTORY_EDITED} when one of them is in a state no run left, or a counted batch's versions are not as the
+     * ledger counts. The batches are counted once (the first pass). {@code found}: the rows of {@link #editedVersions}
+     * a read of the run counted (negative: not counted); they are read, to name them, only when it found some.
      */
     void verifyBeforeWriting(ResolvedModel m, long found) {
         if (applied == null) {
