@@ -154,11 +154,7 @@ final class BatchApplier {
         ApplyStatements sql = statements(pass, false);
         jdbc.updateAll(sql.listBatches());
         jdbc.updateAll(sql.prepare());
-        // the check before writing, its rows counted by the counts query (one read less), refuses before any write
-        // to the history: deriving writes the work table only
-        Statement probe = beforeWriting.probe();
-        Counts counts = derive(probe == null ? sql.derivation() : sql.derivation().counting(probe));
-        beforeWriting.verify(probe == null ? -1 : counts.probed());
+        Counts counts = deriveChecked(sql.derivation());
         write(sql, counts);
         List<BatchResult> results = new ArrayList<>();
         for (int k = 0; k < pass.size(); k++) {
@@ -197,9 +193,7 @@ final class BatchApplier {
             jdbc.update(sql.resetRegressions());
         }
         jdbc.updateAll(sql.before().clear());
-        Statement probe = beforeWriting.probe();
-        Counts after = derive(probe == null ? sql.derivation() : sql.derivation().counting(probe));
-        beforeWriting.verify(probe == null ? -1 : after.probed());
+        Counts after = deriveChecked(sql.derivation());
         write(sql, after);
         List<BatchResult> results = new ArrayList<>();
         boolean needReasons = false;
@@ -270,6 +264,17 @@ final class BatchApplier {
         }
         return SqlSteps.of(dialect).applyBatches(m, new BatchRun(infos, runId, LocalDateTime.now(), untracked,
                 introducedAtFirst));
+    }
+
+    /**
+     * {@link #derive} with the check before writing ({@link #beforeWriting}), its rows counted by the counts query (one
+     * read less); it refuses before any write to the history (deriving writes the work table only).
+     */
+    private Counts deriveChecked(ApplyStatements.Derivation d) {
+        Statement probe = beforeWriting.probe();
+        Counts counts = derive(probe == null ? d : d.counting(probe));
+        beforeWriting.verify(probe == null ? -1 : counts.probed());
+        return counts;
     }
 
     /** Runs a derivation until it finds no more regressions; returns its counts. */

@@ -267,13 +267,7 @@ final class ModelResolver {
      */
     private static Jdbc.Described describeWithFirstRow(Jdbc jdbc, Dialect d, List<dev.itersnap.core.TableName> tables,
                                                        ModelSettings s) {
-        Statement query = SqlSteps.of(d).describeTogether(tables);
-        try {
-            return jdbc.describeWithRow(query);
-        } catch (SQLException e) {
-            throw new ItersnapException(ErrorCode.DATABASE_ERROR, "model '" + s.name() + "': cannot read the target "
-                    + "table: " + jdbc.summary(e), "resolve", query.sql(), e);
-        }
+        return described(jdbc, SqlSteps.of(d).describeTogether(tables), "target", s);
     }
 
     /**
@@ -350,8 +344,13 @@ final class ModelResolver {
     }
 
     private static List<SourceColumn> describe(Jdbc jdbc, Statement query, String what, ModelSettings s) {
+        return described(jdbc, query, what, s).columns();
+    }
+
+    /** {@link Jdbc#describeWithRow} of {@code query}; a failure names what could not be read ({@code what}). */
+    private static Jdbc.Described described(Jdbc jdbc, Statement query, String what, ModelSettings s) {
         try {
-            return jdbc.describe(query);
+            return jdbc.describeWithRow(query);
         } catch (SQLException e) {
             throw new ItersnapException(what.equals("source") ? ErrorCode.INVALID_SOURCE : ErrorCode.DATABASE_ERROR,
                     "model '" + s.name() + "': cannot read the " + what + (what.equals("source") ? " query" : " table")

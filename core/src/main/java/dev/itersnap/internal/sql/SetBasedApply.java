@@ -966,11 +966,7 @@ final class SetBasedApply {
         if (!overwrittenColumns().isEmpty()) {
             return closeAndOverwriteCurrent();
         }
-        String w = "w";
-        String nx = "nx";
-        String source = "SELECT " + closing(w, nx) + " FROM " + table(m.work()) + " w JOIN " + table(m.work()) + " nx ON "
-                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + table(m.batches()) + " b ON "
-                + internalOf("b", IDX) + " = " + internalOf(nx, IDX) + " WHERE " + internalOf(w, ACTION) + " IN ('ilive', 'idrec')";
+        String source = "SELECT " + closing("w", "nx") + closedVersions("w", "nx");
         return "MERGE INTO " + table(m.target()) + " t USING (" + source + ") c ON " + p.keyJoin(m, "t", "c") + " AND "
                 + steps.isOpen(m, col("t", n.validTo())) + " WHEN MATCHED THEN UPDATE SET " + quoted(n.validTo()) + " = "
                 + workingOf("c", "vt") + ", "
@@ -1013,11 +1009,31 @@ final class SetBasedApply {
      * closing sequence.
      */
     private String closing(String w, String nx) {
-        String ct = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
-        String ca = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
+        return keys(w) + ", " + internalOf(nx, TT) + " AS " + working("vt") + ", " + closingType(nx) + " AS "
+                + working("ct") + ", " + closingAttributes(w, nx) + " AS " + working("ca") + ", "
+                + col("b", m.sequenceBy()) + " AS " + working("cs");
+    }
+
+    /** The change type a closing by event {@code nx} sets on its version. */
+    private String closingType(String nx) {
+        return "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
+    }
+
+    /** The changed_attributes a closing of version {@code w} by event {@code nx} sets. */
+    private String closingAttributes(String w, String nx) {
+        return "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
                 internalOf(nx, IDX)) + " END";
-        return keys(w) + ", " + internalOf(nx, TT) + " AS " + working("vt") + ", " + ct + " AS " + working("ct") + ", " + ca + " AS "
-                + working("ca") + ", " + col("b", m.sequenceBy()) + " AS " + working("cs");
+    }
+
+    /**
+     * {@code FROM} and {@code WHERE} of the versions current before the run that it closes ({@code w}), each with the
+     * event that closes it ({@code nx}, in batch {@code b}).
+     */
+    private String closedVersions(String w, String nx) {
+        return " FROM " + table(m.work()) + " " + w + " JOIN " + table(m.work()) + " " + nx + " ON "
+                + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + table(m.batches()) + " b ON "
+                + internalOf("b", IDX) + " = " + internalOf(nx, IDX) + " WHERE " + internalOf(w, ACTION)
+                + " IN ('ilive', 'idrec')";
     }
 
     /**
@@ -1127,25 +1143,19 @@ final class SetBasedApply {
         String nx = "nx";
         // the version current before the run (w) and the event that closes it (nx, in batch b): the columns a closing
         // sets as closeCurrent sets them, the others of the same types (not written)
-        String ct = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN 'update' ELSE 'delete' END";
-        String ca = "CASE WHEN " + internalOf(nx, ACTION) + " IN ('change', 'return') THEN " + changedAttributes(w, nx,
-                internalOf(nx, IDX)) + " END";
         List<String> closed = new ArrayList<>(m.historyDataColumns().stream().map(col -> col(w, col)).toList());
         closed.add(steps.scdId(m, w, col(w, m.updatedAt()), internalOf("b", SEQTEXT), null));
         closed.add(col(w, m.updatedAt()));
         closed.add(internalOf(w, TT));
         closed.add(internalOf(nx, TT));
-        closed.add(ct);
-        closed.add(ca);
+        closed.add(closingType(nx));
+        closed.add(closingAttributes(w, nx));
         if (m.deletionRecords()) {
             closed.add("FALSE");
         }
         closed.add(col("b", m.sequenceBy()));
         closed.add(col("b", m.sequenceBy()));
-        String closing = selectVersion(closed, true, "c") + " FROM " + table(m.work()) + " w JOIN " + table(m.work())
-                + " nx ON " + p.keyJoin(m, nx, w) + " AND " + nextChange(w, nx) + " JOIN " + table(m.batches()) + " b ON "
-                + internalOf("b", IDX) + " = " + internalOf(nx, IDX) + " WHERE " + internalOf(w, ACTION)
-                + " IN ('ilive', 'idrec')";
+        String closing = selectVersion(closed, true, "c") + closedVersions(w, nx);
         List<String> cols = versionColumns();
         return "MERGE INTO " + table(m.target()) + " t USING (" + closing + " UNION ALL " + openedVersions("i")
                 + ") c ON " + workingOf("c", "kind") + " = 'c' AND " + p.keyJoin(m, "t", "c") + " AND "
