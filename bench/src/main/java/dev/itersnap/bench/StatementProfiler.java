@@ -188,7 +188,9 @@ final class StatementProfiler {
         String s = sql.replaceAll("\\s+", " ").trim();
         // values are bound parameters, but a few statements name dated objects; keep the shape only
         s = s.replaceAll("'\\d{4}-\\d{2}-\\d{2}[^']*'", "'<ts>'");
-        return s.length() > 150 ? s.substring(0, 150) + "…" : s;
+        // statements that differ after their first 150 characters (the two fingerprints, over the source and over
+        // the stage) are told apart by a hash of their whole text
+        return s.length() > 150 ? s.substring(0, 150) + "… #" + String.format(Locale.ROOT, "%08x", s.hashCode()) : s;
     }
 
     private static Object invoke(Object target, Method method, Object[] args) throws Throwable {

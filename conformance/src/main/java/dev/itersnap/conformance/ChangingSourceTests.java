@@ -233,7 +233,9 @@ public abstract class ChangingSourceTests extends ConformanceTestBase {
             String s = sql == null ? "" : sql.toLowerCase(Locale.ROOT);
             boolean readsSource = s.contains(raw.name().toLowerCase(Locale.ROOT));
             boolean stages = readsSource && s.startsWith("insert into") && s.contains("itersnap_stage_");
-            boolean decides = readsSource && !s.startsWith("insert") && (target == Target.NEW_FILE
+            // the metadata read names the source too (it describes it, no row read): not what the run decides by
+            boolean decides = readsSource && !s.startsWith("insert") && !s.contains("itersnap_ledger")
+                    && (target == Target.NEW_FILE
                     ? s.contains("distinct") : s.contains("count(*)") && !s.contains("itersnap_stage_"));
             if (!deleted && after && (race == Race.RELOADED_AFTER_STAGING ? stages : decides)) {
                 raw.deleteWhere("file_date", day(day));

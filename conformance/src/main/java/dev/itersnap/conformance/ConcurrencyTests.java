@@ -288,6 +288,41 @@ public abstract class ConcurrencyTests extends ConformanceTestBase {
         assertThat(fixture.versions(TARGET, "id", 1)).hasSize(2);
     }
 
+    /**
+     * A run decides before it takes the lock; another run that applies the same batch and finishes in between changes
+     * the run log, so the first run's row is added only after it found that out (the row added with the check of the
+     * run log, or the check read after it): it decides again under the lock, finds the batch applied and applies
+     * nothing. Applying what it decided would apply the batch twice.
+     */
+    @Test
+    @Timeout(90)
+    void aRunThatDecidedBeforeTheLockDecidesAgainWhenAnotherRunFinishedMeanwhile() {
+        RawTable raw = customers(fixture);
+        deliver(raw, date("2024-01-01"));
+        ModelSettings m = model(raw).build();
+        fixture.run(m);
+        deliver(raw, date("2024-01-02"));
+        FaultInjectingDataSource first = new FaultInjectingDataSource(fixture.dataSource());
+        List<RunResult> between = new java.util.concurrent.CopyOnWriteArrayList<>();
+        first.hook((sql, after) -> {
+            String s = sql == null ? "" : sql.toLowerCase(java.util.Locale.ROOT);
+            boolean locks = s.contains("advisory_lock") || s.contains("itersnap_lock") || s.contains("itersnap_lease");
+            if (!after && locks && between.isEmpty()) {
+                // the first run has decided (to apply 2024-01-02) and is about to take the lock: another run takes
+                // it first, applies that batch and finishes
+                between.add(fixture.engine(null).run(m));
+            }
+        });
+        RunResult decidedEarly = fixture.engine(first.dataSource(), null).run(m);
+
+        assertThat(between).as("the run in between").singleElement()
+                .satisfies(r -> assertThat(r.batchesApplied()).isEqualTo(1));
+        assertThat(decidedEarly.batchesApplied()).as("the batch the other run applied, not applied again").isZero();
+        assertThat(fixture.ledger(MODEL)).hasSize(2);
+        assertThat(fixture.versions(TARGET, "id", 1)).hasSize(2);
+        assertThat(fixture.runs(MODEL)).hasSize(3).allSatisfy(r -> assertThat(r.status()).isEqualTo("success"));
+    }
+
     /** A run that fails releases the lock: the next run, with a short lock_timeout, gets it at once. */
     @Test
     @Timeout(60)

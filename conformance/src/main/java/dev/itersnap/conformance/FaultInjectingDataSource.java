@@ -7,6 +7,7 @@ import java.lang.reflect.Method;
 import java.lang.reflect.Proxy;
 import java.sql.CallableStatement;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -22,8 +23,10 @@ import java.util.function.BiPredicate;
  * prepared statement it hands out counts the calls made through it, across all its connections (a run uses two: one
  * holds the model lock), and fails one of them on demand.
  *
- * <p>Four kinds of call are counted ({@link Call}): statements executed (commits included), connections taken from
- * the data source, statements prepared (or created), and rows read ({@code ResultSet.next}). Armed with
+ * <p>Five kinds of call are counted ({@link Call}): statements executed (commits included), connections taken from
+ * the data source, statements prepared (or created), rows read ({@code ResultSet.next}), and catalog reads (a
+ * {@code DatabaseMetaData} call that returns rows, such as {@code getTables}: a query of the catalog, a round trip
+ * like a statement, a metadata call to a SQL warehouse). Armed with
  * {@link #arm(Call, int, Mode)}, the k-th call of a kind fails:
  * <ul>
  *   <li>{@link Mode#FAIL}: it throws an {@link SQLException} instead of running; every other call runs normally;</li>
@@ -42,7 +45,7 @@ public final class FaultInjectingDataSource {
     public static final String SQL_STATE = "08006";
 
     /** The kinds of call counted. */
-    public enum Call { STATEMENT, CONNECTION, PREPARE, NEXT }
+    public enum Call { STATEMENT, CONNECTION, PREPARE, NEXT, CATALOG }
 
     /** How an armed call fails. */
     public enum Mode { FAIL, EXECUTED_THEN_FAIL, CRASH }
@@ -213,6 +216,10 @@ public final class FaultInjectingDataSource {
                 return result;
             }
             afterCrash(name);
+            if (name.equals("getMetaData")) {
+                DatabaseMetaData md = (DatabaseMetaData) invoke(c, method, args);
+                return md == null ? null : wrap(DatabaseMetaData.class, md, catalogHandler(md, (Connection) p));
+            }
             if (name.equals("prepareStatement") || name.equals("prepareCall") || name.equals("createStatement")) {
                 if (arrive(Call.PREPARE, sqlOf(args))) {
                     throw fault(Call.PREPARE, sqlOf(args));
@@ -257,6 +264,27 @@ public final class FaultInjectingDataSource {
             afterCrash(name);
             Object result = invoke(s, method, args);
             return result instanceof ResultSet rs ? wrap(ResultSet.class, rs, resultHandler(rs)) : result;
+        };
+    }
+
+    /** Counts (and fails, when armed) each catalog read: a call of {@code md} that returns rows. */
+    private InvocationHandler catalogHandler(DatabaseMetaData md, Connection proxyConnection) {
+        return (p, method, args) -> {
+            String name = method.getName();
+            if (name.equals("getConnection")) {
+                return proxyConnection;
+            }
+            afterCrash(name);
+            if (method.getReturnType() == ResultSet.class) {
+                if (arrive(Call.CATALOG, null)) {
+                    throw fault(Call.CATALOG, "DatabaseMetaData." + name);
+                }
+                long start = System.nanoTime();
+                Object result = invoke(md, method, args);
+                timed(start, "DatabaseMetaData." + name + java.util.Arrays.toString(args));
+                return result;
+            }
+            return invoke(md, method, args);
         };
     }
 

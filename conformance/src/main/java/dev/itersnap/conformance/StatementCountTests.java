@@ -22,20 +22,32 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 public abstract class StatementCountTests extends ConformanceTestBase {
 
-    /** Statements of one run, all connections (the model lock's included); writes among them. */
-    public record Count(int statements, int writes) {
+    /**
+     * Statements of one run, all connections (the model lock's included); writes among them; and catalog reads
+     * ({@code DatabaseMetaData} calls that return rows: round trips too, not statements).
+     */
+    public record Count(int statements, int writes, int catalog) {
         Count minus(Count o) {
-            return new Count(statements - o.statements, writes - o.writes);
+            return new Count(statements - o.statements, writes - o.writes, catalog - o.catalog);
         }
 
         Count times(int k) {
-            return new Count(statements * k, writes * k);
+            return new Count(statements * k, writes * k, catalog * k);
         }
 
         @Override
         public String toString() {
-            return statements + " statements (" + writes + " writes)";
+            return statements + " statements (" + writes + " writes) + " + catalog + " catalog reads";
         }
+    }
+
+    /**
+     * Most catalog reads an in-order run, or one with nothing new, may make: the history's owner mark and the
+     * scratch tables' shape (each a table's comment), and the pending table looked up where DML is not transactional.
+     * The history and its archive are described without a catalog read once the model has run.
+     */
+    protected int catalogReadsPerRun() {
+        return 2;
     }
 
     /**
@@ -129,7 +141,7 @@ public abstract class StatementCountTests extends ConformanceTestBase {
             counting.timedStatements().forEach(s -> System.out.println("  " + s.replaceAll("\\s+", " ")));
         }
         int writes = (int) sql.stream().filter(StatementCountTests::isWrite).count();
-        return new Count(sql.size(), writes);
+        return new Count(sql.size(), writes, counting.count(FaultInjectingDataSource.Call.CATALOG));
     }
 
     private static boolean isWrite(String sql) {
@@ -213,6 +225,10 @@ public abstract class StatementCountTests extends ConformanceTestBase {
                 budgetNothingNew());
         assertThat(daily.statements()).as("statements of an in-order run of one batch")
                 .isLessThanOrEqualTo(budgetPerRun());
+        assertThat(daily.catalog()).as("catalog reads of an in-order run of one batch")
+                .isLessThanOrEqualTo(catalogReadsPerRun());
+        assertThat(idle.catalog()).as("catalog reads of a run with nothing new")
+                .isLessThanOrEqualTo(catalogReadsPerRun());
         // a first load of one batch closes nothing and has no row to archive (every row opens a version): the MERGE
         // that closes versions and the archive's INSERT, each skipped when the counts say it has nothing to write, are
         // the two statements more that more batches may cost besides the ledger's chunks

@@ -36,6 +36,8 @@ final class Jdbc {
     private final java.util.function.BiFunction<SQLException, Connection, String> damage;
     /** Writes attempted and rollbacks so far: a read taken at the same count still shows the database's state. */
     private long writes;
+    /** {@link #writes} when this connection last committed or rolled back through this object. */
+    private long settledAt;
     /** The run's scratch tables not created yet ({@link DeferredScratch}), or null. */
     private DeferredScratch scratch;
     /** Checked immediately before every write and commit (the model lock's verifyHeld while a run holds it). */
@@ -140,6 +142,20 @@ final class Jdbc {
     }
 
     <T> List<T> query(Statement s, int maxRows, Row<T> row) {
+        return query(s, maxRows, null, row);
+    }
+
+    /** What a query's result's columns say, read before its rows. */
+    interface Columns {
+        void read(ResultSetMetaData md) throws SQLException;
+    }
+
+    /** {@link #query}, with {@code columns} (null: none) reading the result's columns first, even with no row. */
+    <T> List<T> query(Statement s, Columns columns, Row<T> row) {
+        return query(s, 0, columns, row);
+    }
+
+    private <T> List<T> query(Statement s, int maxRows, Columns columns, Row<T> row) {
         if (scratch != null) {
             s = scratch.route(s, false, this::updateNow);
         }
@@ -147,6 +163,9 @@ final class Jdbc {
             ps.setMaxRows(maxRows);
             List<T> out = new ArrayList<>();
             try (ResultSet rs = ps.executeQuery()) {
+                if (columns != null) {
+                    columns.read(rs.getMetaData());
+                }
                 // setMaxRows is a hint: DuckDB's driver (1.4) returns every row
                 while ((maxRows == 0 || out.size() < maxRows) && rs.next()) {
                     out.add(row.map(rs));
@@ -252,13 +271,46 @@ final class Jdbc {
                 fence.run();
                 connection.commit();
             }
+            settledAt = writes;
         } catch (SQLException e) {
             throw failure(step, "COMMIT", e);
         }
     }
 
+    /**
+     * Whether a write on this connection may be uncommitted: one was attempted since the last commit or rollback made
+     * here, outside auto-commit. A read that may fail ({@link #tryDescribeWithRow}) is only tried when not.
+     */
+    boolean uncommitted() {
+        return writes != settledAt && !autoCommit();
+    }
+
+    /**
+     * {@link #describeWithRow}, or null when the statement fails (a table it names does not exist): the failed
+     * statement's transaction, which held no write ({@link #uncommitted} is false), is rolled back, so the database's
+     * state and every read taken before still hold.
+     */
+    Described tryDescribeWithRow(Statement s) {
+        if (uncommitted()) {
+            throw new IllegalStateException("a read that may fail is tried after an uncommitted write");
+        }
+        try {
+            return describeWithRow(s);
+        } catch (SQLException | RuntimeException e) {
+            try {
+                if (!connection.isClosed() && !connection.getAutoCommit()) {
+                    connection.rollback();
+                }
+            } catch (SQLException ignored) {
+                // the read is made again by the caller's other path, which reports what fails
+            }
+            return null;
+        }
+    }
+
     void rollbackQuietly() {
         writes++;
+        settledAt = writes;
         try {
             if (!connection.isClosed() && !connection.getAutoCommit()) {
                 connection.rollback();

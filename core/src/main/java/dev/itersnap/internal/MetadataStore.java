@@ -172,8 +172,34 @@ public final class MetadataStore {
      * type on the way.
      */
     void readAll(String runId, String target) {
+        readAll(runId, target, null);
+    }
+
+    /**
+     * {@link #readAll} and, in the same statement, the description of {@code describe} (the source's, {@code SELECT *
+     * ... WHERE 1 = 0}): the metadata's rows with the described relation's columns after them, joined to none of its
+     * rows. A run reads both first, before it takes the lock: one round trip where it made two. Returns the described
+     * columns, or null when the statement failed (the metadata tables do not exist yet, or the source cannot be
+     * read): nothing is read then, and the caller describes the source alone, which reports its own failure.
+     */
+    List<dev.itersnap.spi.SourceColumn> readAllDescribing(String runId, String target, Statement describe) {
+        try {
+            return readAll(runId, target, describe);
+        } catch (RuntimeException e) {
+            jdbc.rollbackQuietly();
+            read = null;
+            return null;
+        }
+    }
+
+    /** Whether {@link #readAll} read what the run reads first and nothing was written since. */
+    boolean readValid() {
+        return valid() != null;
+    }
+
+    private List<dev.itersnap.spi.SourceColumn> readAll(String runId, String target, Statement describe) {
         if (readsNothing) {
-            return;
+            return null;
         }
         var p = SqlSteps.of(dialect).primitives();
         String text = "CAST(NULL AS " + p.typeName(TableSpec.ColumnType.longText()) + ")";
@@ -190,11 +216,19 @@ public final class MetadataStore {
         MetadataSchema.Errors e = schema.errors();
         Statement.Builder b = Statement.builder("read metadata");
         // the slots: 1 the table, 2-5 text, 6-11 numbers, 12 a flag, 13 a time
-        b.sql("SELECT 'r', " + t.apply("itersnap_run") + ", " + t.apply("itersnap_logic") + ", "
-                + t.apply("itersnap_status") + ", " + t.apply("itersnap_checked") + ", " + n.apply("itersnap_latest")
-                + ", " + n.apply("itersnap_logged") + ", " + n.apply("itersnap_latest_logged") + ", "
-                + n.apply("itersnap_swept") + ", " + n.apply("itersnap_latest_swept") + ", "
-                + n.apply("itersnap_runs") + ", " + flag + ", itersnap_start FROM ").sql(headRows(runId));
+        // the first branch names the slots (itersnap_k1 ...), so that the union can be a derived table (describe)
+        List<String> slots = List.of("'r'", t.apply("itersnap_run"), t.apply("itersnap_logic"),
+                t.apply("itersnap_status"), t.apply("itersnap_checked"), n.apply("itersnap_latest"),
+                n.apply("itersnap_logged"), n.apply("itersnap_latest_logged"), n.apply("itersnap_swept"),
+                n.apply("itersnap_latest_swept"), n.apply("itersnap_runs"), flag, "itersnap_start");
+        StringBuilder first = new StringBuilder("SELECT ");
+        for (int i = 0; i < slots.size(); i++) {
+            first.append(i == 0 ? "" : ", ").append(slots.get(i)).append(" AS itersnap_k").append(i + 1);
+        }
+        if (describe != null) {
+            b.sql("SELECT itersnap_m.*, itersnap_d.* FROM (");
+        }
+        b.sql(first + " FROM ").sql(headRows(runId));
         b.sql(" UNION ALL SELECT 'l', " + t.apply(q(l.sequence())) + ", " + t.apply(q(l.runId())) + ", "
                 + t.apply(q(l.deletionTime())) + ", " + t.apply(q(l.contentHash())) + ", " + n.apply(q(l.sourceRows()))
                 + ", " + n.apply(q(l.duplicateRows())) + ", " + n.apply(q(l.inserted())) + ", "
@@ -217,12 +251,22 @@ public final class MetadataStore {
                 + flag + ", " + time + " FROM (SELECT DISTINCT " + q(e.sequence()) + " AS itersnap_sequence FROM "
                 + name(e.spec().name()) + " WHERE " + q(e.model()) + " = ").bind(model).sql(" AND "
                 + q(e.sequence()) + " IS NOT NULL) d");
+        if (describe != null) {
+            b.sql(") itersnap_m LEFT JOIN (").sql(describe).sql(") itersnap_d ON 1 = 0");
+        }
         HeadReader head = new HeadReader();
         String[] owners = new String[2];
         List<LedgerRead> ledger = new ArrayList<>();
         Map<String, Column> columns = new LinkedHashMap<>();
         List<String> errors = new ArrayList<>();
-        jdbc.query(b.build(), rs -> {
+        List<dev.itersnap.spi.SourceColumn> described = new ArrayList<>();
+        Jdbc.Columns describing = describe == null ? null : md -> {
+            for (int i = slots.size() + 1; i <= md.getColumnCount(); i++) {
+                described.add(new dev.itersnap.spi.SourceColumn(md.getColumnLabel(i), md.getColumnType(i),
+                        md.getColumnTypeName(i), md.getPrecision(i), md.getScale(i)));
+            }
+        };
+        jdbc.query(b.build(), describing, rs -> {
             switch (rs.getString(1)) {
                 case "r" -> head.row(rs, 2, 6, 13);
                 case "l" -> ledger.add(new LedgerRead(rs.getString(2), rs.getString(3), rs.getString(4),
@@ -245,6 +289,7 @@ public final class MetadataStore {
         read = new ReadAll(runId, target, head.head(), new Owners(owners[0], owners[1]), List.copyOf(ledger),
                 columns, List.copyOf(errors));
         readAt = jdbc.writes();
+        return describe == null ? null : List.copyOf(described);
     }
 
     /** What {@link #readAll} read, or null when nothing was or the run wrote since. */
@@ -882,6 +927,52 @@ public final class MetadataStore {
                 "success", r.batchesApplied(), 0, r.lateBatch(), false, r.checkedThrough(), checkedThrough,
                 r.logic(), logic)));
         jdbc.commit("log run");
+    }
+
+    /**
+     * {@link #started} and {@link #unchangedSince} in one statement where the database counts the rows an
+     * {@code INSERT} adds: the run's row is added only when the run log's head, read by the same statement, is still
+     * {@code before} (the same number of other runs, the last one a success, none running: what a run that decided
+     * before the lock saw). Returns the start time when it was added (and what {@link #readAll} read answers for this
+     * run again), or null when nothing was added: the head changed, and the caller adds the row with {@link #started}
+     * and decides again. A run that decided before the lock makes one round trip here where it made two.
+     */
+    LocalDateTime startedIfUnchanged(String runId, String operation, String logic, RunLogHead before) {
+        ReadAll all = read;
+        if (all == null || !dialect.capabilities().insertRowCounts() || !before.settled()) {
+            return null;
+        }
+        MetadataSchema.Runs r = schema.runs();
+        LocalDateTime now = LocalDateTime.now();
+        List<Object> pairs = values(r.runId(), runId, r.model(), model, r.operation(), operation, r.holder(),
+                holder(), r.startedAt(), now, r.status(), "running", r.logic(), logic);
+        var p = SqlSteps.of(dialect).primitives();
+        List<String> columns = new ArrayList<>();
+        Statement.Builder b = Statement.builder("log run");
+        b.sql("SELECT ");
+        for (int i = 0; i < pairs.size(); i += 2) {
+            String column = (String) pairs.get(i);
+            columns.add(column);
+            TableSpec.ColumnType type = r.spec().columns().stream().filter(c -> c.name().equals(column))
+                    .findFirst().orElseThrow().type();
+            b.sql(i == 0 ? "CAST(" : ", CAST(").bind(pairs.get(i + 1)).sql(" AS " + p.typeName(type) + ")");
+        }
+        // the head as runLogHead reads it: the other runs counted, the latest one's status, the running ones
+        b.sql(" FROM (SELECT MAX(itersnap_runs) AS itersnap_n, SUM(CASE WHEN itersnap_status = 'running' THEN 1 "
+                + "ELSE 0 END) AS itersnap_r, MAX(CASE WHEN itersnap_latest = 1 THEN itersnap_status END) AS "
+                + "itersnap_s FROM ")
+                .sql(headRows(runId)).sql(") itersnap_h WHERE itersnap_h.itersnap_n > 0 AND itersnap_h.itersnap_r = 0"
+                        + " AND itersnap_h.itersnap_s = 'success' AND itersnap_h.itersnap_n = ").bind(before.runs());
+        Statement insert = Statement.builder("log run").sql("INSERT INTO " + name(r.spec().name()) + " ("
+                + list(columns.toArray(String[]::new)) + ") ").sql(b.build()).build();
+        if (jdbc.update(insert) != 1) {
+            return null;
+        }
+        jdbc.commit("log run");
+        read = new ReadAll(runId, all.target(), before, all.owners(), all.ledger(), all.columns(),
+                all.errorSequences());
+        readAt = jdbc.writes();
+        return now;
     }
 
     /** Adds the run's row, running; returns its start time as recorded. */

@@ -47,9 +47,18 @@ final class ModelResolver {
      * (another run may have created or changed them meanwhile).
      */
     static ResolvedModel resolveSource(Jdbc jdbc, Dialect d, ModelSettings s) throws SQLException {
+        return resolveSource(jdbc, d, s, null);
+    }
+
+    /**
+     * {@link #resolveSource(Jdbc, Dialect, ModelSettings)} from the source's columns as {@link #describeSource}
+     * described them in another statement ({@code described}; null: described here).
+     */
+    static ResolvedModel resolveSource(Jdbc jdbc, Dialect d, ModelSettings s, List<SourceColumn> described)
+            throws SQLException {
         UnaryOperator<String> fold = Jdbc.folding(jdbc.connection(), d);
-        List<SourceColumn> source = new ArrayList<>(describe(jdbc, SqlSteps.of(d).describe(Relation.query(s.source())), "source",
-                s));
+        List<SourceColumn> source = new ArrayList<>(described != null ? described
+                : describe(jdbc, describeSource(d, s), "source", s));
         for (SourceColumn col : source) {
             if (!IDENTIFIER.matcher(col.name()).matches()) {
                 throw invalid(s, "source column '" + col.name() + "' is not a plain identifier; alias it in the source"
@@ -163,6 +172,11 @@ final class ModelResolver {
         return resolved;
     }
 
+    /** The statement that describes the source query: its columns, none of its rows. */
+    static Statement describeSource(Dialect d, ModelSettings s) {
+        return SqlSteps.of(d).describe(Relation.query(s.source()));
+    }
+
     /**
      * Refuses a model the database cannot hold or query, before anything is written, so that {@code validate} and
      * {@code check} refuse what a run could not do, naming the limit and the counts: the widest table (the history:
@@ -227,20 +241,37 @@ final class ModelResolver {
 
     /** Adds the columns of the history and the archive (null when missing) to a model from {@link #resolveSource}. */
     static Resolution withTables(Jdbc jdbc, Dialect d, ResolvedModel m) throws SQLException {
+        return withTables(jdbc, d, m, true);
+    }
+
+    /**
+     * Adds the columns of the history and the archive (null when missing) to a model from {@link #resolveSource}.
+     * {@code expected}: the history and its archive likely exist (the model ran before). They are then described
+     * without asking the catalog first: one statement, where a catalog read per table is a round trip more on every
+     * database (a metadata call to a SQL warehouse); only when that statement fails (a table is missing) are they
+     * looked up, and described as before. Not tried after an uncommitted write, which a failed statement would end.
+     */
+    static Resolution withTables(Jdbc jdbc, Dialect d, ResolvedModel m, boolean expected) throws SQLException {
         ModelSettings s = m.settings();
         List<SourceColumn> targetColumns = null;
         List<SourceColumn> historyOnly = new ArrayList<>();
-        boolean target = jdbc.tableExists(m.target());
-        boolean archive = jdbc.tableExists(m.archive()); // its name does not depend on the history's columns
         boolean pending = !d.capabilities().transactionalDml() && jdbc.tableExists(m.pending());
         // the history with its archive and pending tables in one statement where they all exist, which also says
         // whether the history holds a row (its first row, if any, is what the statement returns)
+        List<dev.itersnap.core.TableName> assumed = pending ? List.of(m.target(), m.archive(), m.pending())
+                : List.of(m.target(), m.archive());
+        Jdbc.Described described = expected && !jdbc.uncommitted()
+                ? jdbc.tryDescribeWithRow(SqlSteps.of(d).describeTogether(assumed)) : null;
+        boolean target = described != null || jdbc.tableExists(m.target());
+        // the archive's name does not depend on the history's columns
+        boolean archive = described != null || jdbc.tableExists(m.archive());
         Boolean hasRows = null;
         List<List<SourceColumn>> together = null;
         if (target) {
-            List<dev.itersnap.core.TableName> tables = !archive ? List.of(m.target()) : pending
-                    ? List.of(m.target(), m.archive(), m.pending()) : List.of(m.target(), m.archive());
-            Jdbc.Described described = describeWithFirstRow(jdbc, d, tables, s);
+            List<dev.itersnap.core.TableName> tables = !archive ? List.of(m.target()) : assumed;
+            if (described == null) {
+                described = describeWithFirstRow(jdbc, d, tables, s);
+            }
             hasRows = described.row();
             together = tables.size() == 1 ? List.of(described.columns()) : split(described.columns(), tables.size());
             targetColumns = together != null ? together.get(0)

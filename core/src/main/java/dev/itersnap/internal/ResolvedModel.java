@@ -41,12 +41,21 @@ public final class ResolvedModel implements ModelView {
     /** The model this view was made from by {@link #carrying}, or null. */
     private final ResolvedModel base;
 
+    /** The history table {@code settings} name, folded as the database folds unquoted names. */
+    static TableName targetOf(ModelSettings settings, UnaryOperator<String> fold) {
+        return new TableName(settings.target().parts().stream().map(fold).toList());
+    }
+
+    /** The metadata tables of {@code settings}' metadata schema, folded as the database folds unquoted names. */
+    static MetadataSchema metadataOf(ModelSettings settings, UnaryOperator<String> fold) {
+        return new MetadataSchema(fold.apply(settings.metadataSchema()), fold);
+    }
+
     private ResolvedModel(Builder b) {
         this.settings = Objects.requireNonNull(b.settings, "settings");
         this.fold = b.fold;
-        this.target = b.target != null ? b.target
-                : new TableName(settings.target().parts().stream().map(fold).toList());
-        this.metadata = new MetadataSchema(fold.apply(settings.metadataSchema()), fold);
+        this.target = b.target != null ? b.target : targetOf(settings, fold);
+        this.metadata = metadataOf(settings, fold);
         this.sourceColumns = List.copyOf(b.sourceColumns);
         this.historyOnly = List.copyOf(b.historyOnly);
         this.keys = List.copyOf(b.keys);

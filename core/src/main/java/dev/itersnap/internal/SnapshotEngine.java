@@ -170,12 +170,19 @@ public final class SnapshotEngine {
             Jdbc jdbc = new Jdbc(c, settings.name(), dialect);
             try {
                 dialect.prepareRunConnection(c); // e.g. the session time zone, before anything is read or written
-                // the source once, before the lock; the history and archive under it (SnapshotRun)
-                ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings);
-                MetadataStore store = new MetadataStore(jdbc, dialect, pre.metadata(), settings.name());
+                // the source once, before the lock; the history and archive under it (SnapshotRun). A run that
+                // decides before the lock reads its metadata and describes the source in one statement
+                java.util.function.UnaryOperator<String> fold = Jdbc.folding(c, dialect);
+                MetadataStore store = new MetadataStore(jdbc, dialect, ResolvedModel.metadataOf(settings, fold),
+                        settings.name());
+                boolean readsFirst = operation.keepsLogic() && rebuildFrom == null;
+                List<dev.itersnap.spi.SourceColumn> described = !readsFirst ? null : store.readAllDescribing(runId,
+                        ResolvedModel.targetOf(settings, fold).toString(),
+                        ModelResolver.describeSource(dialect, settings));
+                ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings, described);
                 LocalDateTime decidedFrom = LocalDateTime.now();
                 log = store; // a failure from here on is recorded (best effort: the tables may not exist yet)
-                Early early = decideBeforeLock(jdbc, store, pre, runId, operation);
+                Early early = decideBeforeLock(jdbc, store, pre, runId, operation, described != null);
                 if (early != null && early.result() != null) {
                     // nothing to write: no lock, one complete row in the run log
                     store.ranWithoutWriting(runId, operation.label(), settings.logic(), decidedFrom,
@@ -195,13 +202,19 @@ public final class SnapshotEngine {
                         // without transactional DML every statement is its own commit; crash safety comes from the
                         // ledger (recovery) and the pending table instead
                         c.setAutoCommit(!dialect.capabilities().transactionalDml());
-                        LocalDateTime startedAt = store.started(runId, operation.label(), settings.logic());
+                        // a run that decided before the lock adds its row only if the run log is as it saw it
+                        LocalDateTime startedAt = early == null ? null : store.startedIfUnchanged(runId,
+                                operation.label(), settings.logic(), early.head());
+                        boolean unchanged = startedAt != null;
+                        if (startedAt == null) {
+                            startedAt = store.started(runId, operation.label(), settings.logic());
+                        }
                         started = true;
                         listener.onEvent(new SnapshotEvent.RunStarted(settings.name(), runId, operation.label()));
                         SnapshotRun run;
                         RunResult result;
                         MetadataStore.RunLogHead before;
-                        if (early != null && store.unchangedSince(runId, early.head())) {
+                        if (early != null && (unchanged || store.unchangedSince(runId, early.head()))) {
                             // no run started or ended since the run decided: what it read and decided holds
                             before = early.head();
                             early.events().release();
@@ -276,13 +289,17 @@ public final class SnapshotEngine {
      * again under the lock, where a refusal is final and a concurrent rebuild cannot be what it saw).
      */
     private Early decideBeforeLock(Jdbc jdbc, MetadataStore store, ResolvedModel pre, String runId,
-                                   SnapshotRun.Operation operation) {
-        if (!operation.keepsLogic() || rebuildFrom != null) {
+                                   SnapshotRun.Operation operation, boolean read) {
+        if (!operation.keepsLogic() || rebuildFrom != null || !read) {
+            // a rebuild; or the read with the source's description failed while the source alone is described: the
+            // metadata tables do not exist yet (the read under the lock reports any other cause)
             store.create();
             return null;
         }
         try {
-            store.readAll(runId, pre.target().toString()); // the run log's head, ledger, owners, columns, errors
+            if (!store.readValid()) {
+                store.readAll(runId, pre.target().toString()); // the run log's head, ledger, owners, columns, errors
+            }
         } catch (RuntimeException e) {
             jdbc.rollbackQuietly();
             store.create(); // the metadata tables do not exist yet (the read under the lock reports any other cause)

@@ -454,7 +454,8 @@ final class SnapshotRun {
         List<SourceColumn> pendingColumns;
         Boolean targetHasRows;
         try {
-            ModelResolver.Resolution r = ModelResolver.withTables(jdbc, dialect, sourceModel);
+            // a model that ran before has its history and archive: described without asking the catalog first
+            ModelResolver.Resolution r = ModelResolver.withTables(jdbc, dialect, sourceModel, previousStatus != null);
             m = r.model();
             targetColumns = r.targetColumns();
             archiveColumns = r.archiveColumns();

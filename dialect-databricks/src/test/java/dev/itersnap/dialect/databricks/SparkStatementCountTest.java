@@ -59,7 +59,7 @@ class SparkStatementCountTest extends StatementCountTests {
      */
     @Override
     protected int budgetPerRun() {
-        return 21;
+        return 20;
     }
 
     /**
@@ -68,6 +68,6 @@ class SparkStatementCountTest extends StatementCountTests {
      */
     @Override
     protected int budgetNothingNew() {
-        return 6;
+        return 5;
     }
 }
