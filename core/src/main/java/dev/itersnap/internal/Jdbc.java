@@ -297,13 +297,7 @@ final class Jdbc {
         try {
             return describeWithRow(s);
         } catch (SQLException | RuntimeException e) {
-            try {
-                if (!connection.isClosed() && !connection.getAutoCommit()) {
-                    connection.rollback();
-                }
-            } catch (SQLException ignored) {
-                // the read is made again by the caller's other path, which reports what fails
-            }
+            rollbackTransaction(); // no write was in it: what was read before still holds
             return null;
         }
     }
@@ -311,6 +305,11 @@ final class Jdbc {
     void rollbackQuietly() {
         writes++;
         settledAt = writes;
+        rollbackTransaction();
+    }
+
+    /** Rolls back the open transaction, if any; a failure is ignored (the caller reports the original one). */
+    private void rollbackTransaction() {
         try {
             if (!connection.isClosed() && !connection.getAutoCommit()) {
                 connection.rollback();

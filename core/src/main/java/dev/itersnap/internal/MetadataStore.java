@@ -909,9 +909,17 @@ public final class MetadataStore {
                 || !java.util.Objects.equals(now.previousStatus(), before.previousStatus())) {
             return false;
         }
-        read = new ReadAll(runId, all.target(), now, all.owners(), all.ledger(), all.columns(), all.errorSequences());
-        readAt = jdbc.writes();
+        holdsAgain(all, runId, now);
         return true;
+    }
+
+    /**
+     * What {@link #readAll} read ({@code all}) answers for run {@code runId} again, with the run log's head
+     * {@code head}: no run started or ended since it was read.
+     */
+    private void holdsAgain(ReadAll all, String runId, RunLogHead head) {
+        read = new ReadAll(runId, all.target(), head, all.owners(), all.ledger(), all.columns(), all.errorSequences());
+        readAt = jdbc.writes();
     }
 
     /**
@@ -944,8 +952,7 @@ public final class MetadataStore {
         }
         MetadataSchema.Runs r = schema.runs();
         LocalDateTime now = LocalDateTime.now();
-        List<Object> pairs = values(r.runId(), runId, r.model(), model, r.operation(), operation, r.holder(),
-                holder(), r.startedAt(), now, r.status(), "running", r.logic(), logic);
+        List<Object> pairs = runningRow(runId, operation, logic, now);
         var p = SqlSteps.of(dialect).primitives();
         List<String> columns = new ArrayList<>();
         Statement.Builder b = Statement.builder("log run");
@@ -969,9 +976,7 @@ public final class MetadataStore {
             return null;
         }
         jdbc.commit("log run");
-        read = new ReadAll(runId, all.target(), before, all.owners(), all.ledger(), all.columns(),
-                all.errorSequences());
-        readAt = jdbc.writes();
+        holdsAgain(all, runId, before);
         return now;
     }
 
@@ -979,10 +984,16 @@ public final class MetadataStore {
     LocalDateTime started(String runId, String operation, String logic) {
         MetadataSchema.Runs r = schema.runs();
         LocalDateTime now = LocalDateTime.now();
-        jdbc.update(insert("log run", r.spec(), values(r.runId(), runId, r.model(), model, r.operation(), operation,
-                r.holder(), holder(), r.startedAt(), now, r.status(), "running", r.logic(), logic)));
+        jdbc.update(insert("log run", r.spec(), runningRow(runId, operation, logic, now)));
         jdbc.commit("log run");
         return now;
+    }
+
+    /** The columns and values of a run's row while it runs, as {@link #insert} takes them. */
+    private List<Object> runningRow(String runId, String operation, String logic, LocalDateTime now) {
+        MetadataSchema.Runs r = schema.runs();
+        return values(r.runId(), runId, r.model(), model, r.operation(), operation, r.holder(), holder(),
+                r.startedAt(), now, r.status(), "running", r.logic(), logic);
     }
 
     /**

@@ -182,7 +182,7 @@ public final class SnapshotEngine {
                 ResolvedModel pre = ModelResolver.resolveSource(jdbc, dialect, settings, described);
                 LocalDateTime decidedFrom = LocalDateTime.now();
                 log = store; // a failure from here on is recorded (best effort: the tables may not exist yet)
-                Early early = decideBeforeLock(jdbc, store, pre, runId, operation, described != null);
+                Early early = decideBeforeLock(jdbc, store, pre, runId, operation);
                 if (early != null && early.result() != null) {
                     // nothing to write: no lock, one complete row in the run log
                     store.ranWithoutWriting(runId, operation.label(), settings.logic(), decidedFrom,
@@ -280,29 +280,21 @@ public final class SnapshotEngine {
 
     /**
      * A run ({@code run} or a full check, not a rebuild) decides before it takes the lock when the run log says there
-     * is nothing to recover (the last run succeeded, none is shown running): it reads the metadata in the one read a
-     * run makes anyway, then decides with its own steps without writing, as a plan does. When it would write nothing
-     * (the everyday run with nothing new) it takes no lock and writes one row; otherwise it takes the lock and, when no
-     * run started or ended meanwhile ({@link MetadataStore#unchangedSince}, one read that replaces the read under the
-     * lock), goes on from its decision without reading again. Null when the run takes the lock first (a rebuild, a
+     * is nothing to recover (the last run succeeded, none is shown running): from the metadata its first read read
+     * ({@link MetadataStore#readAllDescribing}) it decides with its own steps without writing, as a plan does. When it
+     * would write nothing (the everyday run with nothing new) it takes no lock and writes one row; otherwise it takes
+     * the lock and, when no run started or ended meanwhile ({@link MetadataStore#startedIfUnchanged}, or
+     * {@link MetadataStore#unchangedSince}), goes on from its decision without reading again. Null when the run takes the lock first (a rebuild, a
      * run after a failure, a model whose metadata tables do not exist yet, or a decision that failed: the run decides
      * again under the lock, where a refusal is final and a concurrent rebuild cannot be what it saw).
      */
     private Early decideBeforeLock(Jdbc jdbc, MetadataStore store, ResolvedModel pre, String runId,
-                                   SnapshotRun.Operation operation, boolean read) {
-        if (!operation.keepsLogic() || rebuildFrom != null || !read) {
-            // a rebuild; or the read with the source's description failed while the source alone is described: the
-            // metadata tables do not exist yet (the read under the lock reports any other cause)
+                                   SnapshotRun.Operation operation) {
+        if (!store.readValid()) {
+            // a rebuild, which reads nothing first; or the first read (with the source's description) failed while
+            // the source alone is described: the metadata tables do not exist yet (the read under the lock reports
+            // any other cause)
             store.create();
-            return null;
-        }
-        try {
-            if (!store.readValid()) {
-                store.readAll(runId, pre.target().toString()); // the run log's head, ledger, owners, columns, errors
-            }
-        } catch (RuntimeException e) {
-            jdbc.rollbackQuietly();
-            store.create(); // the metadata tables do not exist yet (the read under the lock reports any other cause)
             return null;
         }
         MetadataStore.RunLogHead head = store.runLogHead(runId);
